@@ -1,0 +1,75 @@
+"""Code cells load snippets: check them, rebuild when a snippet changes, name the failing line.
+
+- A page that breaks a rule of ``pages.Page.problems`` (inline code, a missing ``:load:`` file,
+  code cells without notebook front matter, …) fails the build with page and line. Its code
+  cells are blanked before myst-nb reads it, so the build reports every page, then stops.
+- Each loaded snippet is a dependency of its page: myst-nb does not record ``:load:`` files
+  (MyST-NB #621, #299), so without this an edited snippet leaves the old output in place.
+- When a cell raises, myst-nb names only the page; this names ``snippets/<path>.py:<line>``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from myst_nb.sphinx_ import NbMetadataCollector
+from sphinx.util import logging
+
+import pages
+
+logger = logging.getLogger(__name__)
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+IPYTHON_FRAME = re.compile(r"Cell In\[(\d+)\], line (\d+)")
+
+
+def check_page(app, docname, source):
+    path = Path(app.env.doc2path(docname))
+    page = pages.read_page(path, source[0])
+    problems = page.problems()
+    for line, message in problems:
+        logger.error(message, location=(docname, line), type="snippet", subtype="page")
+    for snippet in page.snippets:
+        if snippet.is_file():
+            app.env.note_dependency(str(snippet))
+    if problems:
+        source[0] = _blank_code_cells(source[0], page)
+
+
+def _blank_code_cells(text, page):
+    """Keep the line numbers, drop the cells: myst-nb then has nothing broken to trip over."""
+    lines = text.split("\n")
+    for cell in page.code_cells:
+        lines[cell.line - 1:cell.end_line] = [""] * (cell.end_line - cell.line + 1)
+    return "\n".join(lines)
+
+
+def name_failing_snippet(app, doctree):
+    docname = app.env.docname
+    data = NbMetadataCollector.get_exec_data(app.env, docname) or {}
+    if not data.get("traceback"):
+        return
+    traceback = ANSI.sub("", data["traceback"])
+    frames = IPYTHON_FRAME.findall(traceback)
+    error = next((line for line in reversed(traceback.splitlines()) if line.strip()), "")
+    cells = pages.read_page(Path(app.env.doc2path(docname))).code_cells
+    if not frames:
+        logger.error(f"executing the page failed: {error}", location=docname, type="snippet", subtype="exec")
+        return
+    # IPython names a cell by its execution count, which nbclient gives the cells in order.
+    count, line = (int(n) for n in frames[-1])
+    cell = cells[count - 1] if 0 < count <= len(cells) else None
+    where = f"{pages.relative(cell.snippet)}:{line}" if cell and cell.snippet else docname
+    report = Path(app.outdir, "reports", f"{docname}.err.log")
+    logger.error(
+        f"{error}\n  raised by this snippet line, in the code cell at {cell.where if cell else docname}"
+        f" (full traceback: {pages.relative(report)}); tag the cell `raises-exception` if it is meant to raise",
+        location=where, type="snippet", subtype="exec",
+    )
+
+
+def setup(app):
+    app.connect("source-read", check_page)
+    app.connect("doctree-read", name_failing_snippet)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

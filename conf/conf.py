@@ -1,0 +1,62 @@
+"""The one Sphinx configuration of both languages.
+
+    sphinx-build -c conf -D language=zh_CN docs/zh build/zh/html
+    sphinx-build -c conf -D language=en    docs/en build/en/html
+
+Everything that depends on the language (titles, callout labels, …) is set by the
+``languages`` extension once Sphinx knows the language; behaviour lives in ``conf/_ext``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+
+from execution_cache import cache_path  # noqa: E402
+
+project = "Autograd, Measured"
+author = "The Autograd, Measured authors"
+copyright = "2026, The Autograd, Measured authors · code MIT, text CC BY 4.0"
+
+extensions = [
+    "myst_nb",
+    "sphinx_design",
+    "sphinx_copybutton",
+    "languages",
+    "snippet_cells",
+    "callouts",
+]
+
+exclude_patterns = ["**/.ipynb_checkpoints"]
+templates_path = ["_templates"]
+
+# --- MyST and notebooks: every code cell is executed at build time, once per torch version.
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "substitution"]
+myst_heading_anchors = 3
+nb_execution_mode = "cache"
+nb_execution_cache_path = str(cache_path())
+nb_execution_timeout = 300
+nb_execution_allow_errors = False  # only cells tagged raises-exception may raise
+nb_execution_raise_on_error = False  # keep going; snippet_cells names the failing snippet line
+nb_merge_streams = True
+nb_output_stderr = "warn"  # a stray warning in an output fails the -W build
+nb_execution_show_tb = False  # the full traceback is saved under build/<lang>/html/reports
+# Text outputs in the page, never widgets or their CDN scripts.
+nb_ipywidgets_js = {}
+
+# --- HTML
+html_theme = "sphinx_book_theme"
+html_static_path = ["_static"]
+html_css_files = ["book.css"]
+html_copy_source = True
+html_show_sourcelink = True
+html_last_updated_fmt = None
+html_theme_options = {
+    "home_page_in_toc": True,
+    "show_navbar_depth": 1,
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+}
+
+# Copy only the code, not the ">>> " prompts or the outputs that follow them.
+copybutton_exclude = ".linenos, .gp, .go"

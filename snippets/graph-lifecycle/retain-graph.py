@@ -1,0 +1,19 @@
+import torch
+
+from measured import glue
+
+b = torch.tensor([3.0], requires_grad=True)
+loss = (b * b).sum()
+
+loss.backward(retain_graph=True)  # keep the saved tensors for one more backward
+print("first backward:  b.grad =", b.grad.item())
+glue("retain_first", b.grad)
+
+loss.backward()  # the last backward may free them
+print("second backward: b.grad =", b.grad.item())
+glue("retain_second", b.grad)
+
+b.grad = None  # clear, then a fresh forward and backward
+(b * b).sum().backward()
+print("after clearing:  b.grad =", b.grad.item())
+glue("retain_cleared", b.grad)

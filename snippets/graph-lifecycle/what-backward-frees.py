@@ -1,0 +1,16 @@
+import torch
+
+a = torch.tensor([3.0], requires_grad=True)
+loss = (a * a).sum()
+mul = loss.grad_fn.next_functions[0][0]
+print("before backward, saved by", type(mul).__name__, "->", mul._saved_self)
+
+loss.backward()
+# The nodes are still there and still linked ...
+print("after backward, loss.grad_fn =", type(loss.grad_fn).__name__,
+      "-> next:", type(loss.grad_fn.next_functions[0][0]).__name__)
+# ... but the tensors they saved are gone.
+try:
+    mul._saved_self
+except RuntimeError as error:
+    print(f"reading the saved tensor: RuntimeError: {str(error).split(' (')[0]} (…)")

@@ -1,0 +1,41 @@
+"""A Sybil parser for the book's code cells: ```{code-cell} ipython3 with `:load:`.
+
+Sybil knows neither `:load:` nor myst-nb's `raises-exception` tag. Each cell becomes one
+example that runs the loaded snippet in the page's namespace, compiled under the snippet's
+own path, so a failure points at `snippets/<chapter>/<idea>.py` and its line.
+"""
+
+from __future__ import annotations
+
+from sybil import Document, Example, Region
+
+import pages
+
+
+class CodeCellParser:
+    def __call__(self, document: Document):
+        page = pages.read_page(document.path, document.text)
+        line_starts = [0]
+        for line in document.text.splitlines(keepends=True):
+            line_starts.append(line_starts[-1] + len(line))
+        for cell in page.code_cells:
+            start = line_starts[cell.line - 1]
+            end = line_starts[min(cell.end_line, len(line_starts) - 1)]
+            yield Region(start, end, parsed=cell, evaluator=evaluate_cell)
+
+
+def evaluate_cell(example: Example) -> None:
+    cell: pages.CodeCell = example.parsed
+    problems = [message for line, message in pages.read_page(cell.page).problems() if line == cell.line]
+    if problems:
+        raise AssertionError(f"{cell.where}: " + "; ".join(problems))
+    snippet = pages.relative(cell.snippet)
+    code = compile(cell.snippet.read_text(encoding="utf-8"), snippet, "exec")
+    try:
+        exec(code, example.namespace)
+    except Exception:
+        if cell.raises:
+            return
+        raise
+    if cell.raises:
+        raise AssertionError(f"{cell.where}: the cell is tagged raises-exception, but {snippet} did not raise")

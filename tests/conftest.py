@@ -1,0 +1,26 @@
+"""Shared fixtures; and a skipped test fails the run (a skip would hide a missing build)."""
+
+from pathlib import Path
+
+import pytest
+
+import pages
+
+SITE = pages.ROOT / "build" / "site"
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The assembled site. `nox -s tests` builds it first; run bare, pytest says how."""
+    if not (SITE / "index.html").is_file():
+        pytest.fail(f"no built site at {pages.relative(SITE)}: run `nox -s docs` (or `nox -s tests`, which builds it)")
+    return SITE
+
+
+def pytest_sessionfinish(session, exitstatus):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter else []
+    if skipped and exitstatus == pytest.ExitCode.OK:
+        reporter.write_line(f"{len(skipped)} test(s) skipped: this book's tests never skip; see the reasons above",
+                            red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,0 +1,76 @@
+"""Run a snippet the way a reader does, and normalise what it prints for comparison.
+
+Normalisation equates only what changes from run to run or install to install (object
+addresses, where torch and the kernel live, line numbers inside torch's own sources) and
+nothing a reader could read as a result: 44.0 and 44.1 stay different.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pages
+
+SNAPSHOTS = pages.ROOT / "tests" / "snapshots"
+TIMEOUT_SECONDS = 600
+
+NORMALISE = [
+    (re.compile(r"\b0x[0-9a-f]{4,}\b"), "0x…"),  # object addresses
+    (re.compile(r"/tmp/ipykernel_\d+/\d+\.py"), "<kernel cell>"),  # a page's cell, in the kernel
+    (re.compile(r"(?:/[^\s:'\"]+)?/site-packages/torch/"), "<torch>/"),  # wherever torch is installed
+    (re.compile(r"(\b\w+\.(?:h|cpp|cu)):\d+"), r"\1:<line>"),  # torch's C++ sources, e.g. TensorBody.h:493
+    (re.compile(r"(<torch>/[^\s:'\"]+\.py)(\"?, line |:)\d+"), r"\1\2<line>"),  # torch's Python sources
+    (re.compile(re.escape(str(pages.ROOT)) + "/"), ""),  # this checkout, wherever it is
+]
+
+
+def normalise(text: str) -> str:
+    for pattern, replacement in NORMALISE:
+        text = pattern.sub(replacement, text)
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+@dataclass(frozen=True)
+class Run:
+    snippet: Path
+    returncode: int
+    output: str  # stdout and stderr, interleaved as printed, normalised
+
+
+def run_snippet(snippet: Path) -> Run:
+    """`python snippets/<chapter>/<idea>.py` from the repository root, glued values shown."""
+    env = {**os.environ, "MEASURED_SHOW_GLUE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    done = subprocess.run(
+        [sys.executable, pages.relative(snippet)], cwd=pages.ROOT, env=env, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT_SECONDS,
+    )
+    return Run(snippet, done.returncode, normalise(done.stdout))
+
+
+def snapshot_path(snippet: Path) -> Path:
+    """tests/snapshots/<chapter>/<idea>.txt for snippets/<chapter>/<idea>.py."""
+    return SNAPSHOTS / snippet.relative_to(pages.SNIPPETS).with_suffix(".txt")
+
+
+GLUE_LINE = re.compile(r"^\[glue\] (\S+) = (.*)$", re.MULTILINE)
+
+
+def glued_values(output: str) -> dict[str, str]:
+    """The `[glue] key = repr` lines a run printed, as {key: repr}."""
+    return dict(GLUE_LINE.findall(output))
+
+
+def all_loaded_cells() -> dict[Path, list[pages.CodeCell]]:
+    """Every snippet loaded by a page of either language, with the cells that load it."""
+    cells: dict[Path, list[pages.CodeCell]] = {}
+    for language in pages.LANGUAGES:
+        for page in pages.book_pages(language).values():
+            for cell in page.code_cells:
+                if cell.snippet:
+                    cells.setdefault(cell.snippet, []).append(cell)
+    return cells

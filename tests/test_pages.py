@@ -1,0 +1,59 @@
+"""The two language trees mirror each other, and every page follows the book's rules."""
+
+import re
+from collections import Counter
+
+import pytest
+from sybil import Sybil
+from sybil.parsers.myst import PythonCodeBlockParser
+
+import pages
+
+ZH, EN = (pages.book_pages(language) for language in pages.LANGUAGES)
+ALL_PAGES = [page for tree in (ZH, EN) for page in tree.values()]
+OFTEN_SAID = re.compile(r"\{often-said\}[ \t]+(\S+)")
+prose_code = Sybil(parsers=[PythonCodeBlockParser()])
+
+
+def test_both_languages_hold_the_same_pages():
+    missing = [f"docs/{lang}/{name} is missing: the twin of docs/{other}/{name}"
+               for lang, tree, other, twin in (("en", EN, "zh", ZH), ("zh", ZH, "en", EN))
+               for name in sorted(twin.keys() - tree.keys())]
+    assert not missing, "\n".join(missing)
+
+
+TWINS = sorted(ZH.keys() & EN.keys())
+
+
+@pytest.mark.parametrize("name", TWINS)
+@pytest.mark.parametrize("what", ["labels", "snippets", "cell tags", "glue keys", "often-said ids", "prose code"])
+def test_twins_agree(name, what):
+    def facts(page):
+        if what == "labels":
+            return page.labels
+        if what == "snippets":
+            return [pages.relative(p) for p in page.snippets]
+        if what == "cell tags":
+            return [cell.tags for cell in page.code_cells]
+        if what == "glue keys":
+            return sorted(Counter(page.glue_keys).items())
+        if what == "often-said ids":
+            return OFTEN_SAID.findall(page.text)
+        document = prose_code.parse(page.path)
+        return [document.text[example.region.start:example.region.end] for example in document]
+
+    zh, en = facts(ZH[name]), facts(EN[name])
+    assert zh == en, f"docs/zh/{name} and docs/en/{name} differ in their {what}:\n  zh: {zh}\n  en: {en}"
+
+
+@pytest.mark.parametrize("page", ALL_PAGES, ids=lambda p: pages.relative(p.path))
+def test_page_follows_the_rules(page):
+    problems = [f"{pages.relative(page.path)}:{line}: {message}" for line, message in page.problems()]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_snippet_is_loaded_by_a_page():
+    loaded = {snippet for page in ALL_PAGES for snippet in page.snippets}
+    files = {p.resolve() for p in pages.SNIPPETS.rglob("*.py")} - {pages.SNIPPETS / "measured.py"}
+    orphans = sorted(pages.relative(p) for p in files - loaded)
+    assert not orphans, f"snippets that no page loads: {orphans}"

@@ -1,0 +1,63 @@
+"""The built site shows what the snippets printed, with the glued numbers in its prose."""
+
+import ast
+import html
+import re
+
+import pytest
+
+import pages
+from snippet_runs import glued_values, normalise, snapshot_path
+
+TAG = re.compile(r"<[^>]+>")
+PASTED = re.compile(r'<span class="pasted-text">(.*?)</span>', re.DOTALL)
+GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
+PAGES = [(language, name, page) for language in pages.LANGUAGES
+         for name, page in pages.book_pages(language).items()]
+IDS = [f"{language}/{name}" for language, name, _ in PAGES]
+
+
+def page_html(site, language, name):
+    path = site / language / name.replace(".md", ".html")
+    assert path.is_file(), f"{pages.relative(path)} was not built"
+    return path.read_text(encoding="utf-8")
+
+
+def test_site_holds_both_languages_and_a_language_chooser(site):
+    assert sorted(p.name for p in site.iterdir()) == ["en", "index.html", "zh"]
+    chooser = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="zh/index.html"' in chooser and 'href="en/index.html"' in chooser
+    for language in pages.LANGUAGES:
+        assert not list((site / language).rglob("*.ipynb")), "executed notebooks leaked into the site"
+        assert not (site / language / ".buildinfo").exists()
+
+
+@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
+def test_page_shows_every_line_its_snippets_printed(site, language, name, page):
+    text = normalise(html.unescape(TAG.sub("", page_html(site, language, name))))
+    for snippet in page.snippets:
+        printed = [line for line in snapshot_path(snippet).read_text(encoding="utf-8").splitlines()
+                   if line.strip() and not line.startswith("[glue]")]
+        missing = [line for line in printed if line.strip() not in text]
+        assert not missing, f"{language}/{name} does not show these lines of {pages.relative(snippet)}: {missing}"
+
+
+@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
+def test_prose_numbers_are_the_glued_values(site, language, name, page):
+    glued = {}
+    for snippet in page.snippets:
+        glued |= glued_values(snapshot_path(snippet).read_text(encoding="utf-8"))
+    expected = []
+    for key, spec in GLUE_ROLE.findall(page.text):
+        assert key in glued, f"{language}/{name} glues {key!r}, which none of its snippets glues"
+        value = ast.literal_eval(glued[key])  # the repr that measured.glue printed
+        expected.append(format(value, spec) if spec else str(value))
+    shown = [html.unescape(TAG.sub("", span)) for span in PASTED.findall(page_html(site, language, name))]
+    assert shown == expected, f"{language}/{name}: prose shows {shown}, the snapshots say {expected}"
+
+
+def test_no_kernel_or_install_paths_in_outputs(site):
+    leaks = [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*.html")
+             for m in re.finditer(r"/tmp/ipykernel_\d+|site-packages/|" + re.escape(str(pages.ROOT)),
+                                  p.read_text(encoding="utf-8"))]
+    assert not leaks, "\n".join(leaks[:20])
