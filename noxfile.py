@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import nox
@@ -73,3 +76,17 @@ def tests(session: nox.Session) -> None:
     install(session, "tests")
     build_site(session)
     session.run("pytest", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def benchmark(session: nox.Session) -> None:
+    """Time `nox -s docs` cold (build/ deleted, so every snippet runs) and warm (nothing changed)."""
+    shutil.rmtree(BUILD, ignore_errors=True)
+    seconds = {}
+    for kind in ("cold", "warm"):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "nox", "-s", "docs"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        seconds[kind] = time.perf_counter() - start
+    print(f"nox -s docs: cold {seconds['cold']:.1f} s, warm {seconds['warm']:.1f} s "
+          f"(warm = {seconds['warm'] / seconds['cold']:.0%} of cold)")

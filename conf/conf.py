@@ -23,6 +23,7 @@ extensions = [
     "sphinx_design",
     "sphinx_copybutton",
     "languages",
+    "twins",
     "snippet_cells",
     "callouts",
 ]

@@ -20,7 +20,7 @@ def glue(name: str, value):
     In the docs kernel the value is stored with myst-nb and not displayed; anywhere else
     nothing is printed (myst-nb's own ``glue`` would print it), unless ``MEASURED_SHOW_GLUE``
     is set. One-element tensors become Python numbers, so that the prose can format them.
-    Returns the stored value.
+    Returns None: a returned value, as a cell's last expression, would show up on the page.
     """
     value = _python_scalar(value)
     if _in_kernel():
@@ -29,7 +29,6 @@ def glue(name: str, value):
         myst_nb_glue(name, value, display=False)
     elif os.environ.get(SHOW_GLUE_ENV):
         print(f"[glue] {name} = {value!r}")
-    return value
 
 
 def _python_scalar(value):

@@ -27,7 +27,7 @@ from languages import text
 # Reading speeds for technical text: Chinese characters, English words, lines of code.
 CHARACTERS_PER_MINUTE = 300
 WORDS_PER_MINUTE = 180
-CODE_LINES_PER_MINUTE = 12
+CODE_LINES_PER_MINUTE = 20
 
 FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 HAN = re.compile(r"[\u4e00-\u9fff]")

@@ -81,6 +81,11 @@ class Page:
     code_cells: list[CodeCell] = field(default_factory=list)
 
     @property
+    def root(self) -> Path:
+        """The checkout the page belongs to: the folder above its docs/."""
+        return next((p.parent for p in self.path.parents if p.name == "docs"), ROOT)
+
+    @property
     def is_notebook(self) -> bool:
         """myst-nb executes a Markdown page only when its front matter says it is a notebook."""
         fm = self.front_matter
@@ -120,7 +125,7 @@ class Page:
                 found.append((cell.line, "code cell without `:load: ../../snippets/<chapter>/<idea>.py`"))
             elif not cell.snippet.is_file():
                 found.append((cell.line, f"`:load: {cell.load}` names a missing file: {relative(cell.snippet)}"))
-            elif not cell.snippet.is_relative_to(SNIPPETS):
+            elif not cell.snippet.is_relative_to(self.root / "snippets"):
                 found.append((cell.line, f"`:load: {cell.load}` is outside snippets/"))
         return found
 

@@ -3,6 +3,7 @@ import torch
 from measured import glue
 
 b = torch.tensor([3.0], requires_grad=True)
+glue("retain_b", b)
 loss = (b * b).sum()
 
 loss.backward(retain_graph=True)  # keep the saved tensors for one more backward

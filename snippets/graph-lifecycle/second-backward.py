@@ -3,6 +3,7 @@ import torch
 from measured import glue
 
 a = torch.tensor([3.0], requires_grad=True)
+glue("second_backward_a", a)
 loss = (a * a).sum()  # MulBackward0 saves a (twice) to compute d(a*a)/da = 2a
 loss.backward()
 print("after the first backward: a.grad =", a.grad.item())

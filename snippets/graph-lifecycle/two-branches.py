@@ -2,13 +2,16 @@ import torch
 
 from measured import glue
 
+T = 2.0
+glue("branch_t", T)
+
 
 def f(t, double):
     return t * 2 if double else t ** 3  # one function, two possible graphs
 
 
 for double in (True, False):
-    t = torch.tensor([2.0], requires_grad=True)
+    t = torch.tensor([T], requires_grad=True)
     out = f(t, double)
     out.backward()
     print(f"double={double!s:5}  out.grad_fn={type(out.grad_fn).__name__:13}  t.grad={t.grad.item()}")

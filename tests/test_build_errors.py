@@ -1,0 +1,112 @@
+"""Bad input fails loudly and names the culprit, in the build and in Sybil.
+
+A scratch checkout (this conf/, one page per broken case, scratch snippets) is built once with
+the book's Sphinx flags; each test then looks for its error in that build's output.
+"""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from sybil import Sybil
+
+import pages
+from code_cells import CodeCellParser
+
+FRONT_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n---\n\n"
+
+
+def cell(load, tags=""):
+    return f"```{{code-cell}} ipython3\n:load: {load}\n{tags}```\n"
+
+
+BROKEN_PAGES = {
+    "missing-snippet.md": FRONT_MATTER + "# Missing\n\n" + cell("../../snippets/demo/nowhere.py"),
+    "no-front-matter.md": "# No front matter\n\n" + cell("../../snippets/demo/fine.py"),
+    "inline-code.md": FRONT_MATTER + "# Inline\n\n```{code-cell} ipython3\nprint('inline')\n```\n",
+    "raising-snippet.md": FRONT_MATTER + "# Raises\n\n" + cell("../../snippets/demo/fine.py")
+                          + "\n" + cell("../../snippets/demo/divides-by-zero.py"),
+}
+SNIPPETS = {
+    "fine.py": "print('fine')\n",
+    "divides-by-zero.py": "import math\n\nratio = math.pi / 0\nprint(ratio)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    root = tmp_path_factory.mktemp("checkout")
+    shutil.copytree(pages.ROOT / "conf", root / "conf", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "snippets" / "demo").mkdir(parents=True)
+    for name, code in SNIPPETS.items():
+        (root / "snippets" / "demo" / name).write_text(code)
+    for language in pages.LANGUAGES:
+        (root / "docs" / language).mkdir(parents=True)
+        toctree = "\n".join(name.removesuffix(".md") for name in BROKEN_PAGES)
+        (root / "docs" / language / "index.md").write_text(f"# Scratch\n\n```{{toctree}}\n{toctree}\n```\n")
+        for name, text in BROKEN_PAGES.items():
+            (root / "docs" / language / name).write_text(text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def zh_build(scratch):
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-b", "html", "-c", "conf",
+         "-D", "language=zh_CN", "docs/zh", "build/zh/html"],
+        cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
+    )
+    assert done.returncode != 0, "the scratch build with broken pages succeeded:\n" + done.stdout
+    return done.stdout
+
+
+def test_missing_snippet_names_page_line_and_path(zh_build):
+    assert ("docs/zh/missing-snippet.md:9: ERROR: `:load: ../../snippets/demo/nowhere.py` names a missing file"
+            in zh_build), zh_build
+
+
+def test_code_cells_without_front_matter_fail(zh_build):
+    assert "docs/zh/no-front-matter.md:1: ERROR: 1 code cell(s) but no notebook front matter" in zh_build, zh_build
+
+
+def test_inline_code_in_a_cell_fails(zh_build):
+    assert "docs/zh/inline-code.md:9: ERROR: inline code in a code cell" in zh_build, zh_build
+
+
+def test_raising_snippet_is_named_with_its_line(zh_build):
+    assert "snippets/demo/divides-by-zero.py:3: ERROR: ZeroDivisionError: float division by zero" in zh_build, zh_build
+    assert "in the code cell at" in zh_build and "raising-snippet.md:13" in zh_build, zh_build
+
+
+def test_twinless_page_fails_the_build(scratch):
+    (scratch / "docs" / "en" / "inline-code.md").unlink()
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-c", "conf",
+                           "-D", "language=en", "docs/en", "build/en/html"],
+                          cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    assert "docs/en/inline-code.md is missing: every page needs its twin" in done.stdout, done.stdout
+
+
+def sybil_examples(scratch, page_text):
+    page = scratch / "docs" / "zh" / "sybil-case.md"
+    page.write_text(FRONT_MATTER + "# Case\n\n" + page_text)
+    return list(Sybil(parsers=[CodeCellParser()]).parse(page))
+
+
+def test_sybil_fails_a_raises_exception_cell_that_does_not_raise(scratch):
+    (example,) = sybil_examples(scratch, cell("../../snippets/demo/fine.py", ":tags: [raises-exception]\n"))
+    with pytest.raises(AssertionError, match="tagged raises-exception, but .*fine.py did not raise"):
+        example.evaluate()
+
+
+def test_sybil_accepts_a_raises_exception_cell_that_raises(scratch):
+    (example,) = sybil_examples(scratch, cell("../../snippets/demo/divides-by-zero.py", ":tags: [raises-exception]\n"))
+    example.evaluate()
+
+
+def test_sybil_names_the_snippet_line_of_an_unexpected_error(scratch):
+    (example,) = sybil_examples(scratch, cell("../../snippets/demo/divides-by-zero.py"))
+    with pytest.raises(ZeroDivisionError) as raised:
+        example.evaluate()
+    frame = raised.traceback[-1]
+    assert str(frame.path).endswith("snippets/demo/divides-by-zero.py") and frame.lineno + 1 == 3
