@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pages
+from measured import STOPWATCH
 
 SNAPSHOTS = pages.ROOT / "tests" / "snapshots"
 TIMEOUT_SECONDS = 600
@@ -29,10 +30,19 @@ NORMALISE = [
 ]
 
 
+NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+VARYING_GLUE = re.compile(r"^(\[glue\] \S+ ~ ).*$", re.MULTILINE)
+
+
 def normalise(text: str) -> str:
     for pattern, replacement in NORMALISE:
         text = pattern.sub(replacement, text)
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    # Machine-dependent numbers (timings): lines the snippet marked with the stopwatch keep
+    # their words, and values glued with varies=True keep their key.
+    text = VARYING_GLUE.sub(r"\1#", text)
+    lines = [NUMBER.sub("#", line) if line.lstrip().startswith(STOPWATCH) else line
+             for line in text.splitlines()]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 @dataclass(frozen=True)
@@ -57,12 +67,12 @@ def snapshot_path(snippet: Path) -> Path:
     return SNAPSHOTS / snippet.relative_to(pages.SNIPPETS).with_suffix(".txt")
 
 
-GLUE_LINE = re.compile(r"^\[glue\] (\S+) = (.*)$", re.MULTILINE)
+GLUE_LINE = re.compile(r"^\[glue\] (\S+) ([=~]) (.*)$", re.MULTILINE)
 
 
-def glued_values(output: str) -> dict[str, str]:
-    """The `[glue] key = repr` lines a run printed, as {key: repr}."""
-    return dict(GLUE_LINE.findall(output))
+def glued_values(output: str) -> dict[str, str | None]:
+    """The `[glue] key = repr` lines a run printed, as {key: repr}; None for a varying value."""
+    return {key: value if sign == "=" else None for key, sign, value in GLUE_LINE.findall(output)}
 
 
 def all_loaded_cells() -> dict[Path, list[pages.CodeCell]]:
