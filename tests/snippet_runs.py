@@ -11,13 +11,18 @@ import os
 import re
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 import pages
 from measured import STOPWATCH
 
 SNAPSHOTS = pages.ROOT / "tests" / "snapshots"
+# The torch this run uses, without a local label: PyPI's wheels say 2.13.0, local ones 2.13.0+cpu.
+TORCH = version("torch").split("+")[0]
+DEFAULT_TORCH = pages.torch_versions()[0]
 TIMEOUT_SECONDS = 600
 
 NORMALISE = [
@@ -50,21 +55,43 @@ class Run:
     snippet: Path
     returncode: int
     output: str  # stdout and stderr, interleaved as printed, normalised
+    seconds: float  # wall time of the whole process, torch import included
 
 
 def run_snippet(snippet: Path) -> Run:
     """`python snippets/<chapter>/<idea>.py` from the repository root, glued values shown."""
-    env = {**os.environ, "MEASURED_SHOW_GLUE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    env = {**os.environ, "MEASURED_SHOW_GLUE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
+           "OMP_NUM_THREADS": "1"}  # as in the docs kernel: float32 sums in one order everywhere
+    start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, pages.relative(snippet)], cwd=pages.ROOT, env=env, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT_SECONDS,
     )
-    return Run(snippet, done.returncode, normalise(done.stdout))
+    return Run(snippet, done.returncode, normalise(done.stdout), time.perf_counter() - start)
 
 
-def snapshot_path(snippet: Path) -> Path:
-    """tests/snapshots/<chapter>/<idea>.txt for snippets/<chapter>/<idea>.py."""
-    return SNAPSHOTS / snippet.relative_to(pages.SNIPPETS).with_suffix(".txt")
+def snapshot_path(snippet: Path, torch: str | None = None) -> Path:
+    """tests/snapshots/<chapter>/<idea>.txt for snippets/<chapter>/<idea>.py: the snapshot all
+    torch versions share; with `torch`, that version's own <idea>.torch-<version>.txt."""
+    shared = SNAPSHOTS / snippet.relative_to(pages.SNIPPETS).with_suffix(".txt")
+    return shared if torch is None else shared.with_suffix(f".torch-{torch}.txt")
+
+
+def expected_snapshot(snippet: Path, torch: str = TORCH) -> Path:
+    """The version's own snapshot where one was reviewed in, else the shared one."""
+    override = snapshot_path(snippet, torch)
+    return override if override.is_file() else snapshot_path(snippet)
+
+
+def snapshot_to_write(snippet: Path, output: str, torch: str = TORCH) -> Path:
+    """Where --force-regen writes: the default torch owns the shared snapshot; another version
+    writes its own file only where its output really differs, so every difference is reviewed."""
+    shared, override = snapshot_path(snippet), snapshot_path(snippet, torch)
+    if torch == DEFAULT_TORCH or not shared.is_file():
+        return shared
+    if override.is_file() or shared.read_text(encoding="utf-8") != output:
+        return override
+    return shared
 
 
 GLUE_LINE = re.compile(r"^\[glue\] (\S+) ([=~]) (.*)$", re.MULTILINE)

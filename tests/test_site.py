@@ -7,7 +7,7 @@ import re
 import pytest
 
 import pages
-from snippet_runs import glued_values, normalise, snapshot_path
+from snippet_runs import expected_snapshot, glued_values, normalise
 
 TAG = re.compile(r"<[^>]+>")
 PASTED = re.compile(r'<span class="pasted-text">(.*?)</span>', re.DOTALL)
@@ -38,7 +38,7 @@ def test_site_holds_both_languages_and_a_language_chooser(site):
 def test_page_shows_every_line_its_snippets_printed(site, language, name, page):
     text = normalise(html.unescape(TAG.sub("", page_html(site, language, name))))
     for snippet in page.snippets:
-        printed = [line for line in snapshot_path(snippet).read_text(encoding="utf-8").splitlines()
+        printed = [line for line in expected_snapshot(snippet).read_text(encoding="utf-8").splitlines()
                    if line.strip() and not line.startswith("[glue]")]
         missing = [line for line in printed if line.strip() not in text]
         assert not missing, f"{language}/{name} does not show these lines of {pages.relative(snippet)}: {missing}"
@@ -48,7 +48,7 @@ def test_page_shows_every_line_its_snippets_printed(site, language, name, page):
 def test_prose_numbers_are_the_glued_values(site, language, name, page):
     glued = {}
     for snippet in page.snippets:
-        glued |= glued_values(snapshot_path(snippet).read_text(encoding="utf-8"))
+        glued |= glued_values(expected_snapshot(snippet).read_text(encoding="utf-8"))
     expected = []
     for key, spec in GLUE_ROLE.findall(page.text):
         assert key in glued, f"{language}/{name} glues {key!r}, which none of its snippets glues"

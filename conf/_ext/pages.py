@@ -7,7 +7,9 @@ top-level ``{code-cell}`` fences of the Markdown token stream.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -128,6 +130,17 @@ class Page:
             elif not cell.snippet.is_relative_to(self.root / "snippets"):
                 found.append((cell.line, f"`:load: {cell.load}` is outside snippets/"))
         return found
+
+
+def snippet_hash(snippet: Path) -> str:
+    """Identifies a snippet's content: a test record of another content is stale."""
+    return hashlib.sha256(Path(snippet).read_bytes()).hexdigest()[:16]
+
+
+def torch_versions() -> list[str]:
+    """The torch versions the book supports, the default first (pyproject.toml)."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["tool"]["autograd-measured"]["torch-versions"]
 
 
 def relative(path: Path) -> str:

@@ -1,0 +1,38 @@
+"""Under each executed page's title: which torch ran its code, when, how many snippets, how long.
+
+The date and duration come from the execution record (myst-nb's exec data, which for a cache
+hit is the cached run's), so an en page, rendered from zh's execution, reports when the code
+really ran, not when the page was rendered.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+
+from docutils import nodes
+from myst_nb.sphinx_ import NbMetadataCollector
+
+import pages
+from languages import text
+
+
+def add_badge(app, doctree):
+    data = NbMetadataCollector.get_exec_data(app.env, app.env.docname)
+    if not data or not data.get("succeeded"):
+        return
+    cells = len(pages.read_page(Path(app.env.doc2path(app.env.docname))).code_cells)
+    ran = datetime.fromtimestamp(data["mtime"], tz=timezone.utc)
+    line = text(app.env, "badge").format(
+        torch=version("torch").split("+")[0], date=f"{ran:%Y-%m-%d %H:%M} UTC",
+        cells=cells, seconds=data.get("runtime") or 0.0)
+    badge = nodes.paragraph("", line, classes=["execution-badge"])
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is not None:
+        section.insert(1, badge)  # right after the title
+
+
+def setup(app):
+    app.connect("doctree-read", add_badge)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
