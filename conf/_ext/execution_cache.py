@@ -1,11 +1,14 @@
-"""Where myst-nb keeps executed notebooks: one jupyter-cache per installed torch version.
+"""Where myst-nb keeps executed notebooks: one jupyter-cache per torch version and helper module.
 
-jupyter-cache keys a notebook by its code only, not by the torch that ran it, so one shared
-cache would serve torch A's outputs to a build with torch B. ``python conf/_ext/execution_cache.py``
+jupyter-cache keys a notebook by its cells' code only: not by the torch that ran it, and not by
+snippets/measured.py, which every snippet imports. So the path names both: a build with another
+torch, or after the helpers changed, starts from an empty cache instead of serving stale outputs.
+``python conf/_ext/execution_cache.py``
 creates the cache database before any build starts: two builds racing to create a new one fail
 ("table nbproject already exists").
 """
 
+import hashlib
 from importlib.metadata import version
 from pathlib import Path
 
@@ -13,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def cache_path() -> Path:
-    return ROOT / "build" / "cache" / f"torch-{version('torch')}"
+    helpers = hashlib.sha256((ROOT / "snippets" / "measured.py").read_bytes()).hexdigest()[:12]
+    return ROOT / "build" / "cache" / f"torch-{version('torch')}" / f"helpers-{helpers}"
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 - A page that breaks a rule of ``pages.Page.problems`` (inline code, a missing ``:load:`` file,
   code cells without notebook front matter, …) fails the build with page and line. Its code
   cells are blanked before myst-nb reads it, so the build reports every page, then stops.
-- Each loaded snippet is a dependency of its page: myst-nb does not record ``:load:`` files
-  (MyST-NB #621, #299), so without this an edited snippet leaves the old output in place.
+- Each loaded snippet, and the helper module snippets/measured.py, is a dependency of its page:
+  myst-nb does not record ``:load:`` files (MyST-NB #621, #299), so without this an edited
+  snippet leaves the old output in place. (The execution cache is keyed by the helpers too.)
 - When a cell raises, myst-nb names only the page; this names ``snippets/<path>.py:<line>``.
 """
 
@@ -33,6 +34,8 @@ def check_page(app, docname, source):
     for snippet in page.snippets:
         if snippet.is_file():
             app.env.note_dependency(str(snippet))
+    if page.code_cells:  # every snippet may import the helpers
+        app.env.note_dependency(str(page.root / "snippets" / "measured.py"))
     if problems:
         source[0] = _blank_code_cells(source[0], page)
 
