@@ -1,6 +1,6 @@
 """Bad input fails loudly and names the culprit, in the build and in Sybil.
 
-A scratch checkout (this conf/, one page per broken case, scratch snippets) is built once with
+A scratch checkout (this conf/ and helpers, one page per broken case, scratch snippets) is built once with
 the book's Sphinx flags; each test then looks for its error in that build's output.
 """
 
@@ -39,6 +39,7 @@ def scratch(tmp_path_factory):
     root = tmp_path_factory.mktemp("checkout")
     shutil.copytree(pages.ROOT / "conf", root / "conf", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "snippets" / "demo").mkdir(parents=True)
+    shutil.copy(pages.SNIPPETS / "measured.py", root / "snippets")
     for name, code in SNIPPETS.items():
         (root / "snippets" / "demo" / name).write_text(code)
     for language in pages.LANGUAGES:
