@@ -95,6 +95,7 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
     for language in LANGUAGES:
         shutil.copytree(root / language / "html", site / language, ignore=NOT_SITE)
     shutil.copy(ROOT / "conf" / "site-index.html", site / "index.html")
+    shutil.copy(ROOT / "conf" / "site-404.html", site / "404.html")  # GitHub Pages serves it for any miss
     session.log(f"site: {site / 'index.html'}")
     return site
 

@@ -9,6 +9,7 @@ Everything that depends on the language (titles, callout labels, …) is set by 
 
 import os
 import sys
+import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
@@ -57,11 +58,20 @@ html_css_files = ["book.css"]
 html_copy_source = True
 html_show_sourcelink = True
 html_last_updated_fmt = None
+with open(Path(__file__).parents[1] / "pyproject.toml", "rb") as pyproject:
+    REPOSITORY = tomllib.load(pyproject)["project"]["urls"]["Repository"]
 html_theme_options = {
     "home_page_in_toc": True,
     "show_navbar_depth": 1,
-    "use_download_button": True,
+    "use_download_button": True,  # the page's Markdown source, and print to PDF
     "use_fullscreen_button": False,
+    "repository_url": REPOSITORY,
+    "repository_branch": "main",
+    "path_to_docs": "docs",  # languages.py appends the language's folder
+    "use_edit_page_button": True,
+    "use_repository_button": True,
+    "use_issues_button": True,
+    "article_header_end": ["language-switch", "article-header-buttons"],
 }
 
 # Copy only the code, not the ">>> " prompts or the outputs that follow them.

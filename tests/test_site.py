@@ -26,7 +26,7 @@ def page_html(site, language, name):
 
 
 def test_site_holds_both_languages_and_a_language_chooser(site):
-    assert sorted(p.name for p in site.iterdir()) == ["en", "index.html", "zh"]
+    assert sorted(p.name for p in site.iterdir()) == ["404.html", "en", "index.html", "zh"]
     chooser = (site / "index.html").read_text(encoding="utf-8")
     assert 'href="zh/index.html"' in chooser and 'href="en/index.html"' in chooser
     for language in pages.LANGUAGES:

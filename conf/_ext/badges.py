@@ -35,4 +35,5 @@ def add_badge(app, doctree):
 
 def setup(app):
     app.connect("doctree-read", add_badge)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__)}

@@ -91,4 +91,5 @@ def setup(app):
     app.add_directive("stop-here", StopHere)
     app.add_directive("often-said", OftenSaid)
     app.add_role("reading-time", ReadingTime())
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__)}

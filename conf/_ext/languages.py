@@ -6,9 +6,15 @@ here, on ``config-inited``. Other extensions look their labels up with ``text(en
 
 from __future__ import annotations
 
+import pages
+
 STRINGS = {
     "zh_CN": {
         "title": "实测 autograd",
+        "tree": "zh",
+        "hreflang": "zh-CN",
+        "switch-label": "中文",
+        "switch-title": "这一页的中文版",
         "author": "实测 autograd 作者",
         "copyright": "2026，实测 autograd 作者 · 代码 MIT，正文 CC BY 4.0",
         "pitfall": "坑",
@@ -33,6 +39,10 @@ STRINGS = {
     },
     "en": {
         "title": "Autograd, Measured",
+        "tree": "en",
+        "hreflang": "en",
+        "switch-label": "English",
+        "switch-title": "This page in English",
         "author": "The Autograd, Measured authors",
         "copyright": "2026, The Autograd, Measured authors · code MIT, text CC BY 4.0",
         "pitfall": "Pitfall",
@@ -68,8 +78,11 @@ def set_titles(app, config):
     strings = STRINGS[config.language]
     config.project = config.html_title = strings["title"]
     config.author, config.copyright = strings["author"], strings["copyright"]
+    # "Edit this page" opens the page's own tree: docs/zh/… or docs/en/…
+    config.html_theme_options["path_to_docs"] = f"docs/{strings['tree']}"
 
 
 def setup(app):
     app.connect("config-inited", set_titles)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__)}

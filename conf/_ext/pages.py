@@ -132,6 +132,12 @@ class Page:
         return found
 
 
+def extension_version(source_file: str) -> int:
+    """An extension's `env_version`: its source changing makes Sphinx re-read every page
+    (otherwise a changed extension would leave unchanged pages as the old code rendered them)."""
+    return int(hashlib.sha256(Path(source_file).read_bytes()).hexdigest()[:8], 16)
+
+
 def snippet_hash(snippet: Path) -> str:
     """Identifies a snippet's content: a test record of another content is stale."""
     return hashlib.sha256(Path(snippet).read_bytes()).hexdigest()[:16]

@@ -7,6 +7,8 @@
   myst-nb does not record ``:load:`` files (MyST-NB #621, #299), so without this an edited
   snippet leaves the old output in place. (The execution cache is keyed by the helpers too.)
 - When a cell raises, myst-nb names only the page; this names ``snippets/<path>.py:<line>``.
+- Above each cell, the snippet's path links to a download of the file, so a reader can run
+  it exactly as the book did.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from docutils import nodes
 from myst_nb.sphinx_ import NbMetadataCollector
+from sphinx import addnodes
+from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
 import pages
@@ -72,7 +77,26 @@ def name_failing_snippet(app, doctree):
     )
 
 
+class SnippetDownloads(SphinxTransform):
+    """Runs after parsing and before Sphinx collects the page's downloads (doctree-read)."""
+
+    default_priority = 500
+
+    def apply(self):
+        cells = [node for node in self.document.findall(nodes.container) if "cell" in node["classes"]]
+        code_cells = pages.read_page(Path(self.env.doc2path(self.env.docname))).code_cells
+        if len(cells) != len(code_cells):
+            return  # a broken page: snippet_cells has already reported it
+        for cell, code_cell in zip(cells, code_cells):
+            link = addnodes.download_reference("", "", refdoc=self.env.docname, reftarget=code_cell.load,
+                                               refexplicit=True, classes=["snippet-download"])
+            link += nodes.literal(text=pages.relative(code_cell.snippet))
+            cell.insert(0, nodes.paragraph("", "", link, classes=["snippet-source"]))
+
+
 def setup(app):
+    app.add_transform(SnippetDownloads)
     app.connect("source-read", check_page)
     app.connect("doctree-read", name_failing_snippet)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__)}

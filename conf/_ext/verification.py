@@ -100,4 +100,5 @@ class VerificationReport(SphinxDirective):
 
 def setup(app):
     app.add_directive("verification-report", VerificationReport)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__)}
