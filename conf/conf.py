@@ -30,6 +30,7 @@ extensions = [
     "snippet_cells",
     "callouts",
     "badges",
+    "api_links",
     "verification",
 ]
 

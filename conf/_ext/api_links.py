@@ -1,0 +1,56 @@
+"""Names of PyTorch APIs in inline code link to the PyTorch reference.
+
+`torch.no_grad()`, `nn.Linear(1024, 1024)` or `Tensor.detach()` written as inline code becomes a
+link to its page, looked up in conf/pytorch-api.toml (the build cannot download PyTorch's own
+inventory). Only inline code that is nothing but such a name, with an optional call, links:
+`loss.backward()` names a variable, not an API. A link is not a load: the page stays self-contained.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
+import pages
+
+REFERENCE = "https://docs.pytorch.org/docs/stable/"
+CALL = re.compile(r"^(?P<name>[A-Za-z_][\w.]*?)(?:\(.*\))?$")
+
+
+def load_inventory() -> dict[str, str]:
+    with open(pages.ROOT / "conf" / "pytorch-api.toml", "rb") as f:
+        data = tomllib.load(f)
+    urls = {name: REFERENCE + path for name, path in data["pages"].items()}
+    urls |= {name: f"{REFERENCE}generated/{name}.html" for name in data["generated"]["names"]}
+    for short, full in data["aliases"].items():
+        if short.endswith("."):  # a prefix: nn.Linear -> torch.nn.Linear
+            urls |= {short + name.removeprefix(full): url for name, url in list(urls.items()) if name.startswith(full)}
+        else:
+            urls[short] = urls[full]
+    return urls
+
+
+class LinkPytorchNames(SphinxTransform):
+    default_priority = 700
+
+    def apply(self):
+        urls = load_inventory()
+        for literal in list(self.document.findall(nodes.literal)):
+            if isinstance(literal.parent, (nodes.reference, nodes.literal_block)):
+                continue
+            match = CALL.match(literal.astext().strip())
+            url = urls.get(match["name"]) if match else None
+            if url:
+                link = nodes.reference("", "", refuri=url, classes=["pytorch-api"], reftitle="PyTorch reference")
+                literal.replace_self(link)
+                link += literal
+
+
+def setup(app):
+    app.add_transform(LinkPytorchNames)
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__) ^ pages.extension_version(
+                pages.ROOT / "conf" / "pytorch-api.toml")}
