@@ -32,6 +32,7 @@ extensions = [
     "callouts",
     "badges",
     "api_links",
+    "glossary",
     "verification",
 ]
 
