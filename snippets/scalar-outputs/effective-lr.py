@@ -1,0 +1,42 @@
+import torch
+import torch.nn.functional as F
+
+from measured import glue
+
+W_TRUE = torch.tensor([2.0, -1.0, 0.5, 3.0])
+LR, STEPS = 0.01, 20
+glue("so_lr", LR)
+glue("so_steps", STEPS)
+
+
+def batch(rows, generator):
+    x = torch.randn(rows, 4, generator=generator)
+    return x, x @ W_TRUE + 0.1 * torch.randn(rows, generator=generator)
+
+
+x_test, y_test = batch(1024, torch.Generator().manual_seed(99))
+
+
+def train(rows, reduction):
+    generator = torch.Generator().manual_seed(1)  # the same batches for sum and mean
+    w = torch.zeros(4, requires_grad=True)
+    for _ in range(STEPS):
+        x, y = batch(rows, generator)
+        w.grad = None
+        F.mse_loss(x @ w, y, reduction=reduction).backward()
+        with torch.no_grad():
+            w -= LR * w.grad  # plain SGD, the same lr everywhere
+    return F.mse_loss(x_test @ w, y_test).item()
+
+
+start = F.mse_loss(x_test @ torch.zeros(4), y_test).item()
+glue("so_start_mse", float(f"{start:.3g}"))
+print(f"lr {LR}, {STEPS} SGD steps from w = 0; test MSE after training (before: {start:.3g})")
+print(f"{'batch':>5}  {'reduction':9}  {'effective lr':>12}  {'test MSE':>9}")
+for rows in (8, 32, 128):
+    for reduction in ("sum", "mean"):
+        effective = LR * rows if reduction == "sum" else LR  # sum = rows x mean
+        loss = train(rows, reduction)
+        print(f"{rows:>5}  {reduction:9}  {effective:>12.3g}  {loss:>9.3g}")
+        glue(f"so_train_{reduction}_{rows}", float(f"{loss:.3g}"))
+        glue(f"so_effective_lr_{reduction}_{rows}", round(effective, 6))
