@@ -32,11 +32,12 @@ def train(rows, reduction):
 start = F.mse_loss(x_test @ torch.zeros(4), y_test).item()
 glue("so_start_mse", float(f"{start:.3g}"))
 print(f"lr {LR}, {STEPS} SGD steps from w = 0; test MSE after training (before: {start:.3g})")
+results = {}
 print(f"{'batch':>5}  {'reduction':9}  {'effective lr':>12}  {'test MSE':>9}")
 for rows in (8, 32, 128):
     for reduction in ("sum", "mean"):
         effective = LR * rows if reduction == "sum" else LR  # sum = rows x mean
-        loss = train(rows, reduction)
+        loss = results[rows, reduction] = train(rows, reduction)
         print(f"{rows:>5}  {reduction:9}  {effective:>12.3g}  {loss:>9.3g}")
         glue(f"so_train_{reduction}_{rows}", float(f"{loss:.3g}"))
         glue(f"so_effective_lr_{reduction}_{rows}", round(effective, 6))
