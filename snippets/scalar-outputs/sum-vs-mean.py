@@ -34,7 +34,7 @@ for rows in BATCHES:
 small, large = BATCHES[0], BATCHES[-1]
 sum_ratio = norms[large, "sum"] / norms[small, "sum"]
 mean_ratio = norms[large, "mean"] / norms[small, "mean"]
-print(f"batch {large} vs {small}: sum grows {sum_ratio:.3g}x, mean {mean_ratio:.3g}x")
+print(f"batch {large} vs {small}: sum grows {sum_ratio:.4g}x, mean {mean_ratio:.4g}x")
 glue("so_sum_ratio", rounded(sum_ratio))
 glue("so_mean_ratio", rounded(mean_ratio))
 glue("so_batch_ratio", large // small)
