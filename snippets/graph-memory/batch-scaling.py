@@ -5,6 +5,7 @@ from measured import figure, glue
 
 LAYERS, WIDTH = 8, 1024
 BATCHES = (64, 128, 256, 512, 1024, 2048)
+ROWS = 64  # the unit the prose counts in
 MIB = 2 ** 20
 
 torch.manual_seed(0)
@@ -12,35 +13,36 @@ model = nn.Sequential(*[nn.Linear(WIDTH, WIDTH) for _ in range(LAYERS)])
 parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
 
 
-
-def saved_storages(model, x):
-    """{storage address: bytes} of everything the forward saved for backward."""
+def saved_storages(x):
+    """{storage address: bytes} of everything forward saved for backward."""
     storages = {}
 
     def pack(tensor):
-        storages[tensor.untyped_storage().data_ptr()] = tensor.untyped_storage().nbytes()
+        storage = tensor.untyped_storage()
+        storages[storage.data_ptr()] = storage.nbytes()
         return tensor.detach()
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda packed: packed):
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         model(x)
     return storages
 
 
 weights, activations = [], []
 for batch in BATCHES:
-    storages = saved_storages(model, torch.randn(batch, WIDTH))
-    # Weights are the parameters' own storage; everything else grows with the batch.
-    weights.append(sum(n for ptr, n in storages.items() if ptr in parameters) / MIB)
-    activations.append(sum(n for ptr, n in storages.items() if ptr not in parameters) / MIB)
+    storages = saved_storages(torch.randn(batch, WIDTH))
+    # Weights are the parameters' own storage; the rest grows with the batch.
+    weights.append(
+        sum(n for a, n in storages.items() if a in parameters) / MIB)
+    activations.append(
+        sum(n for a, n in storages.items() if a not in parameters) / MIB)
     glue(f"gm_scale_total_{batch}", weights[-1] + activations[-1])
 
 print(f"{'batch':>5}{'weights':>9}{'activations':>13}{'total':>7}  (MiB)")
 for batch, w, a in zip(BATCHES, weights, activations):
     print(f"{batch:>5}{w:>9.1f}{a:>13.1f}{w + a:>7.1f}")
-ROWS = 64  # the unit the prose counts in
 per_rows = [a / b * ROWS for a, b in zip(activations, BATCHES)]
 assert len(set(weights)) == 1 and len(set(per_rows)) == 1
-print(f"fixed part: {weights[0]:.1f} MiB; per {ROWS} rows: {per_rows[0]:.1f} MiB")
+print(f"fixed: {weights[0]:.1f} MiB; per {ROWS} rows: {per_rows[0]:.1f} MiB")
 glue("gm_scale_rows", ROWS)
 glue("gm_scale_batch_min", BATCHES[0])
 glue("gm_scale_batch_max", BATCHES[-1])
@@ -49,8 +51,10 @@ glue("gm_scale_per_rows_mib", per_rows[0])
 
 fig, ax = figure()
 labels = [str(b) for b in BATCHES]
-ax.bar(labels, weights, label="weights (parameters' own storage)", color="#8da0cb")
-ax.bar(labels, activations, bottom=weights, label="activations (new memory)", color="#fc8d62")
+ax.bar(labels, weights, color="#8da0cb",
+       label="weights (the parameters' own storage)")
+ax.bar(labels, activations, bottom=weights, color="#fc8d62",
+       label="activations (new memory)")
 for i, (w, a) in enumerate(zip(weights, activations)):
     ax.text(i, w + a + 1.5, f"{w + a:.0f}", ha="center")
 ax.set_xlabel("batch size (rows)")

@@ -13,11 +13,12 @@ glue("gm_batch", BATCH)
 def count_saved(x_requires_grad):
     calls, nbytes = 0, 0
 
-    def pack(tensor):  # autograd calls this once for every tensor it saves for backward
+    def pack(tensor):  # called once for every tensor saved for backward
         nonlocal calls, nbytes
         calls += 1
         nbytes += tensor.numel() * tensor.element_size()
-        return tensor.detach()  # why not `tensor` itself: the last section of this chapter
+        # Why not `tensor` itself: see the last section of the chapter.
+        return tensor.detach()
 
     def unpack(packed):  # backward calls this to get the tensor back
         return packed
@@ -32,10 +33,11 @@ def count_saved(x_requires_grad):
 
 for x_requires_grad, key in [(False, "gm_saved"), (True, "gm_saved_xgrad")]:
     calls, mib, model = count_saved(x_requires_grad)
-    print(f"x.requires_grad={x_requires_grad!s:5}  saved for backward: {calls} tensors, {mib:.1f} MiB")
+    print(f"x.requires_grad={x_requires_grad!s:5}  "
+          f"saved: {calls} tensors, {mib:.1f} MiB")
     glue(f"{key}_calls", calls)
     glue(f"{key}_mib", mib)
 
 params = sum(p.numel() * p.element_size() for p in model.parameters()) / MIB
-print(f"parameters of the model:              {params:.1f} MiB (float32)")
+print(f"parameters (float32):   {params:.1f} MiB")
 glue("gm_params_mib", params)

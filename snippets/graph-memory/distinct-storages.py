@@ -9,21 +9,24 @@ MIB = 2 ** 20
 torch.manual_seed(0)
 linears = [nn.Linear(WIDTH, WIDTH) for _ in range(LAYERS)]
 plain = nn.Sequential(*linears)
-with_relu = nn.Sequential(*[m for linear in linears for m in (linear, nn.ReLU())][:-1])  # ReLU between layers
+# The same layers with a ReLU between each pair.
+with_relu = nn.Sequential(*[m for lin in linears
+                            for m in (lin, nn.ReLU())][:-1])
 x = torch.randn(BATCH, WIDTH)
 
 print(f"{'model':14}{'hook calls':>11}{'MiB':>7}{'storages':>10}{'MiB':>7}")
 for name, model in [("Linear", plain), ("Linear + ReLU", with_relu)]:
     with saved_tensors() as saved:
         model(x)
-    print(f"{name:14}{saved.calls:>11}{saved.bytes / MIB:>7.1f}{saved.storages:>10}{saved.storage_bytes / MIB:>7.1f}")
+    print(f"{name:14}{saved.calls:>11}{saved.bytes / MIB:>7.1f}"
+          f"{saved.storages:>10}{saved.storage_bytes / MIB:>7.1f}")
 glue("gm_relu_count", sum(isinstance(m, nn.ReLU) for m in with_relu))
 glue("gm_relu_calls", saved.calls)
 glue("gm_relu_mib", saved.bytes / MIB)
 glue("gm_relu_storages", saved.storages)
 glue("gm_relu_storage_mib", saved.storage_bytes / MIB)
 
-# ReLU saves its output; that output is also the next Linear's input, saved again.
-relu_out = with_relu[1](with_relu[0](x))
-print("ReluBackward0 saved its own output:", relu_out.grad_fn._saved_result is not None,
-      "| same storage:", relu_out.grad_fn._saved_result.data_ptr() == relu_out.data_ptr())
+# ReLU saves its output, which is also the next Linear's input: saved twice.
+out = with_relu[1](with_relu[0](x))
+print("ReluBackward0 saved its own output:",
+      out.grad_fn._saved_result.data_ptr() == out.data_ptr())

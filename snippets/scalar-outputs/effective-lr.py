@@ -18,7 +18,8 @@ x_test, y_test = batch(1024, torch.Generator().manual_seed(99))
 
 
 def train(rows, reduction):
-    generator = torch.Generator().manual_seed(1)  # the same batches for sum and mean
+    # The same seed: sum and mean see the same batches.
+    generator = torch.Generator().manual_seed(1)
     w = torch.zeros(4, requires_grad=True)
     for _ in range(STEPS):
         x, y = batch(rows, generator)
@@ -31,13 +32,15 @@ def train(rows, reduction):
 
 start = F.mse_loss(x_test @ torch.zeros(4), y_test).item()
 glue("so_start_mse", float(f"{start:.3g}"))
-print(f"lr {LR}, {STEPS} SGD steps from w = 0; test MSE after training (before: {start:.3g})")
+print(f"lr {LR}, {STEPS} SGD steps from w = 0; test MSE before: {start:.3g}")
 results = {}
-print(f"{'batch':>5}  {'reduction':9}  {'effective lr':>12}  {'test MSE':>9}")
+print("batch  reduction  effective lr   test MSE")
 for rows in (8, 32, 128):
     for reduction in ("sum", "mean"):
-        effective = LR * rows if reduction == "sum" else LR  # sum = rows x mean
+        # A summed gradient is rows x the mean gradient.
+        effective = LR * rows if reduction == "sum" else LR
         loss = results[rows, reduction] = train(rows, reduction)
         print(f"{rows:>5}  {reduction:9}  {effective:>12.3g}  {loss:>9.3g}")
-        glue(f"so_train_{reduction}_{rows}", float(f"{loss:.3g}"))
-        glue(f"so_effective_lr_{reduction}_{rows}", round(effective, 6))
+        key = f"{reduction}_{rows}"
+        glue(f"so_train_{key}", float(f"{loss:.3g}"))
+        glue(f"so_effective_lr_{key}", round(effective, 6))

@@ -11,13 +11,14 @@ def f(x):
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 J = jacobian(f, x)
 
-# v = a one-hot vector picks one row of J: a full Jacobian costs one backward per output.
+# A one-hot v picks one row of J: the full J costs a backward per output.
 rows = []
 for i in range(3):
     x.grad = None
     f(x).backward(torch.eye(3)[i])
     rows.append(x.grad.clone())
-    print(f"backward(e{i}) -> x.grad = {x.grad.tolist()}   J[{i}] = {J[i].tolist()}")
+    print(f"backward(e{i}): x.grad = {x.grad.tolist()}",
+          f" J[{i}] = {J[i].tolist()}")
 assert torch.equal(torch.stack(rows), J)
 glue("so_rows_backwards", len(rows))
 

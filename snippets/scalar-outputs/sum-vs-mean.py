@@ -13,17 +13,19 @@ y_all = x_all @ W_TRUE + 0.1 * torch.randn(max(BATCHES), generator=generator)
 
 def gradient(rows, reduction):
     w = torch.zeros(4, requires_grad=True)
-    F.mse_loss(x_all[:rows] @ w, y_all[:rows], reduction=reduction).backward()
+    loss = F.mse_loss(x_all[:rows] @ w, y_all[:rows], reduction=reduction)
+    loss.backward()
     return w.grad
 
 
 def rounded(value):
-    return float(f"{value:.4g}")  # what the page quotes; the float32 digits beyond vary by CPU
+    # What the page quotes; float32 digits beyond these may vary by CPU.
+    return float(f"{value:.4g}")
 
 
 norms = {(rows, reduction): gradient(rows, reduction).norm().item()
          for rows in BATCHES for reduction in ("sum", "mean")}
-print(f"{'batch':>5}  {'|grad| sum':>10}  {'|grad| mean':>11}  {'sum / mean':>10}")
+print("batch  |grad| sum  |grad| mean  sum / mean")
 for rows in BATCHES:
     total, mean = norms[rows, "sum"], norms[rows, "mean"]
     print(f"{rows:>5}  {total:>10.4g}  {mean:>11.4g}  {total / mean:>10.4g}")
@@ -34,7 +36,8 @@ for rows in BATCHES:
 small, large = BATCHES[0], BATCHES[-1]
 sum_ratio = norms[large, "sum"] / norms[small, "sum"]
 mean_ratio = norms[large, "mean"] / norms[small, "mean"]
-print(f"batch {large} vs {small}: sum grows {sum_ratio:.4g}x, mean {mean_ratio:.4g}x")
+print(f"batch {large} vs {small}: "
+      f"sum grows {sum_ratio:.4g}x, mean {mean_ratio:.4g}x")
 glue("so_sum_ratio", rounded(sum_ratio))
 glue("so_mean_ratio", rounded(mean_ratio))
 glue("so_batch_ratio", large // small)

@@ -6,7 +6,8 @@ x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 glue("so_error_numel", x.numel())
 
 # backward() with no argument: which outputs does it accept?
-print(f"{'output':16}{'shape':8}backward()")
+errors = []
+print(f"{'output':16}{'shape':7}backward()")
 for label, out in [("(x ** 2).sum()", (x ** 2).sum()),
                    ("(x ** 2)[:1]", (x ** 2)[:1]),
                    ("x ** 2", x ** 2)]:
@@ -14,5 +15,7 @@ for label, out in [("(x ** 2).sum()", (x ** 2).sum()),
         out.backward()
         result = "ok"
     except RuntimeError as error:
-        result = f"{type(error).__name__}: {error}"
-    print(f"{label:16}{str(tuple(out.shape)):8}{result}")
+        errors.append(f"{type(error).__name__}: {error}")
+        result = "error (below)"
+    print(f"{label:16}{str(tuple(out.shape)):7}{result}")
+print(*errors, sep="\n")
