@@ -6,30 +6,36 @@ from torch import nn
 from measured import glue, saved_tensors
 
 torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 1))
+model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(),
+                      nn.Dropout(0.5), nn.Linear(16, 1))
 x = torch.randn(32, 8)
-bn = model[1]
+batch_norm = model[1]
 
-print(f"{'mode':24}{'out.requires_grad':19}{'saved tensors':15}{'same output twice':19}BatchNorm stats moved")
-rows = {}
+print(f"{'mode':24}{'requires_grad':15}{'saved':7}{'same output twice':19}"
+      f"BatchNorm stats moved")
 for train in (True, False):
-    for grad_mode in (contextlib.nullcontext, torch.no_grad):
+    for no_grad in (False, True):
         model.train(train)
-        stats = bn.running_mean.clone()
-        with grad_mode(), saved_tensors() as saved:
+        stats = batch_norm.running_mean.clone()
+        grad_mode = torch.no_grad() if no_grad else contextlib.nullcontext()
+        with grad_mode, saved_tensors() as saved:
             first, second = model(x), model(x)
-        row = (first.requires_grad, saved.calls // 2, torch.equal(first, second),
-               not torch.equal(stats, bn.running_mean))
-        label = f"{'train()' if train else 'eval()'} + {'no_grad' if grad_mode is torch.no_grad else 'grad enabled'}"
-        rows[label] = row
-        print(f"{label:24}{row[0]!s:19}{row[1]:<15d}{row[2]!s:19}{row[3]}")
-glue("ng_trio_saved_eval_grad", rows["eval() + grad enabled"][1])
+        saved_per_forward = saved.calls // 2
+        moved = not torch.equal(stats, batch_norm.running_mean)
+        label = (f"{'train()' if train else 'eval()'} + "
+                 f"{'no_grad' if no_grad else 'grad enabled'}")
+        print(f"{label:24}{first.requires_grad!s:15}{saved_per_forward:<7d}"
+              f"{torch.equal(first, second)!s:19}{moved}")
+        if not train and not no_grad:
+            glue("ng_trio_saved_eval_grad", saved_per_forward)
 
-# The third part of the trio: no backward. Under no_grad there is nothing to go back through.
+# The third of the trio, no backward: under no_grad there is nothing
+# to go back through.
 model.eval()
 with torch.no_grad():
     loss = model(x).pow(2).mean()
 try:
     loss.backward()
 except RuntimeError as error:
-    print(f"backward of a loss computed under no_grad:\n  RuntimeError: {error}")
+    print(f"backward of a loss computed under no_grad:\n"
+          f"  RuntimeError: {error}")
