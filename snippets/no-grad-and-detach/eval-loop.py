@@ -19,7 +19,8 @@ class LiveSaved:
     """
 
     def __init__(self, model):
-        self.skip = {p.untyped_storage().data_ptr() for p in model.parameters()}
+        params = model.parameters()
+        self.skip = {p.untyped_storage().data_ptr() for p in params}
         self.holders = {}  # storage address -> [live saved tensors, bytes]
         self.bytes = self.peak = 0
 

@@ -11,8 +11,8 @@ model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(),
 x = torch.randn(32, 8)
 batch_norm = model[1]
 
-print(f"{'mode':24}{'requires_grad':15}{'saved':7}{'same output twice':19}"
-      f"BatchNorm stats moved")
+print(f"{'mode':23}{'requires_grad':15}{'saved':7}{'same output twice':19}"
+      f"BN stats moved")
 for train in (True, False):
     for no_grad in (False, True):
         model.train(train)
@@ -24,7 +24,7 @@ for train in (True, False):
         moved = not torch.equal(stats, batch_norm.running_mean)
         label = (f"{'train()' if train else 'eval()'} + "
                  f"{'no_grad' if no_grad else 'grad enabled'}")
-        print(f"{label:24}{first.requires_grad!s:15}{saved_per_forward:<7d}"
+        print(f"{label:23}{first.requires_grad!s:15}{saved_per_forward:<7d}"
               f"{torch.equal(first, second)!s:19}{moved}")
         if not train and not no_grad:
             glue("ng_trio_saved_eval_grad", saved_per_forward)

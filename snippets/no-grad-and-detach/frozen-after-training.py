@@ -31,7 +31,7 @@ def train(backbone, head, optimizer, steps, set_to_none):
 
 
 def frozen_after_training(make, set_to_none):
-    """Train everything, freeze the backbone, train on. How far does it move?"""
+    """Train all, freeze the backbone, train on: how far does it move?"""
     torch.manual_seed(0)
     backbone, head = nn.Linear(8, 16), nn.Linear(16, 1)
     optimizer = make([*backbone.parameters(), *head.parameters()])

@@ -46,6 +46,8 @@ for name, (width, depth, batch, inner, samples) in MODELS.items():
     del out
 
     # Interleave the modes, so that a slow moment hits all three alike.
+    plural = "s" if inner > 1 else ""
+    print(f"  timed: median of {samples} samples of {inner} forward{plural}")
     times = {mode: [] for mode in MODES}
     for sample in range(samples):
         for mode, context in MODES.items():
@@ -59,8 +61,8 @@ for name, (width, depth, batch, inner, samples) in MODELS.items():
     for mode, ms in times.items():
         median = statistics.median(ms)
         low, _, high = statistics.quantiles(ms, n=4)
-        print(f"{STOPWATCH} {name} {mode:15} {median:.4f} ms, middle half"
-              f" {low:.4f}-{high:.4f} ({samples} samples),"
+        print(f"{STOPWATCH} {name} {mode:15} {median:.4g} ms"
+              f" (middle half {low:.4g}-{high:.4g})"
               f" {median / reference:.2f} x no_grad")
         if mode != "no_grad":
             key = f"ng_time_{name}_{mode.replace(' ', '_')}_ratio"
