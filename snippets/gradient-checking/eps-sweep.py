@@ -1,0 +1,54 @@
+import torch
+
+from measured import figure, glue
+
+
+def f(t):
+    return (t.sin() * t).sum()
+
+
+def central_difference(f, t, eps):
+    grad = torch.empty_like(t)
+    for i in range(t.numel()):
+        step = torch.zeros_like(t)
+        step[i] = eps
+        grad[i] = (f(t + step) - f(t - step)) / (2 * eps)
+    return grad
+
+
+torch.manual_seed(0)
+point = torch.randn(4, dtype=torch.float64)  # the same point as before
+exponents = [k / 2 for k in range(2, 13)]  # eps = 1e-1, 3.2e-2, ..., 1e-6
+errors = {}
+for dtype in (torch.float32, torch.float64):
+    t = point.to(dtype).requires_grad_()
+    f(t).backward()
+    with torch.no_grad():
+        errors[dtype] = [(central_difference(f, t, 10 ** -k) - t.grad).abs().max().item()
+                         for k in exponents]
+e32, e64 = errors[torch.float32], errors[torch.float64]
+
+print(f"{'eps':>8}{'float64 error':>15}{'float32 error':>15}{'float32 / float64':>19}")
+for k, a, b in zip(exponents, e64, e32):
+    print(f"{10 ** -k:8.1e}{a:15.1e}{b:15.1e}{b / a:19.3g}")
+
+best = min(range(len(exponents)), key=lambda i: e32[i])
+print(f"float32 is closest at eps = {10 ** -exponents[best]:.1e} (error {e32[best]:.1e})")
+glue("gcheck_best_eps32", 10 ** -exponents[best])
+glue("gcheck_best_err32", e32[best])
+for k in (1, 2, 3, 4, 6):
+    i = exponents.index(k)
+    glue(f"gcheck_err32_e{k}", e32[i])
+    glue(f"gcheck_err64_e{k}", e64[i])
+glue("gcheck_err64_worst_small", max(e64[exponents.index(4):]))  # eps from 1e-4 down to 1e-6
+glue("gcheck_ratio_e1", e32[0] / e64[0])
+
+fig, ax = figure()
+eps = [10 ** -k for k in exponents]
+ax.loglog(eps, e32, "o-", label="float32")
+ax.loglog(eps, e64, "s-", label="float64")
+ax.invert_xaxis()  # smaller steps to the right, in the order one tries them
+ax.set_xlabel("eps (step of the central difference)")
+ax.set_ylabel("max |central difference - autograd|")
+ax.legend()
+glue("gcheck_sweep_fig", fig)

@@ -1,0 +1,31 @@
+import inspect
+
+import torch
+from torch.autograd import gradcheck
+
+from measured import glue
+
+
+class Softplus(torch.autograd.Function):
+    """log(1 + e^t), with a hand-written backward: d/dt = sigmoid(t)."""
+
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t.exp().log1p()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (t,) = ctx.saved_tensors
+        return grad_output * t.sigmoid()  # chain rule: times the incoming gradient
+
+
+defaults = {name: p.default for name, p in inspect.signature(gradcheck).parameters.items()
+            if name in ("eps", "atol", "rtol", "fast_mode")}
+print("gradcheck defaults:", defaults)
+for name in ("eps", "atol", "rtol"):
+    glue(f"gcheck_default_{name}", defaults[name])
+
+torch.manual_seed(0)
+t = torch.randn(3, dtype=torch.float64, requires_grad=True)  # float64, as gradcheck expects
+print("gradcheck(Softplus.apply, (t,)) ->", gradcheck(Softplus.apply, (t,)))
