@@ -15,7 +15,7 @@ for how in ("detach()", "data"):
         error = (x.grad - true_grad).abs().max().item()
         print(f"y.{how:9} y._version = {y._version}  backward ran, x.grad = "
               f"{[round(g, 4) for g in x.grad.tolist()]}, wrong by up to {error:.4f}")
-        glue("inplace_data_error", error)
+        glue("inplace_data_error", round(error, 4))
     except RuntimeError as error:
         print(f"y.{how:9} y._version = {y._version}  RuntimeError: …{str(error).split(',')[1]}…")
 print(f"{'true':11} sigmoid'(x) = {[round(g, 4) for g in true_grad.tolist()]}")

@@ -17,7 +17,7 @@ with torch.no_grad():
     w -= LR * w.grad
 print(f"after w -= lr * w.grad under no_grad: w = {[round(v, 4) for v in w.tolist()]}, "
       f"w._version = {w._version}, w.is_leaf = {w.is_leaf}")
-glue("inplace_leaf_updated", w[0])
+glue("inplace_leaf_updated", round(w[0].item(), 4))
 
 # no_grad stops the recording, not the version counter: a graph that saved w still notices.
 loss = (w ** 2).sum()  # PowBackward0 saves w

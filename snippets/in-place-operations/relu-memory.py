@@ -43,6 +43,7 @@ glue("inplace_mem_width", WIDTH)
 glue("inplace_mem_layers", LAYERS)
 glue("inplace_mem_activation", BATCH * WIDTH * 4 / MiB)
 
+results = {}
 print(f"{LAYERS} x (Linear({WIDTH}, {WIDTH}) + ReLU), batch {BATCH}; MiB during one forward:")
 print(f"{'':14}{'allocated':>11}{'peak':>7}{'alive after':>13}{'graph saved':>13}")
 for call, variant in [("relu()", "outofplace"), ("relu_()", "inplace")]:
@@ -57,4 +58,8 @@ for call, variant in [("relu()", "outofplace"), ("relu_()", "inplace")]:
     for key, value in [("allocated", memory.allocated), ("peak", memory.peak),
                        ("after", after), ("graph", saved.storage_bytes)]:
         glue(f"inplace_mem_{variant}_{key}", value / MiB)
+        results[variant, key] = value / MiB
     del h
+
+for key in ("allocated", "peak", "after", "graph"):
+    glue(f"inplace_mem_saved_{key}", results["outofplace", key] - results["inplace", key])

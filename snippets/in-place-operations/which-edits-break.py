@@ -171,4 +171,5 @@ print(f"\n{broken} of {len(CASES)} edits break backward. "
       f"Broken exactly when a * is in the row: {rule_holds} of {len(CASES)} rows")
 glue("inplace_cases", len(CASES))
 glue("inplace_cases_broken", broken)
+glue("inplace_cases_fine", len(CASES) - broken)
 glue("inplace_rule_holds", rule_holds)
