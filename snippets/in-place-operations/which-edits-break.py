@@ -9,110 +9,25 @@ lin = torch.nn.Linear(3, 3)
 q = torch.randn(2, 3, requires_grad=True)  # a second operand that requires grad
 m = torch.randn(2, 3)  # a constant operand (a mask, say): no grad
 
-
-# Each case runs one operation, then calls edit(target, node): target is the tensor to edit,
-# node the operation's backward node. edit() edits in place, or out of place for a reference
-# run. The case returns the loss.
-def sigmoid_out(x, edit):
-    y = x.sigmoid()
-    return edit(y, y.grad_fn).sum()
-
-
-def exp_out(x, edit):
-    y = x.exp()
-    return edit(y, y.grad_fn).sum()
-
-
-def tanh_out(x, edit):
-    y = x.tanh()
-    return edit(y, y.grad_fn).sum()
-
-
-def relu_out(x, edit):
-    y = x.relu()
-    return edit(y, y.grad_fn).sum()
-
-
-def mul_in(x, edit):
-    a = x.clone()  # not a leaf, so that editing it is allowed at all
-    c = a * q
-    edit(a, c.grad_fn)
-    return c.sum()
-
-
-def pow_in(x, edit):
-    a = x.clone()
-    c = a ** 2
-    edit(a, c.grad_fn)
-    return c.sum()
-
-
-def linear_in(x, edit):
-    a = x.clone()
-    h = lin(a)
-    edit(a, h.grad_fn)
-    return h.sum()
-
-
-def linear_data_in(x, edit):
-    data = x.detach().clone()  # an input batch: a leaf that requires no grad
-    h = lin(data)
-    edit(data, h.grad_fn)
-    return h.sum()
-
-
-def mul_out(x, edit):
-    c = x * q
-    return edit(c, c.grad_fn).sum()
-
-
-def mul_scalar_in(x, edit):
-    a = x.clone()
-    c = a * 3
-    edit(a, c.grad_fn)
-    return c.sum()
-
-
-def mul_const_in(x, edit):
-    a = x.clone()
-    c = a * m
-    edit(a, c.grad_fn)
-    return c.sum()
-
-
-def add_in(x, edit):
-    a = x.clone()
-    c = a + 5
-    edit(a, c.grad_fn)
-    return c.sum()
-
-
-def linear_out_relu(x, edit):
-    h = lin(x)
-    return edit(h, h.grad_fn, relu=True).sum()
-
-
-def linear_out_add(x, edit):
-    h = lin(x)
-    return edit(h, h.grad_fn).sum()
-
-
+# (case, operation, what gets edited after it ran, the edit)
 CASES = [
-    ("y = x.sigmoid(); y.add_(1)", sigmoid_out),
-    ("y = x.exp(); y.add_(1)", exp_out),
-    ("y = x.tanh(); y.add_(1)", tanh_out),
-    ("y = x.relu(); y.add_(1)", relu_out),
-    ("c = a * q; a.add_(1)", mul_in),
-    ("c = a ** 2; a.add_(1)", pow_in),
-    ("h = lin(a); a.add_(1)", linear_in),
-    ("h = lin(data); data.add_(1)", linear_data_in),
-    ("c = x * q; c.add_(1)", mul_out),
-    ("c = a * 3; a.add_(1)", mul_scalar_in),
-    ("c = a * m; a.add_(1)", mul_const_in),
-    ("c = a + 5; a.add_(1)", add_in),
-    ("h = lin(x); h.relu_()", linear_out_relu),
-    ("h = lin(x); h.add_(1)", linear_out_add),
+    ("y = a.sigmoid(); y.add_(1)", torch.sigmoid, "output", "add_"),
+    ("y = a.exp(); y.add_(1)", torch.exp, "output", "add_"),
+    ("y = a.tanh(); y.add_(1)", torch.tanh, "output", "add_"),
+    ("y = a.relu(); y.add_(1)", torch.relu, "output", "add_"),
+    ("c = a * q; a.add_(1)", lambda a: a * q, "input", "add_"),
+    ("c = a ** 2; a.add_(1)", lambda a: a ** 2, "input", "add_"),
+    ("h = lin(a); a.add_(1)", lin, "input", "add_"),
+    ("h = lin(data); data.add_(1)", lin, "data", "add_"),
+    ("c = a * q; c.add_(1)", lambda a: a * q, "output", "add_"),
+    ("c = a * 3; a.add_(1)", lambda a: a * 3, "input", "add_"),
+    ("c = a * m; a.add_(1)", lambda a: a * m, "input", "add_"),
+    ("c = a + 5; a.add_(1)", lambda a: a + 5, "input", "add_"),
+    ("h = lin(a); h.relu_()", lin, "output", "relu_"),
+    ("h = lin(a); h.add_(1)", lin, "output", "add_"),
 ]
+EDITS = {"add_": (lambda t: t.add_(1), lambda t: t + 1),  # (in place, out of place)
+         "relu_": (lambda t: t.relu_(), lambda t: t.relu())}
 
 
 def describe_saved(node, target):
@@ -132,40 +47,38 @@ def describe_saved(node, target):
     return " ".join(found) or "-", hit
 
 
-def run(case, inplace):
-    """x.grad after backward, or the error; and what the node had saved before the edit."""
-    seen = {}
-
-    def edit(target, node, relu=False):
-        seen["node"] = node.name()
-        seen["saved"], seen["hit"] = describe_saved(node, target)
-        if relu:
-            return target.relu_() if inplace else target.relu()
-        return target.add_(1) if inplace else target + 1
-
+def run(operation, edited, edit, inplace):
+    """What the node saved (read before the edit), then x.grad or the error."""
+    torch.manual_seed(1)
     x = torch.randn(2, 3, requires_grad=True)
+    # a = x.clone() is not a leaf: editing a leaf that requires grad is refused outright.
+    # data is an input batch: a leaf that requires no grad.
+    a = x.detach().clone() if edited == "data" else x.clone()
+    out = operation(a)
+    target = out if edited == "output" else a
+    node, (saved, hit) = out.grad_fn.name(), describe_saved(out.grad_fn, target)
+    new = EDITS[edit][0 if inplace else 1](target)
+    loss = (new if edited == "output" else out).sum()
     try:
-        case(x, edit).backward()
-        return x.grad, seen, None
+        loss.backward()
+        return node, saved, hit, x.grad, None
     except RuntimeError as error:
-        return None, seen, error
+        return node, saved, hit, None, error
 
 
 print(f"{'case':29}{'node':18}{'saved tensors':15}backward   (* = the edited tensor)")
 rule_holds = broken = 0
-for label, case in CASES:
-    torch.manual_seed(1)
-    grad, seen, error = run(case, inplace=True)
-    torch.manual_seed(1)
-    reference, _, _ = run(case, inplace=False)  # the same edit, out of place
+for label, operation, edited, edit in CASES:
+    node, saved, hit, grad, error = run(operation, edited, edit, inplace=True)
     if error is None:
+        reference = run(operation, edited, edit, inplace=False)[3]  # the same edit, out of place
         outcome = "ok, same x.grad as out of place" if grad.equal(reference) else "ok, but x.grad differs"
     else:
         names = re.search(r"which is (output \d+ of \w+)", str(error))
         outcome = f"error: {names.group(1) if names else 'no producer named'}"
         broken += 1
-    rule_holds += (error is not None) == seen["hit"]
-    print(f"{label:29}{seen['node']:18}{seen['saved']:15}{outcome}")
+    rule_holds += (error is not None) == hit
+    print(f"{label:29}{node:18}{saved:15}{outcome}")
 
 print(f"\n{broken} of {len(CASES)} edits break backward. "
       f"Broken exactly when a * is in the row: {rule_holds} of {len(CASES)} rows")
