@@ -22,7 +22,8 @@ t = torch.randn(3, dtype=torch.float64, requires_grad=True)
 
 # With a .sum() loss, grad_output is all ones, and the bug is invisible.
 Softplus.apply(t).sum().backward()
-print("after .sum().backward(): t.grad equals sigmoid(t):", torch.equal(t.grad, t.detach().sigmoid()))
+print("after .sum().backward(): t.grad equals sigmoid(t):",
+      torch.equal(t.grad, t.detach().sigmoid()))
 
 try:
     gradcheck(Softplus.apply, (t,))

@@ -20,7 +20,8 @@ class Softplus(torch.autograd.Function):
 
 
 torch.manual_seed(0)
-t = torch.randn(3, dtype=torch.float64).float().requires_grad_()  # the same values, in float32
+# The same values as in float64, cast to float32.
+t = torch.randn(3, dtype=torch.float64).float().requires_grad_()
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -32,10 +33,11 @@ for w in caught:  # the warning came first
     print(f"{w.category.__name__}: {str(w.message).strip()}")
 print(outcome)
 
-# The numerical side is what is off: a float32 central difference with gradcheck's eps.
+# The numerical side is off: a float32 central difference, gradcheck's eps.
 eps = 1e-6
 with torch.no_grad():
     numeric = (Softplus.apply(t + eps) - Softplus.apply(t - eps)) / (2 * eps)
     worst = (numeric - t.sigmoid()).abs().max().item()
-print(f"float32 central difference at eps {eps:g}: off from sigmoid(t) by up to {worst:.1e}")
+print(f"float32 central difference at eps {eps:g}: "
+      f"off from sigmoid(t) by up to {worst:.1e}")
 glue("gcheck_f32_numeric_error", float(f"{worst:.2g}"))

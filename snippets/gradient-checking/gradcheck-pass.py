@@ -17,15 +17,17 @@ class Softplus(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         (t,) = ctx.saved_tensors
-        return grad_output * t.sigmoid()  # chain rule: times the incoming gradient
+        return grad_output * t.sigmoid()  # chain rule: times grad_output
 
 
-defaults = {name: p.default for name, p in inspect.signature(gradcheck).parameters.items()
-            if name in ("eps", "atol", "rtol", "fast_mode")}
+parameters = inspect.signature(gradcheck).parameters
+defaults = {name: parameters[name].default
+            for name in ("eps", "atol", "rtol", "fast_mode")}
 print("gradcheck defaults:", defaults)
 for name in ("eps", "atol", "rtol"):
     glue(f"gcheck_default_{name}", defaults[name])
 
 torch.manual_seed(0)
-t = torch.randn(3, dtype=torch.float64, requires_grad=True)  # float64, as gradcheck expects
+# float64, as gradcheck expects
+t = torch.randn(3, dtype=torch.float64, requires_grad=True)
 print("gradcheck(Softplus.apply, (t,)) ->", gradcheck(Softplus.apply, (t,)))

@@ -3,7 +3,8 @@ import torch
 from measured import glue
 
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
-true_grad = (x.sigmoid() * (1 - x.sigmoid())).detach()  # sigmoid' = s * (1 - s)
+s = x.sigmoid().detach()
+true_grad = s * (1 - s)  # sigmoid' = s * (1 - s)
 
 for how in ("detach()", "data"):
     x.grad = None
@@ -13,9 +14,12 @@ for how in ("detach()", "data"):
     try:
         y.sum().backward()
         error = (x.grad - true_grad).abs().max().item()
-        print(f"y.{how:9} y._version = {y._version}  backward ran, x.grad = "
-              f"{[round(g, 4) for g in x.grad.tolist()]}, wrong by up to {error:.4f}")
+        grad = [round(g, 4) for g in x.grad.tolist()]
+        print(f"y.{how:9} y._version = {y._version}  backward ran, "
+              f"x.grad = {grad}, wrong by up to {error:.4f}")
         glue("inplace_data_error", round(error, 4))
     except RuntimeError as error:
-        print(f"y.{how:9} y._version = {y._version}  RuntimeError: …{str(error).split(',')[1]}…")
+        names = str(error).split(",")[1]
+        print(f"y.{how:9} y._version = {y._version}  "
+              f"RuntimeError: …{names}…")
 print(f"{'true':11} sigmoid'(x) = {[round(g, 4) for g in true_grad.tolist()]}")

@@ -15,7 +15,8 @@ def grad_of(build):
         build(x).backward()
         return x.grad
     except RuntimeError as error:
-        return f"RuntimeError: … {re.search(r'which is .*? instead', str(error)).group()}"
+        names = re.search(r"which is .*? instead", str(error)).group()
+        return f"RuntimeError: … {names}"
 
 
 def sigmoid_inplace(x):
@@ -57,16 +58,20 @@ def mul_clone(x):
     return (c + a).sum()
 
 
+CASES = {
+    "sigmoid output": [sigmoid_inplace, sigmoid_out_of_place, sigmoid_clone],
+    "multiplication input": [mul_inplace, mul_out_of_place, mul_clone],
+}
 worst = 0.0
-for name, versions in [("sigmoid output", [sigmoid_inplace, sigmoid_out_of_place, sigmoid_clone]),
-                       ("multiplication input", [mul_inplace, mul_out_of_place, mul_clone])]:
+for name, versions in CASES.items():
     print(name)
     grads = [grad_of(build) for build in versions]
     for build, grad in zip(versions, grads):
         if isinstance(grad, str):
             print(f"  {build.__name__:22}{grad}")
         else:
-            print(f"  {build.__name__:22}x.grad = {[round(g, 4) for g in grad.tolist()]}")
+            shown = [round(g, 4) for g in grad.tolist()]
+            print(f"  {build.__name__:22}x.grad = {shown}")
     worst = max(worst, (grads[1] - grads[2]).abs().max().item())
 print(f"largest difference between the two fixes: {worst:g}")
 glue("inplace_fix_difference", worst)

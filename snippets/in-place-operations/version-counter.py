@@ -28,6 +28,6 @@ glue("inplace_version_final", a._version)
 # A view shares its base's counter; an out-of-place result starts its own at 0.
 view = a[:2]
 view.add_(1)
-print(f"after view.add_(1): a._version = {a._version}, view._version = {view._version}, "
-      f"b._version = {b._version}")
+print(f"after view.add_(1): a._version = {a._version}, "
+      f"view._version = {view._version}, b._version = {b._version}")
 glue("inplace_version_view", a._version)

@@ -26,22 +26,24 @@ CASES = [
     ("h = lin(a); h.relu_()", lin, "output", "relu_"),
     ("h = lin(a); h.add_(1)", lin, "output", "add_"),
 ]
-EDITS = {"add_": (lambda t: t.add_(1), lambda t: t + 1),  # (in place, out of place)
+# Each edit in place, and the same edit out of place for a reference run.
+EDITS = {"add_": (lambda t: t.add_(1), lambda t: t + 1),
          "relu_": (lambda t: t.relu_(), lambda t: t.relu())}
 
 
 def describe_saved(node, target):
-    """The tensors among the node's _saved_* attributes, * on the one that is target."""
+    """The node's saved tensors (_saved_*), * on the one that is target."""
     found, hit = [], False
     for name in sorted(dir(node)):
         value = getattr(node, name) if name.startswith("_saved_") else None
         if not isinstance(value, torch.Tensor):
-            continue  # shapes, strides, alpha, exponent: plain numbers, never version-checked
+            continue  # sizes, strides, alpha, exponent: plain numbers
         short = name[len("_saved_"):]
         if value.dim() == 0:
-            found.append(f"{short}={value.item():g}")  # a Python number, wrapped in a tensor
+            found.append(f"{short}={value.item():g}")  # a wrapped number
         else:
-            same = value.untyped_storage().data_ptr() == target.untyped_storage().data_ptr()
+            same = (value.untyped_storage().data_ptr()
+                    == target.untyped_storage().data_ptr())
             hit |= same
             found.append(short + ("*" if same else ""))
     return " ".join(found) or "-", hit
@@ -51,8 +53,8 @@ def run(operation, edited, edit, inplace):
     """What the node saved (read before the edit), then x.grad or the error."""
     torch.manual_seed(1)
     x = torch.randn(2, 3, requires_grad=True)
-    # a = x.clone() is not a leaf: editing a leaf that requires grad is refused outright.
-    # data is an input batch: a leaf that requires no grad.
+    # a = x.clone() is not a leaf (editing a leaf that requires grad is
+    # refused outright); data is an input batch, a leaf that requires no grad.
     a = x.detach().clone() if edited == "data" else x.clone()
     out = operation(a)
     target = out if edited == "output" else a
@@ -66,13 +68,15 @@ def run(operation, edited, edit, inplace):
         return node, saved, hit, None, error
 
 
-print(f"{'case':29}{'node':18}{'saved tensors':15}backward   (* = the edited tensor)")
+print(f"{'case':29}{'node':18}{'saved tensors':15}"
+      "backward   (* = the edited tensor)")
 rule_holds = broken = 0
 for label, operation, edited, edit in CASES:
     node, saved, hit, grad, error = run(operation, edited, edit, inplace=True)
     if error is None:
-        reference = run(operation, edited, edit, inplace=False)[3]  # the same edit, out of place
-        outcome = "ok, same x.grad as out of place" if grad.equal(reference) else "ok, but x.grad differs"
+        reference = run(operation, edited, edit, inplace=False)[3]
+        same = "same" if grad.equal(reference) else "DIFFERENT"
+        outcome = f"ok, {same} x.grad as out of place"
     else:
         names = re.search(r"which is (output \d+ of \w+)", str(error))
         outcome = f"error: {names.group(1) if names else 'no producer named'}"
@@ -80,8 +84,8 @@ for label, operation, edited, edit in CASES:
     rule_holds += (error is not None) == hit
     print(f"{label:29}{node:18}{saved:15}{outcome}")
 
-print(f"\n{broken} of {len(CASES)} edits break backward. "
-      f"Broken exactly when a * is in the row: {rule_holds} of {len(CASES)} rows")
+print(f"\n{broken} of {len(CASES)} edits break backward. Broken exactly "
+      f"when a * is in the row: {rule_holds} of {len(CASES)} rows")
 glue("inplace_cases", len(CASES))
 glue("inplace_cases_broken", broken)
 glue("inplace_cases_fine", len(CASES) - broken)
