@@ -38,6 +38,6 @@ eps = 1e-6
 with torch.no_grad():
     numeric = (Softplus.apply(t + eps) - Softplus.apply(t - eps)) / (2 * eps)
     worst = (numeric - t.sigmoid()).abs().max().item()
-print(f"float32 central difference at eps {eps:g}: "
-      f"off from sigmoid(t) by up to {worst:.1e}")
+print(f"float32 central difference, eps {eps:g}: "
+      f"off by up to {worst:.1e}")
 glue("gcheck_f32_numeric_error", float(f"{worst:.2g}"))

@@ -23,7 +23,8 @@ class Softplus(torch.autograd.Function):
 parameters = inspect.signature(gradcheck).parameters
 defaults = {name: parameters[name].default
             for name in ("eps", "atol", "rtol", "fast_mode")}
-print("gradcheck defaults:", defaults)
+print("gradcheck defaults:",
+      ", ".join(f"{name}={value}" for name, value in defaults.items()))
 for name in ("eps", "atol", "rtol"):
     glue(f"gcheck_default_{name}", defaults[name])
 

@@ -15,8 +15,8 @@ except RuntimeError as error:
 (w ** 2).sum().backward()
 with torch.no_grad():
     w -= LR * w.grad
-print(f"after w -= lr * w.grad under no_grad: "
-      f"w = {[round(v, 4) for v in w.tolist()]}, "
+print("after w -= lr * w.grad under no_grad:")
+print(f"  w = {[round(v, 4) for v in w.tolist()]}, "
       f"w._version = {w._version}, w.is_leaf = {w.is_leaf}")
 glue("inplace_leaf_updated", round(w[0].item(), 4))
 

@@ -58,7 +58,8 @@ def run(operation, edited, edit, inplace):
     a = x.detach().clone() if edited == "data" else x.clone()
     out = operation(a)
     target = out if edited == "output" else a
-    node, (saved, hit) = out.grad_fn.name(), describe_saved(out.grad_fn, target)
+    node = out.grad_fn.name().removesuffix("Backward0")
+    saved, hit = describe_saved(out.grad_fn, target)
     new = EDITS[edit][0 if inplace else 1](target)
     loss = (new if edited == "output" else out).sum()
     try:
@@ -68,24 +69,25 @@ def run(operation, edited, edit, inplace):
         return node, saved, hit, None, error
 
 
-print(f"{'case':29}{'node':18}{'saved tensors':15}"
-      "backward   (* = the edited tensor)")
+print("node: grad_fn minus 'Backward0'; saved: its _saved_* tensors, "
+      "* = edited\n")
+print(f"{'case':28}{'node':9}{'saved':13}backward")
 rule_holds = broken = 0
 for label, operation, edited, edit in CASES:
     node, saved, hit, grad, error = run(operation, edited, edit, inplace=True)
     if error is None:
         reference = run(operation, edited, edit, inplace=False)[3]
-        same = "same" if grad.equal(reference) else "DIFFERENT"
-        outcome = f"ok, {same} x.grad as out of place"
+        same = "as" if grad.equal(reference) else "NOT as"
+        outcome = f"ok, x.grad {same} out of place"
     else:
         names = re.search(r"which is (output \d+ of \w+)", str(error))
         outcome = f"error: {names.group(1) if names else 'no producer named'}"
         broken += 1
     rule_holds += (error is not None) == hit
-    print(f"{label:29}{node:18}{saved:15}{outcome}")
+    print(f"{label:28}{node:9}{saved:13}{outcome}")
 
-print(f"\n{broken} of {len(CASES)} edits break backward. Broken exactly "
-      f"when a * is in the row: {rule_holds} of {len(CASES)} rows")
+print(f"\n{broken} of {len(CASES)} edits break backward.")
+print(f"Broken exactly when the row has a *: {rule_holds} of {len(CASES)} rows")
 glue("inplace_cases", len(CASES))
 glue("inplace_cases_broken", broken)
 glue("inplace_cases_fine", len(CASES) - broken)
