@@ -48,12 +48,15 @@ def central_differences(step):
 
 print(f"autograd vs central differences over {autograd.numel()} parameters "
       f"(largest |gradient| {autograd.abs().max().item():.3f}):")
+differences = {}
 for exponent in EXPONENTS:
     step = 10.0**-exponent
-    difference = (autograd - central_differences(step)).abs().max().item()
-    print(f"  step {step:.0e}: max |difference| = {difference:.1e}")
+    differences[exponent] = (autograd - central_differences(step)).abs().max().item()
+    print(f"  step {step:.0e}: max |difference| = {differences[exponent]:.1e}")
     glue(f"ag_gp_step_{exponent}", step)
-    glue(f"ag_gp_difference_{exponent}", difference)
+    glue(f"ag_gp_difference_{exponent}", differences[exponent])
+# Truncation error of central differences falls with step**2: 10x smaller step, ~100x smaller error.
+glue("ag_gp_shrink", differences[EXPONENTS[-2]] / differences[EXPONENTS[-1]])
 glue("ag_gp_largest", autograd.abs().max())
 
 # Without create_graph the slopes are plain numbers, and so is the penalty.

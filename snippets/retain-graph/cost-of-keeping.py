@@ -87,3 +87,4 @@ for retain in (False, True):
     glue(f"rg_keep_peak_{'retain' if retain else 'plain'}_mib", saved.peak / MiB)
 glue("rg_keep_batch", BATCH)
 glue("rg_keep_width", WIDTH)
+glue("rg_keep_tanh_mib", BATCH * WIDTH * 4 / MiB)  # one Tanh output, float32

@@ -81,6 +81,7 @@ glue("rg_pile_bytes_per_batch", round(per_batch))
 glue("rg_pile_saved_per_batch", (eval_rows[-1][1] - eval_rows[0][1]) // (BATCHES - 1))
 glue("rg_nodes_per_batch", (eval_rows[-1][0] - eval_rows[0][0]) // (BATCHES - 1))
 glue("rg_pile_mib_per_batch", per_batch / MiB)
-glue("rg_pile_input_mib", BATCH * FEATURES * 4 / MiB)
+glue("rg_pile_input_mib", BATCH * FEATURES * 4 / MiB)  # float32: 4 bytes
+glue("rg_pile_small_bytes", BATCH * 4)  # a prediction or a target: BATCH float32
 glue("rg_pile_batch", BATCH)
 glue("rg_pile_features", FEATURES)
