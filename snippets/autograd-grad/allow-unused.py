@@ -1,7 +1,7 @@
 import torch
 
 x = torch.tensor(3.0, requires_grad=True)
-unused = torch.tensor(1.0, requires_grad=True)  # requires grad, but the output never touches it
+unused = torch.tensor(1.0, requires_grad=True)  # requires grad, but f never uses it
 f = x**2
 
 try:
@@ -11,5 +11,6 @@ except RuntimeError as error:
 
 grads = torch.autograd.grad(f, [x, unused], allow_unused=True, retain_graph=True)
 print(f"allow_unused=True:                          {grads}")
-grads = torch.autograd.grad(f, [x, unused], allow_unused=True, materialize_grads=True)
+grads = torch.autograd.grad(f, [x, unused], allow_unused=True,
+                            materialize_grads=True)
 print(f"allow_unused=True, materialize_grads=True:  {grads}")

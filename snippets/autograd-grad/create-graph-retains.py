@@ -9,10 +9,12 @@ torch.autograd.grad(f, x)  # retain_graph defaults to False: the saved x is free
 try:
     torch.autograd.grad(f, x)
 except RuntimeError as error:
-    print(f"grad, then grad again:               RuntimeError: {str(error).split(' (')[0]} (…)")
+    short = str(error).split(" (")[0]
+    print(f"grad, then grad again:               RuntimeError: {short} (…)")
 
 f = x**3
-torch.autograd.grad(f, x, create_graph=True)  # retain_graph not passed: it defaults to create_graph
+# retain_graph is not passed: it defaults to the value of create_graph
+torch.autograd.grad(f, x, create_graph=True)
 (again,) = torch.autograd.grad(f, x)
 print(f"grad(create_graph=True), then grad:  ran, {again.item():.1f}")
 glue("ag_again", again)

@@ -8,8 +8,11 @@ try:
 except RuntimeError as error:
     print(f"grad(y, x): RuntimeError: {error}")
 
-ones = torch.autograd.grad(y, x, grad_outputs=torch.ones_like(y), retain_graph=True)[0]
-total = torch.autograd.grad(y.sum(), x, retain_graph=True)[0]
-print(f"grad_outputs=ones_like(y): {ones.tolist()}   grad(y.sum(), x): {total.tolist()}")
-v = torch.tensor([0.0, 1.0, 0.0])  # weights the outputs: v @ Jacobian
-print(f"grad_outputs=v={v.tolist()}: {torch.autograd.grad(y, x, grad_outputs=v)[0].tolist()}")
+ones = torch.ones_like(y)
+(weighted,) = torch.autograd.grad(y, x, grad_outputs=ones, retain_graph=True)
+(summed,) = torch.autograd.grad(y.sum(), x, retain_graph=True)
+print(f"grad_outputs=ones_like(y): {weighted.tolist()}   "
+      f"grad(y.sum(), x): {summed.tolist()}")
+v = torch.tensor([0.0, 1.0, 0.0])  # weights for the outputs: computes v @ Jacobian
+(row,) = torch.autograd.grad(y, x, grad_outputs=v)
+print(f"grad_outputs=v={v.tolist()}: {row.tolist()}")

@@ -4,35 +4,40 @@ import torch.nn as nn
 from measured import glue
 
 WEIGHT = 10.0  # the penalty's weight in the critic's loss (WGAN-GP uses 10)
-EXPONENTS = (3, 4, 5)  # finite-difference steps 1e-3, 1e-4, 1e-5; float64 keeps rounding far below
+EXPONENTS = (3, 4, 5)  # steps 1e-3, 1e-4, 1e-5; in float64 rounding stays far below
 torch.manual_seed(0)
 critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1)).double()
 real = torch.randn(8, 2, dtype=torch.float64)
 fake = torch.randn(8, 2, dtype=torch.float64) + 2.0
 mix = torch.rand(8, 1, dtype=torch.float64)
-points = mix * real + (1 - mix) * fake  # points between real and fake samples, as in WGAN-GP
+points = mix * real + (1 - mix) * fake  # between real and fake, as in WGAN-GP
 
 
 def gradient_penalty(create_graph=True):
     inputs = points.clone().requires_grad_(True)
     scores = critic(inputs)
-    # d score / d input for every sample; the sum is fine because each score sees only its own row
+    # d score / d input per sample; the sum is fine: each score sees only its row
     (slopes,) = torch.autograd.grad(scores.sum(), inputs, create_graph=create_graph)
     return ((slopes.norm(dim=1) - 1) ** 2).mean()  # push each slope norm towards 1
+
+
+def flat_gradient():
+    """All parameters' .grad in one vector; a .grad that is None counts as zeros."""
+    return torch.cat([(torch.zeros_like(p) if p.grad is None else p.grad).flatten()
+                      for p in critic.parameters()])
 
 
 penalty = gradient_penalty()
 penalty.backward()  # d penalty / d parameters: a backward through a gradient
 unused = [name for name, p in critic.named_parameters() if p.grad is None]
 print(f"penalty = {penalty.item():.6f}; parameters left with .grad None: {unused}")
-autograd = torch.cat([(torch.zeros_like(p) if p.grad is None else p.grad).flatten()
-                      for p in critic.parameters()])
+autograd = flat_gradient()
 glue("ag_gp_penalty", penalty)
 glue("ag_gp_parameters", autograd.numel())
 
 
 def central_differences(step):
-    """(penalty(p + step) - penalty(p - step)) / (2 step), for each parameter entry in turn."""
+    """(penalty(p + step) - penalty(p - step)) / (2 step), one entry at a time."""
     numeric = []
     for p in critic.parameters():
         flat = p.detach().view(-1)  # edits p's values without autograd noticing
@@ -51,11 +56,12 @@ print(f"autograd vs central differences over {autograd.numel()} parameters "
 differences = {}
 for exponent in EXPONENTS:
     step = 10.0**-exponent
-    differences[exponent] = (autograd - central_differences(step)).abs().max().item()
+    numeric = central_differences(step)
+    differences[exponent] = (autograd - numeric).abs().max().item()
     print(f"  step {step:.0e}: max |difference| = {differences[exponent]:.1e}")
     glue(f"ag_gp_step_{exponent}", step)
     glue(f"ag_gp_difference_{exponent}", differences[exponent])
-# Truncation error of central differences falls with step**2: 10x smaller step, ~100x smaller error.
+# Central differences' truncation error falls with step**2: step / 10, error / 100.
 glue("ag_gp_shrink", differences[EXPONENTS[-2]] / differences[EXPONENTS[-1]])
 glue("ag_gp_largest", autograd.abs().max())
 
@@ -68,14 +74,14 @@ except RuntimeError as error:
 
 def critic_gradient(with_penalty, create_graph=True):
     critic.zero_grad()
-    loss = critic(fake).mean() - critic(real).mean()  # the critic's Wasserstein loss
+    loss = critic(fake).mean() - critic(real).mean()  # the Wasserstein critic loss
     if with_penalty:
         loss = loss + WEIGHT * gradient_penalty(create_graph)
     loss.backward()
-    return torch.cat([(torch.zeros_like(p) if p.grad is None else p.grad).flatten() for p in critic.parameters()])
+    return flat_gradient()
 
 
-# Added to a loss that has a graph, it raises nothing: it just contributes no gradient.
+# Added to a loss that has a graph, it raises nothing and contributes no gradient.
 plain = critic_gradient(with_penalty=False)
 for create_graph in (False, True):
     change = (critic_gradient(True, create_graph) - plain).abs().max().item()

@@ -6,7 +6,7 @@ X = 3.0
 glue("ag_x", X)
 
 x = torch.tensor(X, requires_grad=True)
-(g,) = torch.autograd.grad(x**3, x)  # returns a tuple: one gradient per input asked for
+(g,) = torch.autograd.grad(x**3, x)  # a tuple: one gradient per input asked for
 print(f"torch.autograd.grad(x**3, x) returned ({g.item():.1f},); x.grad = {x.grad}")
 glue("ag_first", g)
 (g,) = torch.autograd.grad(x**3, x)  # again, on a fresh forward

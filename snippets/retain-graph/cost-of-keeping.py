@@ -13,10 +13,10 @@ MiB = 2**20
 
 @dataclass
 class LiveSaved(SavedTensors):
-    """SavedTensors that also keeps a weak reference to each saved tensor, to see which survive."""
+    """SavedTensors plus a weak reference to each saved tensor: which survive?"""
 
     refs: list = field(default_factory=list)
-    ignore: set = field(default_factory=set)  # storages that exist anyway (parameters, input)
+    ignore: set = field(default_factory=set)  # storages that exist anyway
     peak: int = 0
 
     def pack(self, tensor):
@@ -26,25 +26,29 @@ class LiveSaved(SavedTensors):
         return kept
 
     def live(self):
-        """Saved tensors still alive, and the bytes of their storages not in `ignore`."""
+        """Saved tensors still alive, and their storages' bytes not in `ignore`."""
         alive = [ref() for ref in self.refs if ref() is not None]
-        storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in alive}
-        return len(alive), sum(size for ptr, size in storages.items() if ptr not in self.ignore)
+        storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes()
+                    for t in alive}
+        kept = sum(size for ptr, size in storages.items() if ptr not in self.ignore)
+        return len(alive), kept
 
 
 torch.manual_seed(0)
-trunk = nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.Tanh(), nn.Linear(WIDTH, WIDTH), nn.Tanh())
+trunk = nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.Tanh(),
+                      nn.Linear(WIDTH, WIDTH), nn.Tanh())
 classify, regress = nn.Linear(WIDTH, 10), nn.Linear(WIDTH, 1)
 modules = nn.ModuleList([trunk, classify, regress])
 x = torch.randn(BATCH, WIDTH)
 labels, targets = torch.randint(0, 10, (BATCH,)), torch.randn(BATCH, 1)
-# The graph saves the weights and x too, but those live on without it: count only the rest.
+# The graph saves the weights and x too, but they live on without it: count the rest
 exists_anyway = {t.untyped_storage().data_ptr() for t in [x, *modules.parameters()]}
 
 
 def two_losses():
     features = trunk(x)
-    return F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
+    return (F.cross_entropy(classify(features), labels),
+            F.mse_loss(regress(features), targets))
 
 
 def report(label, saved):
@@ -59,7 +63,8 @@ with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
     loss_a, loss_b = two_losses()
 glue("rg_keep_forward_mib", report("after the forward", saved))
 loss_a.backward(retain_graph=True)
-glue("rg_keep_retained_mib", report("after loss_a.backward(retain_graph=True)", saved))
+retained = report("after loss_a.backward(retain_graph=True)", saved)
+glue("rg_keep_retained_mib", retained)
 loss_b.backward()
 glue("rg_keep_after_second_mib", report("after loss_b.backward()", saved))
 del loss_a, loss_b
@@ -72,8 +77,8 @@ with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
 (loss_a + loss_b).backward()
 glue("rg_keep_sum_mib", report("after (loss_a + loss_b).backward()", saved))
 
-# In a training loop, retain_graph=True keeps each step's graph until `loss` is rebound,
-# that is, through the next step's forward.
+# In a training loop, retain_graph=True keeps each step's graph until `loss` is
+# rebound, that is, through the next step's forward.
 for retain in (False, True):
     saved = LiveSaved(ignore=exists_anyway)
     optimizer = torch.optim.SGD(modules.parameters(), lr=0.01)
@@ -83,7 +88,8 @@ for retain in (False, True):
             loss = sum(two_losses())
             loss.backward(retain_graph=retain)
             optimizer.step()
-    print(f"{STEPS} training steps, backward(retain_graph={retain!s:5}): peak {saved.peak / MiB:.2f} MiB saved")
+    print(f"{STEPS} training steps, backward(retain_graph={retain!s:5}): "
+          f"peak {saved.peak / MiB:.2f} MiB saved")
     glue(f"rg_keep_peak_{'retain' if retain else 'plain'}_mib", saved.peak / MiB)
 glue("rg_keep_batch", BATCH)
 glue("rg_keep_width", WIDTH)

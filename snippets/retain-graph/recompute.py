@@ -34,9 +34,11 @@ kept = gradients()
 # Recomputing: one more forward, a new graph, one backward.
 compute_loss().backward()
 recomputed = gradients()
-print(f"kept graph, 2nd backward vs 1st:   max |difference| = {max_difference(kept, first):g}")
-print(f"recomputed forward vs kept graph:  max |difference| = {max_difference(recomputed, kept):g}")
-glue("rg_recompute_difference", max_difference(recomputed, kept))
+print(f"kept graph, 2nd backward vs 1st:  max |difference| = "
+      f"{max_difference(kept, first):g}")
+difference = max_difference(recomputed, kept)
+print(f"recomputed vs kept graph:         max |difference| = {difference:g}")
+glue("rg_recompute_difference", difference)
 
 # Once the parameters change, only recomputing still works.
 loss = compute_loss()

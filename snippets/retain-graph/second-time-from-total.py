@@ -14,9 +14,9 @@ for batch in range(1, BATCHES + 1):
     x, y = torch.randn(BATCH, FEATURES), torch.randn(BATCH, 1)
     optimizer.zero_grad()
     loss = F.mse_loss(x @ w, y)
-    loss.backward()    # this batch's graph, backwarded once: fine
+    loss.backward()     # this batch's graph, backwarded once: fine
     optimizer.step()
-    total_loss += loss  # the bug: the graph, already used, hangs on total_loss
+    total_loss += loss  # the bug: the used graph now hangs on total_loss
     print(f"batch {batch}: loss.backward() ran, loss = {loss.item():.4f}")
 
 try:
@@ -25,15 +25,16 @@ except RuntimeError as error:
     print(f"total_loss.backward(): RuntimeError: {error}")
 glue("rg_batches_ok", batch)
 
-# Where "the second batch already fails" comes from: backwarding the running total itself.
+# Where "the second batch already fails" comes from: backwarding the total itself.
 total_loss = 0.0
 for batch in range(1, BATCHES + 1):
     x, y = torch.randn(BATCH, FEATURES), torch.randn(BATCH, 1)
     total_loss += F.mse_loss(x @ w, y)
     try:
-        total_loss.backward()  # batch 2 walks into batch 1's graph again
+        total_loss.backward()  # from batch 2 on, walks into batch 1's graph again
         print(f"batch {batch}: total_loss.backward() ran")
     except RuntimeError as error:
-        print(f"batch {batch}: total_loss.backward(): RuntimeError: {str(error).split(' (')[0]} (…)")
+        short = str(error).split(" (")[0]
+        print(f"batch {batch}: total_loss.backward(): RuntimeError: {short} (…)")
         glue("rg_total_fails_at", batch)
         break

@@ -9,12 +9,14 @@ trunk = nn.Sequential(nn.Linear(32, 64), nn.Tanh())  # shared by both tasks
 classify = nn.Linear(64, 3)                          # head of task A
 regress = nn.Linear(64, 1)                           # head of task B
 parameters = [*trunk.parameters(), *classify.parameters(), *regress.parameters()]
-x, labels, targets = torch.randn(16, 32), torch.randint(0, 3, (16,)), torch.randn(16, 1)
+x = torch.randn(16, 32)
+labels, targets = torch.randint(0, 3, (16,)), torch.randn(16, 1)
 
 
 def two_losses():
     features = trunk(x)  # one forward through the trunk, used by both heads
-    return F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
+    return (F.cross_entropy(classify(features), labels),
+            F.mse_loss(regress(features), targets))
 
 
 def gradients():
@@ -36,8 +38,9 @@ loss_a, loss_b = two_losses()
 one_call = gradients()
 
 difference = max((p - q).abs().max().item() for p, q in zip(two_calls, one_call))
-print(f"retain_graph, two backwards vs one backward of the sum: max |difference| = {difference:.1e}")
-print("torch.allclose for every parameter:", all(torch.allclose(p, q) for p, q in zip(two_calls, one_call)))
+print(f"two backwards vs one of the sum: max |difference| = {difference:.1e}")
+close = all(torch.allclose(p, q) for p, q in zip(two_calls, one_call))
+print(f"torch.allclose for every parameter: {close}")
 glue("rg_trunk_difference", difference)
 
 # Without retain_graph the second loss cannot get back through the trunk.
@@ -46,4 +49,5 @@ loss_a.backward()
 try:
     loss_b.backward()
 except RuntimeError as error:
-    print(f"loss_b.backward() without retain_graph: RuntimeError: {str(error).split(' (')[0]} (…)")
+    short = str(error).split(" (")[0]
+    print(f"loss_b.backward() without retain_graph: RuntimeError: {short} (…)")
