@@ -53,7 +53,8 @@ with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
     print(f"{'after the forward:':41}{saved.alive()} saved tensors alive")
     glue("rg_hvp_alive_forward", saved.alive())
     (g,) = torch.autograd.grad(loss, w, create_graph=True)  # g is itself on a graph
-    print(f"{'after grad(loss, w, create_graph=True):':41}{saved.alive()} saved tensors alive")
+    label = "after grad(loss, w, create_graph=True):"
+    print(f"{label:41}{saved.alive()} saved tensors alive")
     glue("rg_hvp_alive_create", saved.alive())
     print(f"g.grad_fn = {type(g.grad_fn).__name__}; g's graph reaches X @ w's "
           f"{type(forward_node).__name__}: {reaches(g.grad_fn, forward_node)}")
