@@ -1,7 +1,7 @@
 import torch
 
 x = torch.tensor(3.0, requires_grad=True)
-unused = torch.tensor(1.0, requires_grad=True)  # requires grad, but f never uses it
+unused = torch.tensor(1.0, requires_grad=True)  # f never uses it
 f = x**2
 
 try:
@@ -9,7 +9,8 @@ try:
 except RuntimeError as error:
     print(f"grad(f, [x, unused]): RuntimeError: {error}")
 
-grads = torch.autograd.grad(f, [x, unused], allow_unused=True, retain_graph=True)
+grads = torch.autograd.grad(f, [x, unused], allow_unused=True,
+                            retain_graph=True)
 print(f"allow_unused=True:                          {grads}")
 grads = torch.autograd.grad(f, [x, unused], allow_unused=True,
                             materialize_grads=True)

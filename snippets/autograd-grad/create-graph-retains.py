@@ -5,7 +5,7 @@ from measured import glue
 x = torch.tensor(3.0, requires_grad=True)
 
 f = x**3  # PowBackward0 saves x
-torch.autograd.grad(f, x)  # retain_graph defaults to False: the saved x is freed
+torch.autograd.grad(f, x)  # retain_graph defaults to False: x is freed
 try:
     torch.autograd.grad(f, x)
 except RuntimeError as error:

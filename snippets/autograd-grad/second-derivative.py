@@ -4,7 +4,7 @@ from measured import glue
 
 x = torch.tensor(3.0, requires_grad=True)
 f = x**3
-(d1,) = torch.autograd.grad(f, x, create_graph=True)  # records this backward too
+(d1,) = torch.autograd.grad(f, x, create_graph=True)  # records this backward
 print(f"first:  3x^2 = {d1.item():.1f}, requires_grad={d1.requires_grad}, "
       f"grad_fn={type(d1.grad_fn).__name__}")
 (d2,) = torch.autograd.grad(d1, x, create_graph=True)

@@ -13,7 +13,7 @@ MiB = 2**20
 
 @dataclass
 class LiveSaved(SavedTensors):
-    """SavedTensors plus a weak reference to each saved tensor: which survive?"""
+    """SavedTensors plus a weak reference to each saved tensor."""
 
     refs: list = field(default_factory=list)
     ignore: set = field(default_factory=set)  # storages that exist anyway
@@ -26,11 +26,11 @@ class LiveSaved(SavedTensors):
         return kept
 
     def live(self):
-        """Saved tensors still alive, and their storages' bytes not in `ignore`."""
+        """Saved tensors still alive, and the bytes of their storages."""
         alive = [ref() for ref in self.refs if ref() is not None]
-        storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes()
-                    for t in alive}
-        kept = sum(size for ptr, size in storages.items() if ptr not in self.ignore)
+        storages = [t.untyped_storage() for t in alive]
+        sizes = {s.data_ptr(): s.nbytes() for s in storages}
+        kept = sum(n for ptr, n in sizes.items() if ptr not in self.ignore)
         return len(alive), kept
 
 
@@ -41,8 +41,9 @@ classify, regress = nn.Linear(WIDTH, 10), nn.Linear(WIDTH, 1)
 modules = nn.ModuleList([trunk, classify, regress])
 x = torch.randn(BATCH, WIDTH)
 labels, targets = torch.randint(0, 10, (BATCH,)), torch.randn(BATCH, 1)
-# The graph saves the weights and x too, but they live on without it: count the rest
-exists_anyway = {t.untyped_storage().data_ptr() for t in [x, *modules.parameters()]}
+# The graph saves the weights and x too, but they exist anyway: not counted.
+exists_anyway = {t.untyped_storage().data_ptr()
+                 for t in [x, *modules.parameters()]}
 
 
 def two_losses():
@@ -90,7 +91,8 @@ for retain in (False, True):
             optimizer.step()
     print(f"{STEPS} training steps, backward(retain_graph={retain!s:5}): "
           f"peak {saved.peak / MiB:.2f} MiB saved")
-    glue(f"rg_keep_peak_{'retain' if retain else 'plain'}_mib", saved.peak / MiB)
+    kind = "retain" if retain else "plain"
+    glue(f"rg_keep_peak_{kind}_mib", saved.peak / MiB)
 glue("rg_keep_batch", BATCH)
 glue("rg_keep_width", WIDTH)
 glue("rg_keep_tanh_mib", BATCH * WIDTH * 4 / MiB)  # one Tanh output, float32

@@ -8,13 +8,15 @@ glue("rg_batches", BATCHES)
 
 
 def depth(value):
-    """Nodes on the longest path from `value` to a leaf, except AccumulateGrad."""
+    """Nodes on the longest path from `value` to a leaf (no AccumulateGrad)."""
     def down(node):
         if node is None or type(node).__name__ == "AccumulateGrad":
             return 0
         parents = [parent for parent, _ in node.next_functions]
         return 1 + max((down(parent) for parent in parents), default=0)
-    return down(value.grad_fn) if isinstance(value, torch.Tensor) else 0  # float: 0
+    if not isinstance(value, torch.Tensor):
+        return 0  # a Python float has no graph
+    return down(value.grad_fn)
 
 
 torch.manual_seed(0)
@@ -35,15 +37,17 @@ for batch in range(1, BATCHES + 1):
     glue(f"rg_depth_{batch}", row[2])
 
 glue("rg_loss_depth", rows[-1][1])
-print(f"total_loss:  {type(total_loss).__name__}, "
-      f"grad_fn={type(total_loss.grad_fn).__name__}, value {total_loss.item():.4f}")
+grad_fn = type(total_loss.grad_fn).__name__
+print(f"total_loss:  {type(total_loss).__name__}, grad_fn={grad_fn}, "
+      f"value {total_loss.item():.4f}")
 print(f"total_value: {type(total_value).__name__}, value {total_value:.4f}")
 
 fig, ax = figure(height=3.0)
 batches = [row[0] for row in rows]
-ax.plot(batches, [row[2] for row in rows], "o-", label="total_loss += loss")
-ax.plot(batches, [row[1] for row in rows], "s--", label="loss (each batch)")
-ax.plot(batches, [row[3] for row in rows], "^:", label="total_value += loss.item()")
+for column, style, label in [(2, "o-", "total_loss += loss"),
+                             (1, "s--", "loss (each batch)"),
+                             (3, "^:", "total_value += loss.item()")]:
+    ax.plot(batches, [row[column] for row in rows], style, label=label)
 ax.set_xticks(batches)
 ax.set_xlabel("batches summed")
 ax.set_ylabel("graph depth (nodes)")

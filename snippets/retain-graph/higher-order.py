@@ -9,7 +9,7 @@ from measured import SavedTensors, glue
 
 @dataclass
 class LiveSaved(SavedTensors):
-    """SavedTensors plus a weak reference to each saved tensor: which survive?"""
+    """SavedTensors plus a weak reference to each saved tensor."""
 
     refs: list = field(default_factory=list)
 
@@ -39,7 +39,7 @@ torch.manual_seed(0)
 X = torch.randn(64, 5, dtype=torch.float64)
 y = torch.randint(0, 2, (64,)).double()
 w = torch.randn(5, dtype=torch.float64, requires_grad=True)
-v = torch.randn(5, dtype=torch.float64)  # direction of the Hessian-vector product
+v = torch.randn(5, dtype=torch.float64)  # Hessian-vector product: H @ v
 
 
 def loss_of(w):
@@ -52,20 +52,21 @@ with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
     forward_node = loss.grad_fn.next_functions[0][0]  # the node of X @ w
     print(f"{'after the forward:':41}{saved.alive()} saved tensors alive")
     glue("rg_hvp_alive_forward", saved.alive())
-    (g,) = torch.autograd.grad(loss, w, create_graph=True)  # g is itself on a graph
+    # create_graph=True: g is itself on a graph
+    (g,) = torch.autograd.grad(loss, w, create_graph=True)
     label = "after grad(loss, w, create_graph=True):"
     print(f"{label:41}{saved.alive()} saved tensors alive")
     glue("rg_hvp_alive_create", saved.alive())
     print(f"g.grad_fn = {type(g.grad_fn).__name__}; g's graph reaches X @ w's "
           f"{type(forward_node).__name__}: {reaches(g.grad_fn, forward_node)}")
-    (hv,) = torch.autograd.grad(g @ v, w)  # backward through the backward: H @ v
+    (hv,) = torch.autograd.grad(g @ v, w)  # a backward through the backward
 
 hessian = torch.autograd.functional.hessian(loss_of, w.detach())
 difference = (hv - hessian @ v).abs().max().item()
 print(f"H @ v, two grads vs full Hessian: max |difference| = {difference:.1e}")
 glue("rg_hvp_difference", difference)
 
-# The second grad kept nothing: passing through X @ w, it freed what X @ w saved.
+# The second grad kept nothing: it freed what X @ w saved as it passed through.
 try:
     loss.backward()
 except RuntimeError as error:

@@ -50,5 +50,5 @@ try:
 except RuntimeError as error:
     print(f"kept graph after optimizer.step(): RuntimeError: {error}")
 compute_loss().backward()
-print("recomputed after optimizer.step(): gradient norm "
-      f"{torch.cat([p.grad.flatten() for p in model.parameters()]).norm():.4f}")
+norm = torch.cat([p.grad.flatten() for p in model.parameters()]).norm()
+print(f"recomputed after optimizer.step(): gradient norm {norm:.4f}")

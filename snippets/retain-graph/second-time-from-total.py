@@ -25,16 +25,17 @@ except RuntimeError as error:
     print(f"total_loss.backward(): RuntimeError: {error}")
 glue("rg_batches_ok", batch)
 
-# Where "the second batch already fails" comes from: backwarding the total itself.
+# Where "the second batch already fails" comes from: backwarding the total.
 total_loss = 0.0
 for batch in range(1, BATCHES + 1):
     x, y = torch.randn(BATCH, FEATURES), torch.randn(BATCH, 1)
     total_loss += F.mse_loss(x @ w, y)
     try:
-        total_loss.backward()  # from batch 2 on, walks into batch 1's graph again
+        total_loss.backward()  # batch 2 walks into batch 1's graph again
         print(f"batch {batch}: total_loss.backward() ran")
     except RuntimeError as error:
         short = str(error).split(" (")[0]
-        print(f"batch {batch}: total_loss.backward(): RuntimeError: {short} (…)")
+        print(f"batch {batch}: total_loss.backward(): "
+              f"RuntimeError: {short} (…)")
         glue("rg_total_fails_at", batch)
         break

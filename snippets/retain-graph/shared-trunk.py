@@ -8,7 +8,8 @@ torch.manual_seed(0)
 trunk = nn.Sequential(nn.Linear(32, 64), nn.Tanh())  # shared by both tasks
 classify = nn.Linear(64, 3)                          # head of task A
 regress = nn.Linear(64, 1)                           # head of task B
-parameters = [*trunk.parameters(), *classify.parameters(), *regress.parameters()]
+parameters = [*trunk.parameters(), *classify.parameters(),
+              *regress.parameters()]
 x = torch.randn(16, 32)
 labels, targets = torch.randint(0, 3, (16,)), torch.randn(16, 1)
 
@@ -26,7 +27,7 @@ def gradients():
     return grads
 
 
-# Two backward calls: the first must keep the trunk's saved tensors for the second.
+# Two backward calls: the first keeps the trunk's saved tensors for the second.
 loss_a, loss_b = two_losses()
 loss_a.backward(retain_graph=True)
 loss_b.backward()
@@ -37,9 +38,10 @@ loss_a, loss_b = two_losses()
 (loss_a + loss_b).backward()
 one_call = gradients()
 
-difference = max((p - q).abs().max().item() for p, q in zip(two_calls, one_call))
+pairs = list(zip(two_calls, one_call))
+difference = max((p - q).abs().max().item() for p, q in pairs)
 print(f"two backwards vs one of the sum: max |difference| = {difference:.1e}")
-close = all(torch.allclose(p, q) for p, q in zip(two_calls, one_call))
+close = all(torch.allclose(p, q) for p, q in pairs)
 print(f"torch.allclose for every parameter: {close}")
 glue("rg_trunk_difference", difference)
 
@@ -50,4 +52,5 @@ try:
     loss_b.backward()
 except RuntimeError as error:
     short = str(error).split(" (")[0]
-    print(f"loss_b.backward() without retain_graph: RuntimeError: {short} (…)")
+    print(f"loss_b.backward() without retain_graph: "
+          f"RuntimeError: {short} (…)")

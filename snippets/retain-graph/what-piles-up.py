@@ -12,21 +12,21 @@ MiB = 2**20
 
 @dataclass
 class LiveSaved(SavedTensors):
-    """SavedTensors plus a weak reference to each saved tensor: which survive?"""
+    """SavedTensors plus a weak reference to each saved tensor."""
 
     refs: list = field(default_factory=list)
 
     def pack(self, tensor):
         kept = super().pack(tensor)
-        self.refs.append(weakref.ref(kept))  # dead once the graph lets go of it
+        self.refs.append(weakref.ref(kept))  # dead once the graph drops it
         return kept
 
     def live(self):
-        """How many saved tensors are still alive, and their storages' bytes."""
+        """Saved tensors still alive, and the bytes of their storages."""
         alive = [ref() for ref in self.refs if ref() is not None]
-        storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes()
-                    for t in alive}
-        return len(alive), sum(storages.values())
+        storages = [t.untyped_storage() for t in alive]
+        sizes = {s.data_ptr(): s.nbytes() for s in storages}
+        return len(alive), sum(sizes.values())
 
 
 def nodes(value):
@@ -57,7 +57,7 @@ def run(backward_each_batch, sum_as_tensor):
                 loss.backward()
                 optimizer.step()
             total_loss += loss if sum_as_tensor else loss.item()
-            # measured at the end of the batch, with `loss`, x and y still in scope
+            # measured at the end of a batch: `loss`, x and y still in scope
             rows.append((nodes(total_loss), *saved.live()))
     return rows
 
@@ -67,8 +67,9 @@ loops = {
     "eval": run(backward_each_batch=False, sum_as_tensor=True),
     "eval_item": run(backward_each_batch=False, sum_as_tensor=False),
 }
-print("         training loop        evaluation loop      evaluation loop")
-print("         total_loss += loss   total_loss += loss   total += loss.item()")
+pad = " " * 9
+print(pad + "training loop        evaluation loop      evaluation loop")
+print(pad + "total_loss += loss   total_loss += loss   total += loss.item()")
 print("batch    nodes saved   MiB    nodes saved   MiB    nodes saved   MiB")
 for batch in range(BATCHES):
     cells = [f"{n:5} {count:5} {size / MiB:5.3f}"
@@ -89,6 +90,6 @@ glue("rg_pile_saved_per_batch", per_batch[1])
 glue("rg_pile_bytes_per_batch", per_batch[2])
 glue("rg_pile_mib_per_batch", per_batch[2] / MiB)
 glue("rg_pile_input_mib", BATCH * FEATURES * 4 / MiB)  # float32: 4 bytes
-glue("rg_pile_small_bytes", BATCH * 4)  # a prediction or a target: BATCH float32
+glue("rg_pile_small_bytes", BATCH * 4)  # prediction or target: BATCH float32
 glue("rg_pile_batch", BATCH)
 glue("rg_pile_features", FEATURES)
