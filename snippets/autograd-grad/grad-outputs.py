@@ -11,8 +11,8 @@ except RuntimeError as error:
 ones = torch.ones_like(y)
 (weighted,) = torch.autograd.grad(y, x, grad_outputs=ones, retain_graph=True)
 (summed,) = torch.autograd.grad(y.sum(), x, retain_graph=True)
-print(f"grad_outputs=ones_like(y): {weighted.tolist()}   "
-      f"grad(y.sum(), x): {summed.tolist()}")
+print(f"grad_outputs=ones_like(y):  {weighted.tolist()}")
+print(f"grad(y.sum(), x):           {summed.tolist()}")
 v = torch.tensor([0.0, 1.0, 0.0])  # a weight per output: computes v @ J
 (row,) = torch.autograd.grad(y, x, grad_outputs=v)
-print(f"grad_outputs=v={v.tolist()}: {row.tolist()}")
+print(f"grad_outputs=v, v={v.tolist()}: {row.tolist()}")

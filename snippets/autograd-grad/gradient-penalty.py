@@ -53,8 +53,9 @@ def central_differences(step):
     return torch.tensor(numeric, dtype=torch.float64)
 
 
-print(f"autograd vs central differences over {autograd.numel()} parameters "
-      f"(largest |gradient| {autograd.abs().max().item():.3f}):")
+largest = autograd.abs().max().item()
+print(f"autograd vs central differences, {autograd.numel()} parameters "
+      f"(largest |gradient| {largest:.3f}):")
 differences = {}
 for exponent in EXPONENTS:
     step = 10.0**-exponent
@@ -65,13 +66,13 @@ for exponent in EXPONENTS:
     glue(f"ag_gp_difference_{exponent}", differences[exponent])
 # The truncation error of central differences falls with step**2.
 glue("ag_gp_shrink", differences[EXPONENTS[-2]] / differences[EXPONENTS[-1]])
-glue("ag_gp_largest", autograd.abs().max())
+glue("ag_gp_largest", largest)
 
 # Without create_graph the slopes are plain numbers, and so is the penalty.
 try:
     gradient_penalty(create_graph=False).backward()
 except RuntimeError as error:
-    print(f"penalty without create_graph, alone:     RuntimeError: {error}")
+    print(f"penalty without create_graph, alone: RuntimeError: {error}")
 
 
 def critic_gradient(with_penalty, create_graph=True):

@@ -13,7 +13,7 @@ glue("ag_first", g)
 print(f"called again:          ({g.item():.1f},);  x.grad = {x.grad}")
 
 (x**3).backward()  # backward writes into .grad ...
-print(f"(x**3).backward():                x.grad = {x.grad.item():.1f}")
+print(f"(x**3).backward():               x.grad = {x.grad.item():.1f}")
 (x**3).backward()  # ... and adds to what is there
-print(f"(x**3).backward() again:          x.grad = {x.grad.item():.1f}")
+print(f"(x**3).backward() again:         x.grad = {x.grad.item():.1f}")
 glue("ag_backward_twice", x.grad)
