@@ -76,11 +76,12 @@ for batch in range(BATCHES):
              for n, count, size in (rows[batch] for rows in loops.values())]
     print(f"{batch + 1:5}    " + "    ".join(cells))
 
+glue("rg_train_nodes_first", loops["train"][0][0])
+glue("rg_train_nodes_last", loops["train"][-1][0])
 for name, rows in loops.items():
-    glue(f"rg_{name}_nodes_first", rows[0][0])
-    glue(f"rg_{name}_nodes_last", rows[-1][0])
     glue(f"rg_{name}_saved_last", rows[-1][1])
-    glue(f"rg_{name}_mib_last", rows[-1][2] / MiB)
+glue("rg_eval_mib_last", loops["eval"][-1][2] / MiB)
+glue("rg_eval_item_mib_last", loops["eval_item"][-1][2] / MiB)
 first, last = loops["eval"][0], loops["eval"][-1]
 per_batch = [(end - start) // (BATCHES - 1) for start, end in zip(first, last)]
 print(f"evaluation loop, tensor total: +{per_batch[2]:,} bytes "
