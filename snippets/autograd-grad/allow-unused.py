@@ -1,0 +1,17 @@
+import torch
+
+x = torch.tensor(3.0, requires_grad=True)
+unused = torch.tensor(1.0, requires_grad=True)  # f never uses it
+f = x**2
+
+try:
+    torch.autograd.grad(f, [x, unused], retain_graph=True)
+except RuntimeError as error:
+    print(f"grad(f, [x, unused]): RuntimeError: {error}")
+
+grads = torch.autograd.grad(f, [x, unused], allow_unused=True,
+                            retain_graph=True)
+print(f"allow_unused=True:                          {grads}")
+grads = torch.autograd.grad(f, [x, unused], allow_unused=True,
+                            materialize_grads=True)
+print(f"allow_unused=True, materialize_grads=True:  {grads}")
