@@ -8,8 +8,9 @@ same in all three, except that glued values reach a page only from the kernel.
 - ``figure()``: a matplotlib figure in the book's style, readable in light and dark mode.
 - ``saved_tensors()``: count what autograd saves for backward while a block runs.
 - ``draw_graph(tensor)``: an SVG of the backward graph, walked from the tensor's ``grad_fn``.
-- ``STOPWATCH``: start a printed line with it when its numbers depend on the machine (timings);
-  the snapshot tests then compare that line's words but not its numbers.
+- ``TIMING``: start a printed line with it when its numbers depend on the machine (timings);
+  the snapshot tests then compare that line's words but not its numbers. (Plain ASCII: an
+  emoji such as a stopwatch shows as an empty box where the code font lacks it.)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 
 # Set by the snapshot tests, so that every glued value is part of the reviewed output.
 SHOW_GLUE_ENV = "MEASURED_SHOW_GLUE"
-STOPWATCH = "⏱"
+TIMING = "timing:"
 
 
 def glue(name: str, value, *, varies: bool = False) -> None:

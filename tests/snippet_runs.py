@@ -17,7 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pages
-from measured import STOPWATCH
+from measured import TIMING
 
 SNAPSHOTS = pages.ROOT / "tests" / "snapshots"
 # The torch this run uses, without a local label: PyPI's wheels say 2.13.0, local ones 2.13.0+cpu.
@@ -45,7 +45,7 @@ def normalise(text: str) -> str:
     # Machine-dependent numbers (timings): lines the snippet marked with the stopwatch keep
     # their words, and values glued with varies=True keep their key.
     text = VARYING_GLUE.sub(r"\1#", text)
-    lines = [NUMBER.sub("#", line) if line.lstrip().startswith(STOPWATCH) else line
+    lines = [NUMBER.sub("#", line) if line.lstrip().startswith(TIMING) else line
              for line in text.splitlines()]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 

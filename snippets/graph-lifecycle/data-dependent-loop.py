@@ -8,9 +8,10 @@ glue("loop_limit", LIMIT)
 
 def grow(x):
     y = x
-    while y.norm() < LIMIT:  # how many steps depends on the data, not on the code
+    while y.norm() < LIMIT:  # the number of steps depends on the data
         y = y * 2
-    print(f"  forward of x={x.item():g}: stopped at y={y.item():g}")  # print works inside forward
+    # print works inside forward: it is ordinary Python
+    print(f"  forward of x={x.item():g}: stopped at y={y.item():g}")
     return y
 
 

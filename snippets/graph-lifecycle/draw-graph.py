@@ -6,7 +6,8 @@ x = torch.tensor([2.0, 3.0], requires_grad=True)
 w = torch.tensor([0.5, -1.0], requires_grad=True)
 loss = (x * 3 * w).exp().sum()
 
-# The drawing walks loss.grad_fn and its next_functions, the same objects backward will use.
+# The drawing walks loss.grad_fn and its next_functions: the very objects
+# backward will use.
 before = draw_graph(loss, {x: "x", w: "w"})
 print("before backward:", before)
 glue("graph_before_fig", before)

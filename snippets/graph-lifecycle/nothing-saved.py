@@ -4,7 +4,7 @@ from measured import glue
 
 
 def saved_by_graph(grad_fn):
-    """Everything the graph's nodes saved for backward, from grad_fn down to the leaves."""
+    """What the graph's nodes saved for backward, from grad_fn to leaves."""
     found, todo = [], [grad_fn]
     while todo:
         node = todo.pop()

@@ -14,5 +14,6 @@ for double in (True, False):
     t = torch.tensor([T], requires_grad=True)
     out = f(t, double)
     out.backward()
-    print(f"double={double!s:5}  out.grad_fn={type(out.grad_fn).__name__:13}  t.grad={t.grad.item()}")
+    node = type(out.grad_fn).__name__
+    print(f"double={double!s:5}  grad_fn={node:13}  t.grad={t.grad.item()}")
     glue(f"branch_grad_{'double' if double else 'cube'}", t.grad)

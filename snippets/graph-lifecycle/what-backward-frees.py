@@ -13,4 +13,5 @@ print("after backward, loss.grad_fn =", type(loss.grad_fn).__name__,
 try:
     mul._saved_self
 except RuntimeError as error:
-    print(f"reading the saved tensor: RuntimeError: {str(error).split(' (')[0]} (…)")
+    first_sentence = str(error).split(" (")[0]
+    print(f"reading the saved tensor: RuntimeError: {first_sentence} (…)")

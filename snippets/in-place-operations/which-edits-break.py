@@ -6,7 +6,7 @@ from measured import glue
 
 torch.manual_seed(0)
 lin = torch.nn.Linear(3, 3)
-q = torch.randn(2, 3, requires_grad=True)  # a second operand that requires grad
+q = torch.randn(2, 3, requires_grad=True)  # a second operand needing grad
 m = torch.randn(2, 3)  # a constant operand (a mask, say): no grad
 
 # (case, operation, what gets edited after it ran, the edit)
@@ -87,7 +87,8 @@ for label, operation, edited, edit in CASES:
     print(f"{label:28}{node:9}{saved:13}{outcome}")
 
 print(f"\n{broken} of {len(CASES)} edits break backward.")
-print(f"Broken exactly when the row has a *: {rule_holds} of {len(CASES)} rows")
+print(f"Broken exactly when the row has a *: "
+      f"{rule_holds} of {len(CASES)} rows")
 glue("inplace_cases", len(CASES))
 glue("inplace_cases_broken", broken)
 glue("inplace_cases_fine", len(CASES) - broken)

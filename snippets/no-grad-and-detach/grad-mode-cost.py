@@ -5,7 +5,7 @@ import time
 import torch
 from torch import nn
 
-from measured import STOPWATCH, glue, saved_tensors
+from measured import TIMING, glue, saved_tensors
 
 MiB = 2**20
 MODES = {"grad enabled": contextlib.nullcontext,
@@ -61,7 +61,7 @@ for name, (width, depth, batch, inner, samples) in MODELS.items():
     for mode, ms in times.items():
         median = statistics.median(ms)
         low, _, high = statistics.quantiles(ms, n=4)
-        print(f"{STOPWATCH} {name} {mode:15} {median:.4g} ms"
+        print(f"{TIMING} {name} {mode:15} {median:.4g} ms"
               f" (middle half {low:.4g}-{high:.4g})"
               f" {median / reference:.2f} x no_grad")
         if mode != "no_grad":

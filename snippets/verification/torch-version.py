@@ -2,8 +2,9 @@ import torch
 
 from measured import glue
 
-# PyPI's wheels call themselves 2.13.0, local CPU builds 2.13.0+cpu: keep the release only.
+# PyPI's wheels say 2.13.0, local CPU builds 2.13.0+cpu: keep the release.
 release = torch.__version__.split("+")[0]
-print(f"torch {release}, {torch.get_num_threads()} thread(s), default dtype {torch.get_default_dtype()}")
+threads, dtype = torch.get_num_threads(), torch.get_default_dtype()
+print(f"torch {release}, {threads} thread(s), default dtype {dtype}")
 glue("verification_torch", release)
 glue("verification_threads", torch.get_num_threads())
