@@ -1,0 +1,23 @@
+import torch
+
+from measured import glue
+
+w = torch.tensor([1.0], requires_grad=True)
+(w * 3).sum().backward()
+print("after backward of w * 3:        w.grad =", w.grad.item())
+glue("accum_first", w.grad)
+(w * 5).sum().backward()  # a different graph, the same leaf: its gradient is added
+print("after backward of w * 5:        w.grad =", w.grad.item())
+glue("accum_second", w.grad)
+
+# The same graph shape three times: the gradient 2x is added three times.
+x = torch.tensor([2.0, 3.0], requires_grad=True)
+CALLS = 3
+for call in range(1, CALLS + 1):
+    (x ** 2).sum().backward()
+    print(f"after backward call {call} of (x ** 2).sum(): x.grad = {x.grad.tolist()}")
+glue("accum_calls", CALLS)
+glue("accum_x0", x[0])
+glue("accum_x1", x[1])
+glue("accum_three_0", x.grad[0])
+glue("accum_three_1", x.grad[1])
