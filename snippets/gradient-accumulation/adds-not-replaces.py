@@ -2,12 +2,16 @@ import torch
 
 from measured import glue
 
+FIRST, SECOND = 3.0, 5.0
 w = torch.tensor([1.0], requires_grad=True)
-(w * 3).sum().backward()
-print("after backward of w * 3:        w.grad =", w.grad.item())
+glue("accum_w", w)
+glue("accum_factor_first", FIRST)
+glue("accum_factor_second", SECOND)
+(w * FIRST).sum().backward()
+print(f"after backward of (w * {FIRST:g}).sum(): w.grad = {w.grad.item()}")
 glue("accum_first", w.grad)
-(w * 5).sum().backward()  # a different graph, the same leaf: its gradient is added
-print("after backward of w * 5:        w.grad =", w.grad.item())
+(w * SECOND).sum().backward()  # a different graph, the same leaf: its gradient is added
+print(f"after backward of (w * {SECOND:g}).sum(): w.grad = {w.grad.item()}")
 glue("accum_second", w.grad)
 
 # The same graph shape three times: the gradient 2x is added three times.

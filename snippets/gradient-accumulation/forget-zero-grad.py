@@ -5,11 +5,11 @@ from torch import nn
 
 from measured import figure, glue
 
-EPOCHS, BATCH = 50, 32
+EPOCHS, BATCH, SAMPLES = 50, 32, 256
 LEARNING_RATES = (0.01, 0.1, 0.5)
 
 
-def make_data(n=256):
+def make_data(n=SAMPLES):
     """A linear regression: y = x @ w + 1 plus a little noise."""
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(n, 3, generator=generator)
@@ -47,6 +47,8 @@ def first_rise(losses):
 
 glue("accum_epochs", EPOCHS)
 glue("accum_batch", BATCH)
+glue("accum_samples", SAMPLES)
+glue("accum_steps_per_epoch", SAMPLES // BATCH)
 fig, ax = figure(7.0, 3.4)
 ax.remove()
 panels = fig.subplots(1, 2)  # small learning rates left, the largest right: scales 1e30 apart

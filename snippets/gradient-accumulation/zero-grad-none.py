@@ -1,6 +1,8 @@
 import torch
 from torch import nn
 
+from measured import glue
+
 torch.manual_seed(0)
 model = nn.Linear(3, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -24,7 +26,9 @@ except AttributeError as error:
 grads = [p.grad for p in model.parameters() if p.grad is not None]  # ... so it must skip them
 print("gradients left after skipping None:", len(grads))
 # PyTorch's own readers skip None already.
-print("clip_grad_norm_ returns:", torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item())
+clipped_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+print("clip_grad_norm_ returns the norm:", clipped_norm.item())
+glue("accum_clip_norm", clipped_norm)
 before = model.weight.detach().clone()
 optimizer.step()
 print("optimizer.step() changed the weight:", not torch.equal(before, model.weight))

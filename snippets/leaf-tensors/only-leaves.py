@@ -15,6 +15,8 @@ for name, t in [("x", x), ("h", h), ("loss", loss)]:
         warnings.simplefilter("always")
         grad = t.grad
     print(f"{name:7}{t.is_leaf!s:9}{t.requires_grad!s:15}{grad.tolist() if grad is not None else None}")
+glue("leaf_x0", x[0])
+glue("leaf_x1", x[1])
 glue("leaf_x_grad0", x.grad[0])
 glue("leaf_x_grad1", x.grad[1])
 

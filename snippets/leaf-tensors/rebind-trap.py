@@ -1,5 +1,7 @@
 import torch
 
+from measured import glue
+
 torch.manual_seed(0)
 x = torch.randn(16, 1)
 y = 2 * x + 1
@@ -23,6 +25,7 @@ for step in (1, 2):
             b -= LR * b.grad     # changes b in place
     except TypeError as error:
         print(f"  update: TypeError: {error}")
+        glue("leaf_rebind_failed_step", step)
         break
     b.grad = None
     print(f"  after the update: w is the original tensor: {w is original_w}, "
