@@ -27,23 +27,26 @@ def accumulated(divide_by, reduction="mean"):
     model.zero_grad()
     for xb, yb in zip(x.chunk(MICRO_BATCHES), y.chunk(MICRO_BATCHES)):
         loss = nn.functional.mse_loss(model(xb), yb, reduction=reduction)
-        (loss / divide_by).backward()  # no zero_grad in between: the gradients add up
+        (loss / divide_by).backward()  # no zero_grad in between: they add up
     return gradient()
 
 
-print(f"{MICRO_BATCHES} micro-batches of {BATCH // MICRO_BATCHES} vs one batch of {BATCH}")
-print(f"{'loss of each micro-batch':28}{'|accumulated| / |batch|':>25}{'max abs difference':>20}")
+MICRO_SIZE = BATCH // MICRO_BATCHES
+print(f"{MICRO_BATCHES} micro-batches of {MICRO_SIZE}, one batch of {BATCH}")
+print(f"{'micro-batch loss':22}{'|accumulated| / |batch|':>25}"
+      f"{'max abs difference':>20}")
 rows = [("mean, as is", accumulated(1), one_batch()),
         (f"mean / {MICRO_BATCHES}", accumulated(MICRO_BATCHES), one_batch()),
         ("sum, batch also sum", accumulated(1, "sum"), one_batch("sum"))]
 for label, micro, big in rows:
     ratio, diff = micro.norm() / big.norm(), (micro - big).abs().max()
-    print(f"{label:28}{ratio:>25.4f}{diff:>20.1e}")
+    print(f"{label:22}{ratio:>25.4f}{diff:>20.1e}")
     if label == "mean, as is":
         glue("accum_ratio_plain", round(ratio.item(), 4))
     if label.startswith("mean /"):
         glue("accum_diff_divided", float(f"{diff:.1e}"))
         divided, big_mean = micro, big
-print(f"divided by {MICRO_BATCHES}: bitwise equal {torch.equal(divided, big_mean)}, "
-      f"largest gradient entry {big_mean.abs().max():.3f}")
+bitwise = torch.equal(divided, big_mean)
+print(f"divided by {MICRO_BATCHES}: bitwise equal {bitwise}, "
+      f"largest entry {big_mean.abs().max():.3f}")
 glue("accum_largest_entry", round(big_mean.abs().max().item(), 3))

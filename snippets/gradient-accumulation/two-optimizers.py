@@ -31,8 +31,8 @@ after_all = {name: state(p) for name, p in model.named_parameters()}
 loss_on(x2, y2).backward()
 head_grad_step2 = model[2].weight.grad.clone()
 
-print(f"{'parameter':10}{'after body_optimizer.zero_grad()':34}after model.zero_grad()")
+print(f"{'parameter':10}{'body_optimizer.zero_grad()':28}model.zero_grad()")
 for name in after_one:
-    print(f"{name:10}{after_one[name]:34}{after_all[name]}")
+    print(f"{name:10}{after_one[name]:28}{after_all[name]}")
 print("head gradient in step 2 = step 1's + step 2's:",
       torch.allclose(head_grad_mixed, head_grad_step1 + head_grad_step2))

@@ -9,13 +9,18 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model(torch.randn(4, 3)).sum().backward()
 
 
-def describe(grad):
-    return "None" if grad is None else f"a tensor, sum of |entries| = {grad.abs().sum().item():.3g}"
+def show(when):
+    grad = model.weight.grad
+    if grad is None:
+        state = "None"
+    else:
+        state = f"a tensor, sum of |entries| {grad.abs().sum():.3g}"
+    print(f"{when:29}-> weight.grad: {state}")
 
 
-print(f"{'after backward:':38}weight.grad is {describe(model.weight.grad)}")
+show("backward()")
 optimizer.zero_grad()  # set_to_none=True is the default
-print(f"{'after optimizer.zero_grad():':38}weight.grad is {describe(model.weight.grad)}")
+show("optimizer.zero_grad()")
 print("every p.grad is None:", all(p.grad is None for p in model.parameters()))
 
 # Your own code that reads p.grad meets None, not zeros ...
@@ -23,7 +28,8 @@ try:
     norm = sum(p.grad.norm() ** 2 for p in model.parameters()) ** 0.5
 except AttributeError as error:
     print(f"own gradient norm: AttributeError: {error}")
-grads = [p.grad for p in model.parameters() if p.grad is not None]  # ... so it must skip them
+# ... so it must skip them.
+grads = [p.grad for p in model.parameters() if p.grad is not None]
 print("gradients left after skipping None:", len(grads))
 # PyTorch's own readers skip None already.
 clipped_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
@@ -31,8 +37,9 @@ print("clip_grad_norm_ returns the norm:", clipped_norm.item())
 glue("accum_clip_norm", clipped_norm)
 before = model.weight.detach().clone()
 optimizer.step()
-print("optimizer.step() changed the weight:", not torch.equal(before, model.weight))
+changed = not torch.equal(before, model.weight)
+print("optimizer.step() changed the weight:", changed)
 
 model(torch.randn(4, 3)).sum().backward()
 optimizer.zero_grad(set_to_none=False)  # keep the tensors, fill them with zeros
-print(f"{'after zero_grad(set_to_none=False):':38}weight.grad is {describe(model.weight.grad)}")
+show("zero_grad(set_to_none=False)")

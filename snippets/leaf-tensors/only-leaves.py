@@ -14,7 +14,8 @@ for name, t in [("x", x), ("h", h), ("loss", loss)]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         grad = t.grad
-    print(f"{name:7}{t.is_leaf!s:9}{t.requires_grad!s:15}{grad.tolist() if grad is not None else None}")
+    shown = None if grad is None else grad.tolist()
+    print(f"{name:7}{t.is_leaf!s:9}{t.requires_grad!s:15}{shown}")
 glue("leaf_x0", x[0])
 glue("leaf_x1", x[1])
 glue("leaf_x_grad0", x.grad[0])
@@ -25,6 +26,6 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     h.grad
 for warning in caught:
-    # The tail names a file in PyTorch's own build tree; the message itself ends before it.
+    # The tail names a file in PyTorch's build tree: the message ends before it.
     message = str(warning.message).split(" (Triggered internally at")[0]
     print(f"{warning.category.__name__}: {message}")

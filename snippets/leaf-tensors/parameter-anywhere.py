@@ -38,5 +38,6 @@ before = model.weight.detach().clone()
 optimizer.zero_grad()
 model(torch.randn(4, 2)).sum().backward()
 optimizer.step()
-print("after one training step, model.weight has a gradient:", model.weight.grad is not None,
-      "| changed:", not torch.equal(before, model.weight))
+changed = not torch.equal(before, model.weight)
+print("after one training step, model.weight has a gradient:",
+      model.weight.grad is not None, "| changed:", changed)

@@ -28,5 +28,5 @@ for step in (1, 2):
         glue("leaf_rebind_failed_step", step)
         break
     b.grad = None
-    print(f"  after the update: w is the original tensor: {w is original_w}, "
-          f"w.requires_grad = {w.requires_grad}, w.is_leaf = {w.is_leaf}")
+    print(f"  after the update: w is the original tensor: {w is original_w}")
+    print(f"  w.requires_grad = {w.requires_grad}, w.is_leaf = {w.is_leaf}")

@@ -13,16 +13,19 @@ def run(keep):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         h_grad = h.grad
-    h_grad = "None (+ UserWarning)" if h_grad is None and caught else str(h_grad.tolist())
+    print(f"{keep}:")
+    if h_grad is None:
+        warned = " (+ UserWarning)" if caught else ""
+        print(f"  h.grad after backward: None{warned}")
+    else:
+        print("  h.grad after backward:", h_grad.tolist())
     try:
         loss.backward()
-        second = f"works, x.grad = {x.grad.tolist()}"
+        print(f"  second backward:       works, x.grad = {x.grad.tolist()}")
     except RuntimeError as error:
-        second = f"RuntimeError: {str(error).split(' (')[0]}"
-    return h_grad, second
+        message = str(error).split(" (")[0]  # the first clause is enough here
+        print(f"  second backward:       RuntimeError: {message}")
 
 
-print(f"{'':30}{'h.grad after backward':24}second backward")
 for keep in ("h.retain_grad()", "backward(retain_graph=True)"):
-    h_grad, second = run(keep)
-    print(f"{keep:30}{h_grad:24}{second}")
+    run(keep)

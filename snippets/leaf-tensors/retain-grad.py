@@ -4,7 +4,7 @@ from measured import glue
 
 x = torch.tensor([2.0, 3.0], requires_grad=True)
 h = x * 3
-h.retain_grad()  # before backward: ask autograd to keep this intermediate's gradient
+h.retain_grad()  # before backward: keep this intermediate's gradient
 loss = (h * h).sum()
 loss.backward()
 

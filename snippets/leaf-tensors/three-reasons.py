@@ -8,8 +8,8 @@ x, y = torch.randn(8, 3), torch.randn(8, 1)
 
 
 def reaches(loss, t):
-    """Does backward from loss arrive at t? Look for t's node: its grad_fn, or for a leaf
-    the AccumulateGrad node that holds it."""
+    """Does backward from loss arrive at t? Look for t's node in the graph:
+    its grad_fn, or for a leaf the AccumulateGrad node that holds it."""
     todo = [loss.grad_fn]
     while todo:
         node = todo.pop()
@@ -24,16 +24,16 @@ def reaches(loss, t):
 def why_grad_is_none(t, loss):
     """The checks of this chapter, in order."""
     if not t.requires_grad:
-        return "1: t does not require grad"
+        return "1: does not require grad"
     if not t.is_leaf:
-        return f"2: t is not a leaf (made by {type(t.grad_fn).__name__})"
+        return f"2: not a leaf (made by {type(t.grad_fn).__name__})"
     if not reaches(loss, t):
-        return "3: backward never reaches t (the path was cut: no_grad)"
-    return "t should have a gradient"
+        return "3: never reached by backward (a no_grad cut the path)"
+    return "should have a gradient"
 
 
 def grad_of(t):
-    with warnings.catch_warnings(record=True):  # reading a non-leaf's .grad warns
+    with warnings.catch_warnings(record=True):  # a non-leaf's .grad warns
         warnings.simplefilter("always")
         return t.grad
 
@@ -43,28 +43,29 @@ w1 = torch.randn(3, 1, requires_grad=True)
 b1 = torch.zeros(1)
 loss1 = nn.functional.mse_loss(x @ w1 + b1, y)
 
-# 2. A weight scaled after creation: the scaled tensor is the result of a multiplication.
+# 2. A weight scaled after creation: the result of a multiplication.
 w2 = torch.randn(3, 1, requires_grad=True) * 0.1
 loss2 = nn.functional.mse_loss(x @ w2, y)
 
-# 3. The first layer run under no_grad (say, to save memory), the second one trained.
+# 3. The first layer run under no_grad (say, to save memory).
 first, second = nn.Linear(3, 4), nn.Linear(4, 1)
 with torch.no_grad():
     hidden = first(x)
 loss3 = nn.functional.mse_loss(second(hidden), y)
 
-cases = [("b1 = torch.zeros(1)", b1, loss1),
-         ("w2 = randn(..., requires_grad=True) * 0.1", w2, loss2),
-         ("first.weight, layer run under no_grad", first.weight, loss3)]
+cases = [("b1", b1, loss1), ("w2", w2, loss2),
+         ("first.weight", first.weight, loss3)]
 for _, _, loss in cases:
-    loss.backward()  # each backward runs without error: the loss itself has a graph
-print(f"{'t':44}{'t.grad':8}{'requires_grad':15}{'is_leaf':9}reached")
-for label, t, loss in cases:
-    print(f"{label:44}{str(grad_of(t)):8}{t.requires_grad!s:15}{t.is_leaf!s:9}{reaches(loss, t)}")
+    loss.backward()  # each backward runs without error: the loss has a graph
+print(f"{'t':14}{'grad':6}{'requires_grad':15}{'is_leaf':9}reached")
+for name, t, loss in cases:
+    grad, reached = grad_of(t), reaches(loss, t)
+    print(f"{name:14}{grad!s:6}{t.requires_grad!s:15}{t.is_leaf!s:9}{reached}")
 print("diagnosis:")
-for label, t, loss in cases:
-    print(f"  {label:44}{why_grad_is_none(t, loss)}")
-print("for comparison, the trained layer: second.weight.grad is None:", second.weight.grad is None)
+for name, t, loss in cases:
+    print(f"  {name:14}{why_grad_is_none(t, loss)}")
+print("the layer after it, second.weight.grad is None:",
+      second.weight.grad is None)
 
 # When the whole forward ran under no_grad, backward itself refuses.
 with torch.no_grad():
@@ -72,4 +73,4 @@ with torch.no_grad():
 try:
     loss4.backward()
 except RuntimeError as error:
-    print(f"whole forward under no_grad -> RuntimeError: {error}")
+    print(f"whole forward under no_grad: RuntimeError: {error}")
