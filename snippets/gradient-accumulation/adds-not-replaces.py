@@ -10,7 +10,7 @@ glue("accum_factor_second", SECOND)
 (w * FIRST).sum().backward()
 print(f"after backward of (w * {FIRST:g}).sum(): w.grad = {w.grad.item()}")
 glue("accum_first", w.grad)
-(w * SECOND).sum().backward()  # another graph, same leaf: the gradient is added
+(w * SECOND).sum().backward()  # another graph, same leaf: gradient added
 print(f"after backward of (w * {SECOND:g}).sum(): w.grad = {w.grad.item()}")
 glue("accum_second", w.grad)
 
@@ -19,7 +19,7 @@ x = torch.tensor([2.0, 3.0], requires_grad=True)
 CALLS = 3
 for call in range(1, CALLS + 1):
     (x ** 2).sum().backward()
-    print(f"backward call {call} of (x ** 2).sum(): x.grad = {x.grad.tolist()}")
+    print(f"backward {call} of (x ** 2).sum(): x.grad = {x.grad.tolist()}")
 glue("accum_calls", CALLS)
 glue("accum_x0", x[0])
 glue("accum_x1", x[1])

@@ -56,6 +56,7 @@ def first_epoch(losses, test):
 fig, ax = figure(7.0, 3.4)
 ax.remove()
 panels = fig.subplots(1, 2)  # the largest learning rate on a scale of its own
+rises = []
 print(f"{'':7}{'with zero_grad':>14}  without zero_grad")
 print(f"{'lr':>5}  {'epoch 50':>14}{'lowest (epoch)':>16}{'first rise':>12}"
       f"{'epoch 50':>10}")
@@ -64,6 +65,7 @@ for index, lr in enumerate(LEARNING_RATES):
     without, _ = train(lr, zero_grad="never")
     lowest = min(range(EPOCHS), key=lambda epoch: without[epoch])
     rise = first_epoch(without, lambda loss, previous: loss > previous)
+    rises.append(rise)
     overflow = first_epoch(without, lambda loss, previous: math.isinf(loss))
     nan = first_epoch(without, lambda loss, previous: math.isnan(loss))
     lowest_text = f"{without[lowest]:.3g} ({lowest + 1})"
@@ -79,12 +81,14 @@ for index, lr in enumerate(LEARNING_RATES):
         glue(f"{tag}_without_last", without[-1])
     else:
         glue(f"{tag}_overflow", overflow)
+        nan_text = "in no epoch" if nan is None else f"from epoch {nan} on"
         print(f"{'':7}without zero_grad: inf from epoch {overflow} on, "
-              f"NaN {'in no epoch' if nan is None else f'from epoch {nan} on'}")
+              f"NaN {nan_text}")
     ax, color = panels[int(index == len(LEARNING_RATES) - 1)], f"C{index}"
     epochs = range(1, EPOCHS + 1)
     ax.plot(epochs, without, color=color, label=f"lr={lr:g}, no zero_grad")
-    ax.plot(epochs, with_zero, "--", color=color, label=f"lr={lr:g}, zero_grad")
+    ax.plot(epochs, with_zero, "--", color=color,
+            label=f"lr={lr:g}, zero_grad")
     ax.plot(lowest + 1, without[lowest], "o", color=color, markersize=4)
 for ax in panels:
     ax.set_yscale("log")
@@ -92,6 +96,7 @@ for ax in panels:
     ax.legend(fontsize=8)
 panels[0].set_ylabel("mean training MSE")
 glue("accum_forget_fig", fig)
+glue("accum_latest_rise", max(rises))
 
 # Where zero_grad sits does not matter, as long as it runs once per step.
 _, params_before = train(LEARNING_RATES[1])

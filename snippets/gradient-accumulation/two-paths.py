@@ -16,7 +16,7 @@ glue("accum_paths", w.grad)
 left, right = (edge[0] for edge in out.grad_fn.next_functions)
 same_node = left.next_functions[0][0] is right.next_functions[0][0]
 print("  both paths lead to one AccumulateGrad node:", same_node)
-print("  gradients that reached w:", arrivals, "(one arrival: already summed)")
+print("  gradients that reached w:", arrivals, "(one, already summed)")
 
 # Two losses, two backward calls: the same sum, reached by adding into .grad.
 w.grad = None

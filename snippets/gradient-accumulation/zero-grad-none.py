@@ -21,7 +21,8 @@ def show(when):
 show("backward()")
 optimizer.zero_grad()  # set_to_none=True is the default
 show("optimizer.zero_grad()")
-print("every p.grad is None:", all(p.grad is None for p in model.parameters()))
+all_none = all(p.grad is None for p in model.parameters())
+print("every p.grad is None:", all_none)
 
 # Your own code that reads p.grad meets None, not zeros ...
 try:
@@ -32,7 +33,7 @@ except AttributeError as error:
 grads = [p.grad for p in model.parameters() if p.grad is not None]
 print("gradients left after skipping None:", len(grads))
 # PyTorch's own readers skip None already.
-clipped_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+clipped_norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
 print("clip_grad_norm_ returns the norm:", clipped_norm.item())
 glue("accum_clip_norm", clipped_norm)
 before = model.weight.detach().clone()
@@ -41,5 +42,5 @@ changed = not torch.equal(before, model.weight)
 print("optimizer.step() changed the weight:", changed)
 
 model(torch.randn(4, 3)).sum().backward()
-optimizer.zero_grad(set_to_none=False)  # keep the tensors, fill them with zeros
+optimizer.zero_grad(set_to_none=False)  # keep the tensors, fill with zeros
 show("zero_grad(set_to_none=False)")

@@ -26,6 +26,6 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     h.grad
 for warning in caught:
-    # The tail names a file in PyTorch's build tree: the message ends before it.
+    # The tail names a file in PyTorch's build tree; the message ends before.
     message = str(warning.message).split(" (Triggered internally at")[0]
     print(f"{warning.category.__name__}: {message}")

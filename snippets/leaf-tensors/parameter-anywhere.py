@@ -26,7 +26,7 @@ for label, p in [("created at top level", nn.Parameter(torch.zeros(2))),
 print("the one from h shares h's storage:", from_h.data_ptr() == h.data_ptr(),
       "| has a grad_fn:", from_h.grad_fn is not None)
 
-# A new Parameter is a new object: an optimizer built earlier keeps the old one.
+# A new Parameter is a new object: an older optimizer keeps the old one.
 torch.manual_seed(0)
 model = nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)

@@ -15,7 +15,7 @@ print("h is still not a leaf:", not h.is_leaf)
 glue("leaf_h0", h[0])
 glue("leaf_h_grad0", h.grad[0])
 
-# A hook sees the same gradient as it passes, without storing it on the tensor.
+# A hook sees the same gradient as it passes, and stores nothing.
 seen = []
 h2 = x * 3
 h2.register_hook(lambda grad: seen.append(grad.tolist()))

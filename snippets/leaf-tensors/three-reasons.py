@@ -60,7 +60,8 @@ for _, _, loss in cases:
 print(f"{'t':14}{'grad':6}{'requires_grad':15}{'is_leaf':9}reached")
 for name, t, loss in cases:
     grad, reached = grad_of(t), reaches(loss, t)
-    print(f"{name:14}{grad!s:6}{t.requires_grad!s:15}{t.is_leaf!s:9}{reached}")
+    row = f"{name:14}{grad!s:6}{t.requires_grad!s:15}{t.is_leaf!s:9}"
+    print(row + str(reached))
 print("diagnosis:")
 for name, t, loss in cases:
     print(f"  {name:14}{why_grad_is_none(t, loss)}")
