@@ -32,7 +32,7 @@ except AttributeError as error:
 # ... so it must skip them.
 grads = [p.grad for p in model.parameters() if p.grad is not None]
 print("gradients left after skipping None:", len(grads))
-# PyTorch's own readers skip None already.
+# clip_grad_norm_ and the optimizers skip None already.
 clipped_norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
 print("clip_grad_norm_ returns the norm:", clipped_norm.item())
 glue("accum_clip_norm", clipped_norm)
