@@ -32,6 +32,7 @@ extensions = [
     "badges",
     "api_links",
     "verification",
+    "zh_search",
 ]
 
 exclude_patterns = ["**/.ipynb_checkpoints"]
