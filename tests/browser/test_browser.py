@@ -74,6 +74,7 @@ def test_desktop_light_dark_answer_and_search(open_tab, book_page):
     page.locator(".theme-switch-button").filter(visible=True).first.click()
     page.locator(".theme-change-button[data-mode=dark]").filter(visible=True).first.click()
     assert theme(page) == "dark", f"{book_page}: the theme switch did not turn the page dark"
+    page.mouse.move(0, 0)  # the menu stays open while the pointer hovers it
     tab.screenshot(shot(book_page, "dark", "desktop"))
 
     answers = page.locator("details.sd-dropdown")
