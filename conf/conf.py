@@ -22,6 +22,7 @@ os.environ["OMP_NUM_THREADS"] = "1"
 project = "Autograd, Measured"  # title, author and copyright: per language, in _ext/languages.py
 
 extensions = [
+    "chrome",  # first: its catalogs must be registered before the theme's
     "myst_nb",
     "sphinx_design",
     "sphinx_copybutton",
@@ -31,11 +32,13 @@ extensions = [
     "callouts",
     "badges",
     "api_links",
+    "glossary",
     "verification",
     "zh_search",
 ]
 
 exclude_patterns = ["**/.ipynb_checkpoints"]
+locale_dirs = [str(Path(__file__).parent / "locales")]  # the themes' interface strings in Chinese (see _ext/chrome.py)
 templates_path = ["_templates"]
 
 # --- MyST and notebooks: every code cell is executed at build time, once per torch version.

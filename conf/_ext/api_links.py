@@ -15,6 +15,7 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
 import pages
+from languages import text
 
 REFERENCE = "https://docs.pytorch.org/docs/stable/"
 CALL = re.compile(r"^(?P<name>[A-Za-z_][\w.]*?)(?:\(.*\))?$")
@@ -44,7 +45,7 @@ class LinkPytorchNames(SphinxTransform):
             match = CALL.match(literal.astext().strip())
             url = urls.get(match["name"]) if match else None
             if url:
-                link = nodes.reference("", "", refuri=url, classes=["pytorch-api"], reftitle="PyTorch reference")
+                link = nodes.reference("", "", refuri=url, classes=["pytorch-api"], reftitle=text(self.env, "api-link-title"))
                 literal.replace_self(link)
                 link += literal
 

@@ -14,6 +14,10 @@ STRINGS = {
         "tree": "zh",
         "hreflang": "zh-CN",
         "switch-label": "中文",
+        "search-placeholder": "搜索本书…",
+        "glossary-used-in": "用到它的章节：",
+        "glossary-avoid": "本书不用的写法：",
+        "api-link-title": "PyTorch 官方文档",
         "switch-title": "这一页的中文版",
         "author": "实测 autograd 作者",
         "copyright": "2026，实测 autograd 作者 · 代码 MIT，正文 CC BY 4.0",
@@ -42,6 +46,10 @@ STRINGS = {
         "tree": "en",
         "hreflang": "en",
         "switch-label": "English",
+        "search-placeholder": "Search the book…",
+        "glossary-used-in": "Used in:",
+        "glossary-avoid": "Not used in this book:",
+        "api-link-title": "PyTorch reference",
         "switch-title": "This page in English",
         "author": "The Autograd, Measured authors",
         "copyright": "2026, The Autograd, Measured authors · code MIT, text CC BY 4.0",
@@ -80,6 +88,7 @@ def set_titles(app, config):
     config.author, config.copyright = strings["author"], strings["copyright"]
     # "Edit this page" opens the page's own tree: docs/zh/… or docs/en/…
     config.html_theme_options["path_to_docs"] = f"docs/{strings['tree']}"
+    config.html_theme_options["search_bar_text"] = strings["search-placeholder"]
 
 
 def setup(app):

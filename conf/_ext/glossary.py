@@ -1,0 +1,114 @@
+"""The bilingual glossary, the Chinese search dictionary, both from docs/glossary.toml.
+
+- ``{book-glossary}`` renders every term in the page's language, with its twin in the other
+  language, the variants the book does not use, and links to the chapters that use it,
+  found by scanning the pages (so the links follow the text).
+- For zh builds, a jieba user dictionary of the glossary's terms replaces Sphinx's default
+  (jieba's whole 350k-word dictionary, loaded again: ~1.7 s per build), so whole terms such as
+  叶子张量 are indexed as well as their parts.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.domains.std import make_glossary_term
+from sphinx.util.docutils import SphinxDirective
+
+import pages
+from languages import STRINGS, text
+
+GLOSSARY = pages.DOCS / "glossary.toml"
+NOT_CHAPTERS = {"index", "glossary", "verification"}
+
+
+def load_terms() -> list[dict]:
+    with open(GLOSSARY, "rb") as f:
+        return tomllib.load(f)["term"]
+
+
+def spellings(term: dict, tree: str) -> list[str]:
+    """How a page in this tree may write the term."""
+    if "code" in term:
+        return [term["code"]]
+    return [term[tree], *term.get(f"{tree}_also", [])]
+
+
+def count_uses(text_: str, words: list[str], tree: str) -> int:
+    flags = re.IGNORECASE if tree == "en" else 0
+    return sum(len(re.findall(rf"(?<![\w-]){re.escape(w)}(?![\w-])" if tree == "en" else re.escape(w), text_, flags))
+               for w in words)
+
+
+class BookGlossary(SphinxDirective):
+    has_content = False
+
+    def run(self):
+        tree = STRINGS[self.config.language]["tree"]
+        other = next(s["tree"] for s in STRINGS.values() if s["tree"] != tree)
+        chapters = {}
+        for name, page in pages.book_pages(tree).items():
+            docname = name.removesuffix(".md")
+            if docname not in NOT_CHAPTERS:
+                chapters[docname] = page.text
+                self.env.note_dependency(str(page.path))  # uses change as the pages change
+        self.env.note_dependency(str(GLOSSARY))
+        glossary = addnodes.glossary(sorted=False)
+        definitions = nodes.definition_list(classes=["glossary", "book-glossary"])
+        glossary += definitions
+        for term in load_terms():
+            title = [nodes.literal(text=term["code"])] if "code" in term else [
+                nodes.Text(term[tree]), nodes.inline(text=f" · {term[other]}", classes=["glossary-twin"])]
+            term_node = make_glossary_term(self.env, title, None, self.env.docname, self.lineno, None,
+                                           self.state.document)
+            body = nodes.definition()
+            self.state.nested_parse(self._lines(term[f"{tree}_def"]), self.content_offset, body)
+            uses = sorted(((count_uses(t, spellings(term, tree), tree), d) for d, t in chapters.items()),
+                          reverse=True)
+            links = nodes.paragraph(classes=["glossary-uses"])
+            links += nodes.strong(text=text(self.env, "glossary-used-in"))
+            for i, (count, docname) in enumerate(u for u in uses if u[0]):
+                links += nodes.Text(" · " if i else " ")
+                ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}",
+                                            refexplicit=False, refdoc=self.env.docname)
+                ref += nodes.inline(text=docname)
+                links += ref
+            if not any(count for count, _ in uses):
+                links += nodes.Text(" —")
+            body += links
+            if term.get(f"{tree}_avoid"):
+                avoid = nodes.paragraph(classes=["glossary-avoid"])
+                avoid += nodes.strong(text=text(self.env, "glossary-avoid"))
+                avoid += nodes.Text(" " + "、".join(term[f"{tree}_avoid"]) if tree == "zh"
+                                    else " " + ", ".join(term[f"{tree}_avoid"]))
+                body += avoid
+            definitions += nodes.definition_list_item("", term_node, body)
+        return [glossary]
+
+    def _lines(self, source: str):
+        from docutils.statemachine import StringList
+
+        return StringList([source], source=self.env.doc2path(self.env.docname))
+
+
+def write_search_dictionary(app, config):
+    """A jieba user dictionary of the glossary's Chinese terms, for the zh search index."""
+    if not config.language.startswith("zh"):
+        return
+    words = sorted({w for term in load_terms() if "code" not in term for w in spellings(term, "zh")
+                    if re.search(r"[\u4e00-\u9fff]", w)})
+    path = Path(app.outdir).parent / "jieba-user-dictionary.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{w} 100000 n\n" for w in words), encoding="utf-8")
+    config.html_search_options = {**config.html_search_options, "dict": str(path)}
+
+
+def setup(app):
+    app.add_directive("book-glossary", BookGlossary)
+    app.connect("config-inited", write_search_dictionary)
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__)}

@@ -1,0 +1,43 @@
+"""The book names each concept one way, and every glossary term is used by a chapter."""
+
+import re
+
+import pytest
+
+import pages
+from glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
+
+TERMS = load_terms()
+IDS = [term.get("code") or term["en"] for term in TERMS]
+
+
+def chapters(tree):
+    return {name: page for name, page in pages.book_pages(tree).items()
+            if name.removesuffix(".md") not in NOT_CHAPTERS}
+
+
+@pytest.mark.parametrize("tree", pages.LANGUAGES)
+def test_pages_avoid_the_variants_the_glossary_rules_out(tree):
+    found = []
+    for name, page in pages.book_pages(tree).items():
+        for term in TERMS:
+            for variant in term.get(f"{tree}_avoid", []):
+                for number, line in enumerate(page.text.splitlines(), 1):
+                    if count_uses(line, [variant], tree):
+                        found.append(f"docs/{tree}/{name}:{number}: {variant!r} (write {spellings(term, tree)[0]!r})")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("term", TERMS, ids=IDS)
+@pytest.mark.parametrize("tree", pages.LANGUAGES)
+def test_every_term_is_used_by_a_chapter(term, tree):
+    uses = {name: count_uses(page.text, spellings(term, tree), tree) for name, page in chapters(tree).items()}
+    assert any(uses.values()), f"no chapter in docs/{tree} uses {spellings(term, tree)}"
+
+
+def test_terms_are_unique():
+    for tree in ("zh", "en"):
+        names = [w for term in TERMS for w in spellings(term, tree)]
+        duplicates = sorted({w for w in names if names.count(w) > 1})
+        assert not duplicates, f"{tree}: terms listed twice: {duplicates}"
+    assert all(re.search(r"[\u4e00-\u9fff]", t["zh"]) for t in TERMS if "zh" in t)
