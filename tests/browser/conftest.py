@@ -71,11 +71,12 @@ class Tab:
     def __init__(self, context, base: str):
         self.context, self.base = context, base
         self.requests, self.errors = [], []
-        context.on("request", lambda request: self.requests.append(request.url))
+        # Service workers are blocked (new_context), so every request has the page that made it.
+        context.on("request", lambda request: self.requests.append((request.url, request.frame.url)))
         self.page = context.new_page()
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(
-            f"console error: {message.text} ({message.location.get('url', '?')})"))
-        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught exception: {error}"))
+            f"console error: {message.text} (in {message.location.get('url', '?')}, on {self.path()})"))
+        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught exception: {error} (on {self.path()})"))
 
     def goto(self, path: str):
         self.page.goto(self.base + path, wait_until="load")
@@ -88,13 +89,13 @@ class Tab:
 
     def assert_clean(self) -> None:
         """No request left 127.0.0.1, and no script logged an error or threw."""
-        external = [url for url in self.requests if urlsplit(url).scheme not in INLINE_SCHEMES
-                    and urlsplit(url).hostname not in LOCAL_HOSTS]
+        external = [f"request to another host: {url} (from {page})" for url, page in self.requests
+                    if urlsplit(url).scheme not in INLINE_SCHEMES and urlsplit(url).hostname not in LOCAL_HOSTS]
         TOTALS.requests += len(self.requests)
         TOTALS.external += external
-        self.requests = []
-        assert not external, f"{self.path()}: requests to other hosts:\n" + "\n".join(external)
-        assert not self.errors, f"{self.path()}:\n" + "\n".join(self.errors)
+        problems = external + self.errors
+        if problems:
+            pytest.fail("\n".join(problems), pytrace=False)
 
     def screenshot(self, name: str) -> None:
         out = SCREENSHOTS / f"{name}.png"

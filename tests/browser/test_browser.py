@@ -22,19 +22,23 @@ SEARCHES = [  # (language, query, the page that must be the first result)
 ]
 EVERYWHERE = "autograd"  # a word on every page of both languages: the search from any page finds something
 SERIOUS = {"serious", "critical"}
-# Elements wider than the viewport that are not inside something scrolling on its own (a code block may).
+# Elements wider than the viewport, leaving out what cannot widen the page: hidden or fixed
+# (off-canvas sidebars) elements, and anything inside an element that scrolls on its own (code).
 OVERFLOWING = """() => {
   const width = window.innerWidth;
-  const scrollsItself = (el) => {
-    for (let up = el.parentElement; up; up = up.parentElement) {
-      if (["auto", "scroll", "hidden"].includes(getComputedStyle(up).overflowX)) return true;
+  const excused = (el) => {
+    if (getComputedStyle(el).visibility === "hidden") return true;
+    for (let up = el; up; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (style.position === "fixed" || (up !== el && ["auto", "scroll", "hidden"].includes(style.overflowX))) return true;
     }
     return false;
   };
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? `#${el.id}` : "") + [...el.classList].map((c) => `.${c}`).join("");
   const culprits = [...document.body.querySelectorAll("*")]
-    .filter((el) => el.getBoundingClientRect().right > width + 1 && !scrollsItself(el))
+    .filter((el) => el.getBoundingClientRect().right > width + 1 && !excused(el))
     .slice(0, 5)
-    .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join(".")} (right edge at ${Math.round(el.getBoundingClientRect().right)} px)`);
+    .map((el) => `${name(el)} (right edge at ${Math.round(el.getBoundingClientRect().right)} px)`);
   return {scrollWidth: document.documentElement.scrollWidth, width, culprits};
 }"""
 AXE_RUN = """async () => (await axe.run()).violations.map((v) => ({
@@ -79,7 +83,8 @@ def test_desktop_light_dark_answer_and_search(open_tab, book_page):
 
     answers = page.locator("details.sd-dropdown")
     if answers.count():
-        answers.first.locator("summary").click()
+        assert not answers.first.evaluate("details => details.open"), f"{book_page}: the first answer is not folded"
+        answers.first.locator(":scope > summary").click()
         assert answers.first.evaluate("details => details.open"), f"{book_page}: the first dropdown did not open"
         assert answers.first.locator(".sd-summary-content").is_visible(), f"{book_page}: the answer stays hidden"
 
