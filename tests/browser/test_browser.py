@@ -1,0 +1,150 @@
+"""Every page of the built site, in both languages, as a reader's browser shows it (`nox -s browser`).
+
+The pages are found in the built site, so a merged chapter is covered without editing this file.
+Every test ends by failing on any request that left 127.0.0.1 and on any console error.
+Screenshots of every page (light and dark, desktop and phone) land in build/screenshots/.
+"""
+
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+OTHER = {"zh": "en", "en": "zh"}
+SEARCHES = [  # (language, query, the page that must be the first result)
+    ("zh", "累加", "gradient-accumulation.html"),
+    ("zh", "叶子张量", "leaf-tensors.html"),
+    ("zh", "计算图", "graph-lifecycle.html"),
+    ("zh", "retain_graph", "retain-graph.html"),
+    ("en", "leaf tensor", "leaf-tensors.html"),
+    ("en", "accumulation", "gradient-accumulation.html"),
+]
+EVERYWHERE = "autograd"  # a word on every page of both languages: the search from any page finds something
+SERIOUS = {"serious", "critical"}
+# Elements wider than the viewport, leaving out what cannot widen the page: hidden or fixed
+# (off-canvas sidebars) elements, and anything inside an element that scrolls on its own (code).
+OVERFLOWING = """() => {
+  const width = window.innerWidth;
+  const excused = (el) => {
+    if (getComputedStyle(el).visibility === "hidden") return true;
+    for (let up = el; up; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (style.position === "fixed" || (up !== el && ["auto", "scroll", "hidden"].includes(style.overflowX))) return true;
+    }
+    return false;
+  };
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? `#${el.id}` : "") + [...el.classList].map((c) => `.${c}`).join("");
+  const culprits = [...document.body.querySelectorAll("*")]
+    .filter((el) => el.getBoundingClientRect().right > width + 1 && !excused(el))
+    .slice(0, 5)
+    .map((el) => `${name(el)} (right edge at ${Math.round(el.getBoundingClientRect().right)} px)`);
+  return {scrollWidth: document.documentElement.scrollWidth, width, culprits};
+}"""
+AXE_RUN = """async () => (await axe.run()).violations.map((v) => ({
+  id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,
+  targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+}))"""
+
+
+def shot(book_page: str, scheme: str, device: str) -> str:
+    """zh/graph-lifecycle.html -> zh/graph-lifecycle-dark-phone"""
+    return f"{book_page.removesuffix('.html')}-{scheme}-{device}"
+
+
+def theme(page) -> str:
+    return page.evaluate("document.documentElement.dataset.theme")
+
+
+def search_results(page, language: str) -> list[str]:
+    """The result pages in order (paths below <language>/), once Sphinx's search says it finished."""
+    page.wait_for_function("document.querySelector('p.search-summary')?.innerText.trim()")
+    paths = page.locator("ul.search > li > a").evaluate_all("links => links.map((a) => new URL(a.href).pathname)")
+    return [path.removeprefix(f"/{language}/") for path in paths]
+
+
+def test_both_languages_hold_the_same_pages(site_pages):
+    assert "index.html" in site_pages["zh"], f"no zh/index.html among the built pages: {site_pages['zh']}"
+    assert site_pages["zh"] == site_pages["en"], f"zh has {site_pages['zh']}, en has {site_pages['en']}"
+
+
+def test_desktop_light_dark_answer_and_search(open_tab, book_page):
+    """The theme's own switch turns the page dark, the first folded answer opens, and the search box works."""
+    tab = open_tab("desktop", "light")
+    page = tab.goto(book_page)
+    assert theme(page) == "light"
+    tab.screenshot(shot(book_page, "light", "desktop"))
+
+    page.locator(".theme-switch-button").filter(visible=True).first.click()
+    page.locator(".theme-change-button[data-mode=dark]").filter(visible=True).first.click()
+    assert theme(page) == "dark", f"{book_page}: the theme switch did not turn the page dark"
+    page.mouse.move(0, 0)  # the menu stays open while the pointer hovers it
+    tab.screenshot(shot(book_page, "dark", "desktop"))
+
+    answers = page.locator("details.sd-dropdown")
+    if answers.count():
+        assert not answers.first.evaluate("details => details.open"), f"{book_page}: the first answer is not folded"
+        answers.first.locator(":scope > summary").click()
+        assert answers.first.evaluate("details => details.open"), f"{book_page}: the first dropdown did not open"
+        assert answers.first.locator(".sd-summary-content").is_visible(), f"{book_page}: the answer stays hidden"
+
+    page.locator(".search-button-field").filter(visible=True).first.click()
+    box = page.locator("#pst-search-dialog input[name=q]")
+    box.fill(EVERYWHERE)
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=*")
+    language = book_page.split("/")[0]
+    assert search_results(page, language), f"searching {EVERYWHERE!r} from {book_page} found nothing"
+    assert theme(page) == "dark", "the reader's dark mode did not carry over to the search page"
+    tab.assert_clean()
+
+
+def test_language_switch_lands_on_the_twin(open_tab, book_page):
+    language, name = book_page.split("/", 1)
+    tab = open_tab()
+    page = tab.goto(book_page)
+    with page.expect_navigation():
+        page.locator("a.btn-language-switch").filter(visible=True).first.click()
+    assert tab.path() == f"{OTHER[language]}/{name}", f"the language switch of {book_page} led to {tab.path()}"
+    assert page.evaluate("document.documentElement.lang").startswith(OTHER[language])
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
+    tab = open_tab("phone", scheme)
+    page = tab.goto(book_page)
+    assert theme(page) == scheme, "until the reader picks a mode, the page follows the system's colour scheme"
+    tab.screenshot(shot(book_page, scheme, "phone"))
+    found = page.evaluate(OVERFLOWING)
+    assert found["scrollWidth"] <= found["width"] + 1, (
+        f"{book_page} is {found['scrollWidth']} px wide on a {found['width']} px phone; too wide: {found['culprits']}")
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_violation(open_tab, axe_script, totals, book_page, scheme):
+    tab = open_tab("desktop", scheme)
+    page = tab.goto(book_page)
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")  # scan the answers too
+    page.add_script_tag(path=axe_script)  # inlined into this page only: the site never ships axe
+    violations = page.evaluate(AXE_RUN)
+    totals.axe_scans += 1
+    for violation in violations:
+        totals.impacts[violation["impact"]] += 1
+        totals.violations.append({"page": book_page, "scheme": scheme, **violation})
+    serious = [f"{v['id']} ({v['impact']}, {v['nodes']}×): {v['help']}; e.g. {', '.join(v['targets'][:3])}"
+               for v in violations if v["impact"] in SERIOUS]
+    assert not serious, f"{book_page} ({scheme}):\n" + "\n".join(serious)
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize(("language", "query", "expected"), SEARCHES, ids=[f"{l}-{q}" for l, q, _ in SEARCHES])
+def test_search_puts_the_page_first(open_tab, language, query, expected):
+    tab = open_tab()
+    page = tab.goto(f"{language}/search.html?q={quote(query)}")
+    found = search_results(page, language)
+    assert found[:1] == [expected], (
+        f"searching the {language} site for {query!r}: expected {expected} first, the results begin "
+        f"{found[:5] or 'empty (no result)'}")
+    tab.assert_clean()
