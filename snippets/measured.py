@@ -141,7 +141,10 @@ def draw_graph(tensor, names: dict | None = None) -> GraphDrawing:
     Each box is a node, named as autograd names it, with the tensors it saved for backward
     (``_saved_*`` attributes) and their shapes; ``AccumulateGrad`` boxes show the leaf they
     feed, by the name given in ``names`` ({tensor: "x"}) if any. Arrows point the way
-    backward travels: from the output towards the leaves. Plain SVG, no Graphviz needed.
+    backward travels: from the output towards the leaves. Plain SVG, no Graphviz needed;
+    transparent, with light boxes and mid-grey arrows, so it reads on a light and a dark page
+    (the page marks its figure ``:figclass: graph-drawing`` to keep the theme's dark-mode
+    filter off it).
     """
     import torch
 
@@ -197,14 +200,13 @@ def draw_graph(tensor, names: dict | None = None) -> GraphDrawing:
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" '
            'font-size="12">',
            '<title>backward graph</title>',
-           f'<rect width="{width:.0f}" height="{height:.0f}" fill="#ffffff"/>',
            '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555555"/></marker></defs>']
+           'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#777777"/></marker></defs>']
     for src, dst in edges:
         sx, sy, sw, sh = boxes[src]
         dx, dy, dw, _ = boxes[dst]
         out.append(f'<line x1="{sx + sw / 2:.1f}" y1="{sy + sh:.1f}" x2="{dx + dw / 2:.1f}" y2="{dy:.1f}" '
-                   'stroke="#555555" stroke-width="1.2" marker-end="url(#arrow)"/>')
+                   'stroke="#777777" stroke-width="1.2" marker-end="url(#arrow)"/>')
     for node in order:
         x, y0, w, h = boxes[node]
         leaf = hasattr(node, "variable")

@@ -40,10 +40,13 @@ def scratch(tmp_path_factory):
     shutil.copytree(pages.ROOT / "conf", root / "conf", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "snippets" / "demo").mkdir(parents=True)
     shutil.copy(pages.SNIPPETS / "measured.py", root / "snippets")
+    shutil.copy(pages.ROOT / "pyproject.toml", root)  # conf.py reads the repository URL from it
+    for language in pages.LANGUAGES:
+        (root / "docs" / language).mkdir(parents=True)
+    shutil.copy(pages.DOCS / "glossary.toml", root / "docs")
     for name, code in SNIPPETS.items():
         (root / "snippets" / "demo" / name).write_text(code)
     for language in pages.LANGUAGES:
-        (root / "docs" / language).mkdir(parents=True)
         toctree = "\n".join(name.removesuffix(".md") for name in BROKEN_PAGES)
         (root / "docs" / language / "index.md").write_text(f"# Scratch\n\n```{{toctree}}\n{toctree}\n```\n")
         for name, text in BROKEN_PAGES.items():

@@ -57,3 +57,27 @@ def test_every_snippet_is_loaded_by_a_page():
     files = {p.resolve() for p in pages.SNIPPETS.rglob("*.py")} - {pages.SNIPPETS / "measured.py"}
     orphans = sorted(pages.relative(p) for p in files - loaded)
     assert not orphans, f"snippets that no page loads: {orphans}"
+
+
+# Where the sources are wrong (DESIGN.md §6), each chapter teaches the measured truth in an
+# "often said / measured" callout, with the same id in both languages.
+OFTEN_SAID_BY_CHAPTER = {
+    "graph-lifecycle.md": ["second-backward-always-fails"],
+    "gradient-accumulation.md": ["forgetting-zero-grad", "micro-batches-equal-big-batch"],
+    "leaf-tensors.md": ["no-grad-backward-raises"],
+    "graph-memory.md": ["graph-bigger-than-parameters", "pack-hook-returns-tensor"],
+    "retain-graph.md": ["total-loss-second-backward"],
+    "no-grad-and-detach.md": ["frozen-parameters-decayed", "eval-without-no-grad-grows"],
+    "in-place-operations.md": ["inplace-multiplication-safe"],
+    "gradient-checking.md": ["finite-difference-truncation"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(OFTEN_SAID_BY_CHAPTER))
+@pytest.mark.parametrize("tree", pages.LANGUAGES)
+def test_each_correction_of_the_sources_has_its_callout(tree, name):
+    page = (ZH if tree == "zh" else EN).get(name)
+    assert page is not None, f"docs/{tree}/{name} is missing"
+    found = OFTEN_SAID.findall(page.text)
+    missing = [i for i in OFTEN_SAID_BY_CHAPTER[name] if i not in found]
+    assert not missing, f"docs/{tree}/{name} lacks the often-said callout(s) {missing}"

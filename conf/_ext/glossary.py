@@ -65,6 +65,9 @@ class BookGlossary(SphinxDirective):
                 nodes.Text(term[tree]), nodes.inline(text=f" · {term[other]}", classes=["glossary-twin"])]
             term_node = make_glossary_term(self.env, title, None, self.env.docname, self.lineno, None,
                                            self.state.document)
+            # No index entry: search would rank the glossary above the chapter that teaches the term.
+            for entry in list(term_node.findall(addnodes.index)):
+                entry.parent.remove(entry)
             body = nodes.definition()
             self.state.nested_parse(self._lines(term[f"{tree}_def"]), self.content_offset, body)
             uses = sorted(((count_uses(t, spellings(term, tree), tree), d) for d, t in chapters.items()),
