@@ -82,5 +82,7 @@ html_theme_options = {
     "article_header_end": ["language-switch", "article-header-buttons"],
 }
 
+html_search_scorer = str(Path(__file__).parent / "search-scorer.js")  # a page titled with the searched word comes first
+
 # Copy only the code, not the ">>> " prompts or the outputs that follow them.
 copybutton_exclude = ".linenos, .gp, .go"

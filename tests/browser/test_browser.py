@@ -148,3 +148,30 @@ def test_search_puts_the_page_first(open_tab, language, query, expected):
         f"searching the {language} site for {query!r}: expected {expected} first, the results begin "
         f"{found[:5] or 'empty (no result)'}")
     tab.assert_clean()
+
+
+def glossary_searches():
+    """Each glossary term, as a reader of each language would type it, and the chapters using it."""
+    import pages
+    from glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
+
+    cases = []
+    for language in pages.LANGUAGES:
+        chapters = {name: page.text for name, page in pages.book_pages(language).items()
+                    if name.removesuffix(".md") not in NOT_CHAPTERS}
+        for term in load_terms():
+            query = spellings(term, language)[0]
+            using = {name.replace(".md", ".html") for name, text in chapters.items()
+                     if count_uses(text, spellings(term, language), language)}
+            cases.append(pytest.param(language, query, using, id=f"{language}-{query}"))
+    return cases
+
+
+@pytest.mark.parametrize(("language", "query", "using"), glossary_searches())
+def test_every_glossary_term_finds_a_chapter_using_it_in_the_top_3(open_tab, language, query, using):
+    tab = open_tab()
+    found = search_results(tab.goto(f"{language}/search.html?q={quote(query)}"), language)
+    assert using & set(found[:3]), (
+        f"searching the {language} site for {query!r}: none of the top 3 {found[:3]} uses the term "
+        f"(chapters using it: {sorted(using)})")
+    tab.assert_clean()
