@@ -139,6 +139,13 @@ def browser(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def judge(session: nox.Session) -> None:
+    """Judge your exercise solution: nox -s judge -- <chapter>/<name> FILE [--lang zh] (--list lists them)."""
+    python = use_torch_env(session, DEFAULT_TORCH)
+    session.run(str(python), "tests/judge.py", *session.posargs)
+
+
+@nox.session(venv_backend="none")
 def drift(session: nox.Session) -> None:
     """List every snippet whose output differs between the torch versions last tested, with the diff."""
     session.run(sys.executable, "tests/drift.py", str(RECORDS), *TORCH_VERSIONS)

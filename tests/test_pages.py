@@ -26,13 +26,16 @@ TWINS = sorted(ZH.keys() & EN.keys())
 
 
 @pytest.mark.parametrize("name", TWINS)
-@pytest.mark.parametrize("what", ["labels", "snippets", "cell tags", "glue keys", "often-said ids", "prose code"])
+@pytest.mark.parametrize("what", ["labels", "snippets", "references", "cell tags", "glue keys", "often-said ids",
+                                  "prose code"])
 def test_twins_agree(name, what):
     def facts(page):
         if what == "labels":
             return page.labels
         if what == "snippets":
             return [pages.relative(p) for p in page.snippets]
+        if what == "references":
+            return [pages.relative(p) for p in page.references]
         if what == "cell tags":
             return [cell.tags for cell in page.code_cells]
         if what == "glue keys":
@@ -53,10 +56,10 @@ def test_page_follows_the_rules(page):
 
 
 def test_every_snippet_is_loaded_by_a_page():
-    loaded = {snippet for page in ALL_PAGES for snippet in page.snippets}
+    loaded = {snippet for page in ALL_PAGES for snippet in [*page.snippets, *page.references]}
     files = {p.resolve() for p in pages.SNIPPETS.rglob("*.py")} - {pages.SNIPPETS / "measured.py"}
     orphans = sorted(pages.relative(p) for p in files - loaded)
-    assert not orphans, f"snippets that no page loads: {orphans}"
+    assert not orphans, f"snippets that no page loads or offers for download: {orphans}"
 
 
 # Where the sources are wrong (DESIGN.md §6), each chapter teaches the measured truth in an

@@ -30,6 +30,9 @@ RAISES_TAG = "raises-exception"
 LABEL = re.compile(r"^\(([^()\s]+)\)=[ \t]*$", re.MULTILINE)
 # {glue}`key`, {glue:text}`key:.1f`, and the directive forms ```{glue:figure} key
 GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`([^`]+)`")
+# Files a page offers without running them: {download}`starter <../../snippets/…>` and literalinclude.
+DOWNLOAD = re.compile(r"\{download\}`(?:[^`<]*<([^`>]+)>|([^`<>]+))`")
+LITERALINCLUDE = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{literalinclude\}[ \t]+(\S+)", re.MULTILINE)
 GLUE_DIRECTIVE = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{glue(?::\w+)?\}[ \t]+(\S+)", re.MULTILINE)
 
 
@@ -108,6 +111,12 @@ class Page:
     @property
     def snippets(self) -> list[Path]:
         return [cell.snippet for cell in self.code_cells if cell.snippet]
+
+    @property
+    def references(self) -> list[Path]:
+        """Files the page links for download or shows without running (exercises)."""
+        targets = [a or b for a, b in DOWNLOAD.findall(self.text)] + LITERALINCLUDE.findall(self.text)
+        return [(self.path.parent / target.strip()).resolve() for target in targets]
 
     def problems(self) -> list[tuple[int, str]]:
         """(line, message) for every rule of the book this page breaks."""
