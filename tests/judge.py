@@ -42,7 +42,7 @@ WORDS = {
         "found": "  found:    {text}",
         "hint": "  hint: {text}",
         "verdict-pass": "Passed: all {n} checks hold.",
-        "verdict-fail": "Not yet: {failed} of {n} checks failed. Fix the first one, then run the judge again.",
+        "verdict-fail": "Not yet: check {n} failed (the judge stops at the first failure). Fix it, then run the judge again.",
         "raised": "your code raised {error}{where}",
         "died": "The process running your code ended abruptly (exit status {status}), before any check could report.",
         "where": " at {file} line {line}: {code}",
@@ -62,7 +62,7 @@ WORDS = {
         "found": "  实际：{text}",
         "hint": "  提示：{text}",
         "verdict-pass": "通过：{n} 项检查全部成立。",
-        "verdict-fail": "还没通过：{n} 项检查里有 {failed} 项失败。先改第一项，再运行一次评测。",
+        "verdict-fail": "还没通过：第 {n} 项检查失败（评测在第一处失败就停下）。改好它，再运行一次评测。",
         "raised": "你的代码抛出了 {error}{where}",
         "died": "运行你代码的进程意外结束（退出码 {status}），没有任何检查来得及报告。",
         "where": "，位置 {file} 第 {line} 行：{code}",
@@ -238,10 +238,8 @@ def judge(exercise_id: str, file: Path, language: str = "en", timeout: float = T
                 lines.append(say["found"].format(text=item["found"][language]))
             if item["hint"][language]:
                 lines.append(say["hint"].format(text=item["hint"][language]))
-    failed = sum(not item["ok"] for item in checks)
-    passed = not failed
-    lines.append(say["verdict-pass"].format(n=len(checks)) if passed
-                 else say["verdict-fail"].format(failed=failed, n=len(checks)))
+    passed = all(item["ok"] for item in checks)
+    lines.append(say["verdict-pass"].format(n=len(checks)) if passed else say["verdict-fail"].format(n=len(checks)))
     return Verdict(passed, lines + ([] if passed else _printed(output, say)))
 
 
