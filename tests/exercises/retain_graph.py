@@ -122,7 +122,8 @@ def total_loss(solution, check):
         else:
             hint_en = ("average the losses the loop computed, each taken before its optimizer.step(); "
                        "keep the starter's loss function and do not recompute anything after the epoch")
-            hint_zh = "对循环里算出的损失求平均（每个都在它的 optimizer.step() 之前取值）；保留起始文件的损失函数，epoch 结束后不要重新计算"
+            hint_zh = ("对循环里算出的损失求平均（每个都在它的 optimizer.step() 之前取值）；"
+                       "保留起始文件的损失函数，epoch 结束后不要重新计算")
         raise Fail("the returned value is not the epoch's mean loss",
                    "返回值不是这个 epoch 的平均损失",
                    expected=f"{expected:.6f}", found=f"{found:.6f}", hint_en=hint_en, hint_zh=hint_zh)
