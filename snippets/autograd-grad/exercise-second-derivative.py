@@ -1,0 +1,23 @@
+"""Exercise: a second derivative with torch.autograd.grad.
+
+Fill in `second_derivative`, then judge it from the repository root:
+    nox -s judge -- autograd-grad/second-derivative snippets/autograd-grad/exercise-second-derivative.py
+(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+"""
+
+import torch
+
+
+def second_derivative(f, x):
+    """Return d²f/dx² at x, as a 0-dim tensor.
+
+    `f` maps a 0-dim tensor to a 0-dim tensor (for example `lambda t: t**3`, or `torch.sin`);
+    `x` is a 0-dim floating-point tensor with requires_grad=True. Use torch.autograd.grad for
+    both derivatives, and leave x.grad alone: it must still be None afterwards.
+    """
+    raise NotImplementedError("differentiate f twice with torch.autograd.grad")
+
+
+if __name__ == "__main__":
+    x = torch.tensor(3.0, requires_grad=True)
+    print(second_derivative(lambda t: t**3, x), x.grad)

@@ -1,0 +1,38 @@
+"""Exercise: an evaluation loop that builds no graph.
+
+A common evaluation loop computes each batch's accuracy and then calls backward on it:
+
+    model.eval()
+    for x, y in test_batches:
+        preds = model(x).argmax(dim=1)
+        acc = (preds == y).float().mean()
+        acc.backward()
+
+Write `evaluate` so that it measures the accuracy and records nothing for backward, then judge
+it from the repository root:
+    nox -s judge -- retain-graph/eval-accuracy snippets/retain-graph/exercise-eval-accuracy.py
+(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+"""
+
+import torch
+
+
+def evaluate(model, batches):
+    """Return the accuracy of the classifier `model` on `batches`, a list of (x, y) pairs with
+    y the class indices: the fraction of all samples whose largest logit is at their label,
+    as a Python float.
+
+    Build no graph: no tensor may be saved for backward, and no parameter may get a .grad.
+    The model arrives in training mode (a training loop calls evaluate between epochs): run
+    every forward in eval mode (dropout off, batch norm on its running statistics), and hand
+    the model back in training mode.
+    """
+    raise NotImplementedError("evaluate without recording a graph")
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.BatchNorm1d(16), torch.nn.ReLU(),
+                                torch.nn.Dropout(0.5), torch.nn.Linear(16, 3))
+    batches = [(torch.randn(20, 6), torch.randint(0, 3, (20,))) for _ in range(5)]
+    print(evaluate(model, batches), model.training)

@@ -1,0 +1,103 @@
+"""Exercises of the chapter autograd-grad."""
+
+import math
+
+import torch
+
+from judge import Fail, exercise
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _number(found, call: str) -> float:
+    """The reader's result as a float, or a Fail that says why it is not one number."""
+    if isinstance(found, (tuple, list)):
+        raise Fail(f"{call} returned a {type(found).__name__}, not one number",
+                   f"{call} 返回了 {type(found).__name__}，不是一个数",
+                   expected=("a 0-dim tensor (or a float)", "一个 0 维张量（或 float）"), found=_shown(found),
+                   hint_en="torch.autograd.grad returns a tuple, one gradient per input: take its [0]",
+                   hint_zh="torch.autograd.grad 返回元组，每个输入一个梯度：取它的 [0]")
+    if isinstance(found, torch.Tensor) and found.numel() == 1:
+        return found.item()
+    if isinstance(found, (int, float)) and not isinstance(found, bool):
+        return float(found)
+    raise Fail(f"{call} must return the second derivative at x, one number",
+               f"{call} 应当返回 x 处的二阶导数，一个数",
+               expected=("a 0-dim tensor (or a float)", "一个 0 维张量（或 float）"),
+               found=(f"{type(found).__name__}: {_shown(found)}", f"{type(found).__name__}：{_shown(found)}"),
+               hint_en="return the result of the second torch.autograd.grad call, [0]",
+               hint_zh="返回第二次 torch.autograd.grad 的结果的 [0]")
+
+
+def _call(solution, f, x, call):
+    try:
+        return solution.second_derivative(f, x)
+    except RuntimeError as error:
+        if "does not require grad" not in str(error):
+            raise
+        raise Fail(
+            "differentiating the first derivative raised: it has no grad_fn, because the backward pass "
+            "that computed it was not recorded",
+            "对一阶导数求导时报错：它没有 grad_fn，因为算出它的那次反向传播没有被记录下来",
+            expected=("a first derivative with a grad_fn, which can be differentiated again",
+                      "带 grad_fn 的一阶导数，可以再求导"),
+            found=f"RuntimeError: {error}",
+            hint_en="pass create_graph=True to the first torch.autograd.grad call: it records the backward "
+                    "pass as a graph, so the derivative can be differentiated",
+            hint_zh="第一次调用 torch.autograd.grad 时加上 create_graph=True：它把反向传播也记成计算图，"
+                    "一阶导数才能再求导") from None
+
+
+@exercise("autograd-grad/second-derivative",
+          en="a second derivative with torch.autograd.grad",
+          zh="用 torch.autograd.grad 求二阶导数")
+def second_derivative(solution, check):
+    x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    call = "second_derivative(lambda x: x**3, x=3.0)"
+    check(f"{call} is 6x = 18", f"{call} 等于 6x = 18")
+    found = _number(_call(solution, lambda t: t**3, x, call), call)
+    if not math.isclose(found, 18.0, rel_tol=1e-9):
+        if math.isclose(found, 27.0, rel_tol=1e-9):
+            hint_en, hint_zh = ("27 is x³ and also 3x², the first derivative: differentiate once more",
+                                "27 既是 x³，也是一阶导数 3x²：还要再求一次导")
+        elif math.isclose(found, 45.0, rel_tol=1e-9):
+            hint_en, hint_zh = ("45 is 3x² + 6x: a backward() added the second derivative onto the first in x.grad; "
+                                "use torch.autograd.grad, which returns gradients instead of adding them",
+                                "45 是 3x² + 6x：backward() 把二阶导数累加到了 x.grad 里的一阶导数上；"
+                                "改用 torch.autograd.grad，它返回梯度而不是累加")
+        else:
+            hint_en = "take the gradient of f(x) with create_graph=True, then the gradient of that gradient"
+            hint_zh = "先带 create_graph=True 求 f(x) 的梯度，再对这个梯度求梯度"
+        raise Fail("the value is not the second derivative of x³ at 3",
+                   "返回值不是 x³ 在 3 处的二阶导数",
+                   expected="18", found=f"{found:g}", hint_en=hint_en, hint_zh=hint_zh)
+
+    check("x.grad is still None afterwards", "之后 x.grad 仍是 None")
+    if x.grad is not None:
+        raise Fail("second_derivative wrote into x.grad", "second_derivative 往 x.grad 里写了东西",
+                   expected="None", found=_shown(x.grad),
+                   hint_en="backward() adds into .grad; torch.autograd.grad returns the gradient and leaves "
+                           ".grad alone: use it for both derivatives",
+                   hint_zh="backward() 会累加进 .grad；torch.autograd.grad 把梯度返回给你，不碰 .grad：两次求导都用它")
+
+    x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    call = "second_derivative(torch.sin, x=0.5)"
+    expected = -math.sin(0.5)
+    check(f"{call} is -sin(0.5) = {expected:.6f}", f"{call} 等于 -sin(0.5) = {expected:.6f}")
+    found = _number(_call(solution, torch.sin, x, call), call)
+    if not math.isclose(found, expected, rel_tol=1e-9):
+        if math.isclose(found, math.cos(0.5), rel_tol=1e-9):
+            hint_en, hint_zh = ("that is cos(0.5), the first derivative: differentiate once more",
+                                "这是 cos(0.5)，一阶导数：还要再求一次导")
+        elif math.isclose(found, math.sin(0.5), rel_tol=1e-9):
+            hint_en, hint_zh = ("that is sin(0.5) itself: return the derivative of the derivative, not f(x)",
+                                "这是 sin(0.5) 本身：要返回导数的导数，而不是 f(x)")
+        else:
+            hint_en = "use the function you are given, f, and differentiate f(x) twice with respect to x"
+            hint_zh = "用传进来的函数 f，对 x 把 f(x) 求两次导"
+        raise Fail("the value is not the second derivative of sin at 0.5",
+                   "返回值不是 sin 在 0.5 处的二阶导数",
+                   expected=f"{expected:.6f}", found=f"{found:.6f}", hint_en=hint_en, hint_zh=hint_zh)
