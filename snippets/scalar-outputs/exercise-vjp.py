@@ -1,0 +1,27 @@
+"""Exercise: compute a vector-Jacobian product with one backward(v).
+
+Fill in `vjp`, then judge it from the repository root:
+    nox -s judge -- scalar-outputs/vjp snippets/scalar-outputs/exercise-vjp.py
+(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+"""
+
+import torch
+
+
+def vjp(f, x, v):
+    """Return vᵀJ, where J is the Jacobian of f at x (J[i, j] = d f(x)[i] / d x[j]): a tensor of
+    x's shape. f maps a 1-D tensor to a 1-D tensor; v has f(x)'s shape.
+
+    Use one backward(v); do not build J, and use neither torch.autograd.functional nor torch.func.
+    x may or may not require grad. Leave the caller's x as it was: its values, and its .grad,
+    whatever that holds (None, or a gradient from earlier), must not change."""
+    raise NotImplementedError("run f on a leaf copy of x, then backward(v)")
+
+
+if __name__ == "__main__":
+    def f(x):
+        return torch.stack([x[0] * x[1], x[1] ** 2, x[0] + 3 * x[2]])
+
+    x, v = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 0.5, -2.0])
+    print("vjp:  ", vjp(f, x, v))
+    print("v @ J:", v @ torch.autograd.functional.jacobian(f, x))

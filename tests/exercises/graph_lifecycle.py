@@ -1,0 +1,93 @@
+"""Exercises of the chapter graph-lifecycle."""
+
+import numbers
+
+import torch
+
+from judge import Fail, exercise
+
+
+def five_backwards():
+    """The loop of the first prediction, run for real."""
+    w = torch.tensor([1.0], requires_grad=True)
+    for i in range(5):
+        (w * (i + 1)).sum().backward()
+    return w.grad.item(), [float(i + 1) for i in range(5)]
+
+
+def retained_with_reset():
+    """The loop of the second prediction, run for real."""
+    w = torch.tensor([2.0], requires_grad=True)
+    loss = (w * w).sum()
+    for i in range(3):
+        if i == 1:
+            w.grad = None
+        loss.backward(retain_graph=True)
+    return w.grad.item(), 2 * w.item()
+
+
+def a_number(value, call):
+    """The reader's prediction as a float, or a Fail that says what came back instead."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, torch.Tensor):
+        found = (f"a tensor of shape {list(value.shape)}", f"一个形状为 {list(value.shape)} 的张量")
+        hint_en = "write the value you predict, e.g. `return 2.5`; do not run the loop to get a tensor"
+        hint_zh = "直接写出你预测的值，比如 `return 2.5`；不要运行循环去拿一个张量"
+    else:
+        found = (f"{value!r} (a {type(value).__name__})", f"{value!r}（{type(value).__name__} 类型）")
+        hint_en = "end the function with `return` and the value you predict, e.g. `return 2.5`"
+        hint_zh = "在函数末尾用 `return` 返回你预测的值，比如 `return 2.5`"
+    raise Fail(f"{call} must return a number, your prediction", f"{call} 应当返回一个数，也就是你的预测",
+               expected=("a float such as 2.5", "一个 float，比如 2.5"), found=found,
+               hint_en=hint_en, hint_zh=hint_zh)
+
+
+@exercise("graph-lifecycle/predict-grad",
+          en="predict w.grad after several backward calls, without running them",
+          zh="不运行代码，预测几次反向之后的 w.grad")
+def predict_grad(solution, check):
+    real, steps = five_backwards()
+    check("predicted_grad(): w.grad after five backward calls in a loop",
+          "predicted_grad()：循环里反向五次之后的 w.grad")
+    predicted = a_number(solution.predicted_grad(), "predicted_grad()")
+    if abs(predicted - real) > 1e-6:
+        if abs(predicted - steps[-1]) < 1e-6:
+            hint_en = (f"{predicted:g} is the gradient of the last step alone. backward adds its gradient to "
+                       f"w.grad (AccumulateGrad does `w.grad += gradient`), it never replaces it: every one of "
+                       f"the five calls leaves its own step's gradient in w.grad")
+            hint_zh = (f"{predicted:g} 只是最后一步的梯度。backward 把梯度加到 w.grad 上（AccumulateGrad 做的是 "
+                       f"`w.grad += gradient`），从不覆盖：五次调用各自的梯度都留在 w.grad 里")
+        elif abs(predicted - steps[0]) < 1e-6:
+            hint_en = ("that is the first step's gradient only. Each pass of the loop builds a new graph, so "
+                       "no backward fails, and each one adds its gradient to w.grad")
+            hint_zh = "这只是第一步的梯度。每一轮循环都新建一张图，所以每次反向都能成功，而且都把梯度加到 w.grad 上"
+        else:
+            hint_en = ("take one pass at a time: what is the derivative of (w * (i + 1)).sum() with respect "
+                       "to w, and what does backward do with what w.grad already holds?")
+            hint_zh = "一轮一轮地想：(w * (i + 1)).sum() 对 w 的导数是多少？backward 会怎样处理 w.grad 里已有的值？"
+        raise Fail("the prediction differs from what the loop really leaves in w.grad",
+                   "预测和循环实际留在 w.grad 里的值不同",
+                   expected=f"{real:g}", found=f"{predicted:g}", hint_en=hint_en, hint_zh=hint_zh)
+
+    real, one_step = retained_with_reset()
+    check("predicted_grad_with_reset(): retain_graph=True, w.grad = None before the second of three calls",
+          "predicted_grad_with_reset()：retain_graph=True，三次反向中的第二次之前 w.grad = None")
+    predicted = a_number(solution.predicted_grad_with_reset(), "predicted_grad_with_reset()")
+    if abs(predicted - real) > 1e-6:
+        if abs(predicted - 3 * one_step) < 1e-6:
+            hint_en = ("setting w.grad = None throws away what was accumulated so far; only the backward "
+                       "calls after it count")
+            hint_zh = "w.grad = None 会把之前累加的梯度全部丢掉，只有它之后的反向才算数"
+        elif abs(predicted - one_step) < 1e-6:
+            hint_en = ("that is one backward's gradient. After the reset there are still two backward calls "
+                       "on the retained graph, and the second adds to the first")
+            hint_zh = "这是一次反向的梯度。清空之后还有两次对保留下来的图的反向，第二次会加到第一次上"
+        else:
+            hint_en = ("retain_graph=True keeps the saved tensors, so all three calls succeed, each with the "
+                       "derivative of (w * w).sum(); then ask which of them are still in w.grad at the end")
+            hint_zh = ("retain_graph=True 留住了保存的张量，三次调用都会成功，每次算的都是 (w * w).sum() 的导数；"
+                       "再想想最后 w.grad 里还留着哪几次的")
+        raise Fail("the prediction differs from what the loop really leaves in w.grad",
+                   "预测和循环实际留在 w.grad 里的值不同",
+                   expected=f"{real:g}", found=f"{predicted:g}", hint_en=hint_en, hint_zh=hint_zh)
