@@ -150,8 +150,8 @@ def custom_function(solution, check):
                                   "the same gradient for every output element",
                                   "每一列都是同一个向量 3x²：你的 backward 不看 grad_output，对每个输出元素都返回同样的梯度") \
                 if torch.allclose(analytical[:, 0], true.diagonal()) else \
-                ("every column is the same vector: your backward ignores grad_output",
-                 "每一列都是同一个向量：你的 backward 不看 grad_output")
+                ("every column is the same vector: your backward does not multiply by grad_output element by "
+                 "element", "每一列都是同一个向量：你的 backward 没有逐元素地乘上 grad_output")
             hint_en = ("multiply by grad_output: return grad_output * 3 * x ** 2. With .sum(), grad_output is all "
                        "ones, which is why the check above passed; gradcheck calls backward once per output element "
                        "with a one-hot grad_output, and sees the difference")
