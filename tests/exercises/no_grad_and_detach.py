@@ -55,13 +55,18 @@ def as_output(found, expected_shape, call):
 
 def run_or_fail(model, x, after):
     try:
-        return model(x)
+        out = model(x)
+        if isinstance(out, torch.Tensor) and out.shape == (len(x), 1):
+            return out
+        found = f"{type(out).__name__} {tuple(out.shape) if isinstance(out, torch.Tensor) else ''}"
     except Exception as error:  # the reader may have broken the model
-        raise Fail(f"the model no longer runs after {after}", f"{after} 之后模型跑不起来了",
-                   expected=("model(x) runs as before", "model(x) 和原来一样能跑"),
-                   found=f"{type(error).__name__}: {error}"[:200],
-                   hint_en="change only the parameters' requires_grad, not the layers",
-                   hint_zh="只改参数的 requires_grad，不要动层本身") from None
+        found = f"{type(error).__name__}: {error}"[:200]
+    raise Fail(f"the model no longer runs after {after}", f"{after} 之后模型跑不起来了",
+               expected=(f"model(x) returns a tensor of shape ({len(x)}, 1) as before",
+                         f"model(x) 和原来一样返回形状为 ({len(x)}, 1) 的张量"),
+               found=found,
+               hint_en="change only the parameters' requires_grad, not the layers",
+               hint_zh="只改参数的 requires_grad，不要动层本身")
 
 
 def adamw_steps(model, forward):
@@ -103,7 +108,9 @@ def freeze_two_ways(solution, check):
               f"freeze_first(model, {k}) 再反向之后，model[0]…model[{k - 1}] 的 .grad 是 None，后面的层有梯度")
         model = make_model()
         solution.freeze_first(model, k)
-        run_or_fail(model, make_input(), f"freeze_first(model, {k})").sum().backward()
+        out = run_or_fail(model, make_input(), f"freeze_first(model, {k})")
+        if out.requires_grad:  # otherwise every layer is frozen: the check below names the later ones
+            out.sum().backward()
         leaked, starved = gradient_pattern(model, k)
         if leaked:
             still = [f"model[{i}].{name}" for i in sorted(leaked) for name, p in model[i].named_parameters()
