@@ -1,0 +1,174 @@
+"""Exercises of the chapter gradient-checking."""
+
+import torch
+from torch.autograd import gradcheck
+from torch.autograd.gradcheck import GradcheckError
+
+from judge import Fail, exercise
+
+
+FLOAT32_EN = ("right to about seven digits only, the precision of float32: don't cast inside the Function "
+              "(.float()); gradcheck is meaningful only in float64, and one float32 step makes even a correct "
+              "backward fail it")
+FLOAT32_ZH = ("只对到七位左右，正是 float32 的精度：不要在 Function 里转换类型（.float()）；gradcheck 只有在 float64 "
+              "下才有意义，中间一步 float32 就会让正确的 backward 也通不过")
+
+
+def relative_error(found, expected):
+    return ((found - expected).abs() / expected.abs().clamp_min(1e-300)).max().item()
+
+
+def draw(*shape, seed=0):
+    torch.manual_seed(seed)
+    return torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+
+
+def run_backward(out, x, grad_output):
+    """x's gradient through the reader's backward, or a Fail when autograd rejects what it returned."""
+    try:
+        (grad,) = torch.autograd.grad(out, x, grad_outputs=grad_output, retain_graph=True, allow_unused=True)
+    except NotImplementedError:
+        raise  # the starter's backward: the judge shows the reader's line
+    except RuntimeError as error:
+        raise Fail("autograd rejected what Cube.backward returned", "autograd 不接受 Cube.backward 的返回值",
+                   expected=(f"one tensor of shape {tuple(x.shape)}, the gradient with respect to x",
+                             f"一个形状为 {tuple(x.shape)} 的张量：对 x 的梯度"),
+                   found=f"RuntimeError: {str(error).splitlines()[0][:200]}",
+                   hint_en="backward returns one gradient per input of forward (ctx excluded), each shaped like "
+                           "that input", hint_zh="backward 为 forward 的每个输入（ctx 除外）返回一个梯度，形状和那个输入相同") from None
+    if grad is None:
+        raise Fail("Cube.backward returned None for x", "Cube.backward 对 x 返回了 None",
+                   expected=("a tensor shaped like x", "和 x 形状相同的张量"), found="None",
+                   hint_en="return the gradient, don't just compute it", hint_zh="要 return 梯度，光算出来不够")
+    return grad
+
+
+def jacobian_from_backward(cube, x):
+    """The Jacobian as gradcheck builds it: one backward per output element with a one-hot
+    grad_output; column j is what backward returned for output j (rows: inputs)."""
+    out = cube(x)
+    columns = []
+    for j in range(out.numel()):
+        one_hot = torch.zeros(out.numel(), dtype=out.dtype)
+        one_hot[j] = 1
+        columns.append(run_backward(out, x, one_hot.view_as(out)).reshape(-1))
+    return torch.stack(columns, dim=1)
+
+
+@exercise("gradient-checking/custom-function",
+          en="a custom autograd Function for x³, checked by gradcheck",
+          zh="为 x³ 写一个自定义 autograd Function，并用 gradcheck 检查")
+def custom_function(solution, check):
+    check("Cube is a torch.autograd.Function", "Cube 是一个 torch.autograd.Function")
+    if not (isinstance(solution.Cube, type) and issubclass(solution.Cube, torch.autograd.Function)):
+        raise Fail("Cube is not a subclass of torch.autograd.Function", "Cube 不是 torch.autograd.Function 的子类",
+                   expected="class Cube(torch.autograd.Function)", found=repr(solution.Cube)[:80],
+                   hint_en="keep the class of the starter file and fill in its two static methods",
+                   hint_zh="保留起始文件里的类，填好它的两个静态方法")
+
+    check("cube(x) equals x³, in float64, and goes through Cube", "cube(x) 等于 x³，是 float64，并且经过 Cube")
+    x = draw(5)
+    out = solution.cube(x)
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        raise Fail("cube(x) did not return a tensor shaped like x", "cube(x) 返回的不是和 x 同形状的张量",
+                   expected=(f"a tensor of shape {tuple(x.shape)}", f"形状为 {tuple(x.shape)} 的张量"),
+                   found=(f"a tensor of shape {tuple(out.shape)}", f"形状为 {tuple(out.shape)} 的张量")
+                   if isinstance(out, torch.Tensor) else f"{type(out).__name__}: {out!r}"[:80],
+                   hint_en="return Cube.apply(x)", hint_zh="返回 Cube.apply(x)")
+    if out.dtype != torch.float64:
+        raise Fail(f"cube(x) turned float64 into {out.dtype}", f"cube(x) 把 float64 变成了 {out.dtype}",
+                   expected="torch.float64", found=str(out.dtype),
+                   hint_en="don't cast inside the Function: gradcheck is meaningful only in float64, and one "
+                           "float32 step makes even a correct backward fail it",
+                   hint_zh="不要在 Function 里转换类型：gradcheck 只有在 float64 下才有意义，中间一步 float32 "
+                           "就会让正确的 backward 也通不过")
+    difference = (out.detach() - x.detach() ** 3).abs().max().item()
+    if difference > 1e-12:
+        rounded = relative_error(out.detach(), x.detach() ** 3) < 1e-5
+        raise Fail("cube(x) is not x³", "cube(x) 不等于 x³",
+                   expected=("x ** 3", "x ** 3"), found=(f"off by up to {difference:.3g}", f"最多差 {difference:.3g}"),
+                   hint_en=FLOAT32_EN if rounded else "forward returns x ** 3",
+                   hint_zh=FLOAT32_ZH if rounded else "forward 返回 x ** 3")
+    node = type(out.grad_fn).__name__ if out.grad_fn is not None else "None"
+    if node != f"{solution.Cube.__name__}Backward":
+        raise Fail(f"cube(x) did not go through Cube: its grad_fn is {node}",
+                   f"cube(x) 没有经过 Cube：它的 grad_fn 是 {node}",
+                   expected=f"grad_fn {solution.Cube.__name__}Backward", found=f"grad_fn {node}",
+                   hint_en="call the Function with Cube.apply(x): calling Cube.forward directly, or computing x ** 3 "
+                           "in cube, leaves your backward out of the graph",
+                   hint_zh="用 Cube.apply(x) 调用这个 Function：直接调用 Cube.forward，或者在 cube 里直接算 x ** 3，"
+                           "你的 backward 都不会进入计算图")
+
+    check("the gradient of cube(x).sum() is 3x²", "cube(x).sum() 的梯度是 3x²")
+    grad = run_backward(out.sum(), x, None)
+    expected = 3 * x.detach() ** 2
+    if grad.shape != x.shape:
+        found = (f"a gradient of shape {tuple(grad.shape)}", f"形状为 {tuple(grad.shape)} 的梯度")
+    else:
+        ratio = grad / expected
+        if relative_error(grad, expected) < 1e-5:  # right to float32 precision only
+            found = (f"3x² to float32 precision only (relative error {relative_error(grad, expected):.1g})",
+                     f"只在 float32 精度下等于 3x²（相对误差 {relative_error(grad, expected):.1g}）")
+        elif torch.allclose(ratio, ratio.mean().expand_as(ratio)):  # a constant factor off, such as 3x² · 3
+            found = (f"{ratio.mean().item():.3g}× 3x²", f"3x² 的 {ratio.mean().item():.3g} 倍")
+        else:
+            worst = (grad - expected).abs().max().item()
+            found = (f"off by up to {worst:.3g}", f"最多差 {worst:.3g}")
+    if grad.shape != x.shape or not torch.allclose(grad, expected, rtol=1e-10, atol=1e-12):
+        raise Fail("x.grad after cube(x).sum().backward() is not 3x²", "cube(x).sum().backward() 之后 x.grad 不是 3x²",
+                   expected=("3 * x ** 2", "3 * x ** 2"), found=found,
+                   hint_en=FLOAT32_EN if found[0].startswith("3x² to float32") else
+                   "d(x³)/dx = 3x², computed from the x that forward saved (ctx.saved_tensors), not from the output",
+                   hint_zh=FLOAT32_ZH if found[0].startswith("3x² to float32") else
+                   "d(x³)/dx = 3x²，用 forward 保存的 x（ctx.saved_tensors）来算，不是用输出")
+
+    for shape, seed in (((4,), 1), ((2, 3), 2)):
+        shown = str(shape)
+        check(f"gradcheck(cube, (x,)) passes for a random float64 x of shape {shown}",
+              f"对形状为 {shown} 的随机 float64 x，gradcheck(cube, (x,)) 通过")
+        x = draw(*shape, seed=seed)
+        try:
+            gradcheck(solution.cube, (x,))
+            continue
+        except NotImplementedError:
+            raise
+        except GradcheckError as error:
+            raised = str(error).splitlines()[0].rstrip(",")
+        except RuntimeError as error:
+            raise Fail("gradcheck could not run your Function", "gradcheck 没法运行你的 Function",
+                       expected=("gradcheck returns True", "gradcheck 返回 True"),
+                       found=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
+                       hint_en="read the error: gradcheck calls cube and your backward many times, with one-hot "
+                               "grad_outputs", hint_zh="读一读报错：gradcheck 会多次调用 cube 和你的 backward，"
+                                                      "每次的 grad_output 只有一个元素是 1") from None
+        # Summarise the mismatch in words: the Jacobian as your backward gives it, against the true one.
+        analytical = jacobian_from_backward(solution.cube, x)
+        true = torch.diag(3 * x.detach().reshape(-1) ** 2)
+        same_columns = bool((analytical == analytical[:, :1]).all())
+        if same_columns:
+            shape_en, shape_zh = ("every column is the same vector 3x²: your backward ignores grad_output and returns "
+                                  "the same gradient for every output element",
+                                  "每一列都是同一个向量 3x²：你的 backward 不看 grad_output，对每个输出元素都返回同样的梯度") \
+                if torch.allclose(analytical[:, 0], true.diagonal()) else \
+                ("every column is the same vector: your backward does not multiply by grad_output element by "
+                 "element", "每一列都是同一个向量：你的 backward 没有逐元素地乘上 grad_output")
+            hint_en = ("multiply by grad_output: return grad_output * 3 * x ** 2. With .sum(), grad_output is all "
+                       "ones, which is why the check above passed; gradcheck calls backward once per output element "
+                       "with a one-hot grad_output, and sees the difference")
+            hint_zh = ("要乘上 grad_output：返回 grad_output * 3 * x ** 2。用 .sum() 时 grad_output 全是 1，所以上面那项"
+                       "检查能通过；gradcheck 对每个输出元素各调用一次 backward，grad_output 只有那个位置是 1，"
+                       "差别就露出来了")
+        else:
+            worst = (analytical - true).abs().max().item()
+            shape_en = f"a Jacobian that differs from the true one, diag(3x²), by up to {worst:.3g}"
+            shape_zh = f"雅可比矩阵和真正的 diag(3x²) 最多差 {worst:.3g}"
+            hint_en = ("x³ is elementwise, so the Jacobian is diagonal: backward must return grad_output * 3x², "
+                       "computed in float64 from the saved x")
+            hint_zh = "x³ 是逐元素的，雅可比矩阵是对角的：backward 要返回 grad_output * 3x²，用保存的 x 在 float64 下算"
+        raise Fail(f'gradcheck raised GradcheckError ("{raised}"): the Jacobian built from your backward does not '
+                   "match the one measured by finite differences",
+                   f"gradcheck 抛出了 GradcheckError（“{raised}”）：用你的 backward 得到的雅可比矩阵，"
+                   "和有限差分测出来的不一致",
+                   expected=("3x² on the diagonal and zeros elsewhere (x³ is elementwise), as the finite differences "
+                             "measure", "对角线上是 3x²、其余为 0（x³ 是逐元素的），和有限差分测出来的一样"),
+                   found=(shape_en, shape_zh), hint_en=hint_en, hint_zh=hint_zh)

@@ -1,0 +1,270 @@
+"""Exercises of the chapter no-grad-and-detach."""
+
+import torch
+from torch import nn
+
+from judge import Fail, exercise
+
+K = 3  # model[0] (Linear), model[1] (Tanh), model[2] (Linear) frozen; model[4] (Linear) trains
+STEPS = 5
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+
+
+def make_input(requires_grad=False):
+    torch.manual_seed(1)
+    return torch.randn(8, 6).requires_grad_(requires_grad)
+
+
+def layer_names(model, indices, language="en"):
+    if language == "zh":
+        return "、".join(f"model[{i}]（{type(model[i]).__name__}）" for i in sorted(indices))
+    return ", ".join(f"model[{i}] ({type(model[i]).__name__})" for i in sorted(indices))
+
+
+def layers_with_params(model):
+    return [i for i, module in enumerate(model) if any(True for _ in module.parameters())]
+
+
+def gradient_pattern(model, k):
+    """(layers before k whose parameters got a gradient, layers from k on whose parameters got none)."""
+    leaked = {i for i in layers_with_params(model) if i < k and any(p.grad is not None for p in model[i].parameters())}
+    starved = {i for i in layers_with_params(model) if i >= k and any(p.grad is None for p in model[i].parameters())}
+    return leaked, starved
+
+
+def as_output(found, expected_shape, call):
+    """The reader's return value as a tensor of the model's output shape, or a Fail that says what it was."""
+    if not isinstance(found, torch.Tensor):
+        raise Fail(f"{call} returned {type(found).__name__}, not a tensor",
+                   f"{call} 返回的是 {type(found).__name__}，不是张量",
+                   expected=(f"the model's output, a tensor of shape {tuple(expected_shape)}",
+                             f"模型的输出，形状为 {tuple(expected_shape)} 的张量"),
+                   found=repr(found)[:80],
+                   hint_en="return the result of the last layers", hint_zh="把后面几层的结果 return 出来")
+    if found.shape != expected_shape:
+        raise Fail(f"{call} returned a tensor of the wrong shape", f"{call} 返回的张量形状不对",
+                   expected=str(tuple(expected_shape)), found=str(tuple(found.shape)),
+                   hint_en="run every layer of the model, the first k and the rest",
+                   hint_zh="模型的每一层都要跑：前 k 层和其余各层")
+    return found
+
+
+def run_or_fail(model, x, after):
+    try:
+        out = model(x)
+        if isinstance(out, torch.Tensor) and out.shape == (len(x), 1):
+            return out
+        found = f"{type(out).__name__} {tuple(out.shape) if isinstance(out, torch.Tensor) else ''}"
+    except Exception as error:  # the reader may have broken the model
+        found = f"{type(error).__name__}: {error}"[:200]
+    raise Fail(f"the model no longer runs after {after}", f"{after} 之后模型跑不起来了",
+               expected=(f"model(x) returns a tensor of shape ({len(x)}, 1) as before",
+                         f"model(x) 和原来一样返回形状为 ({len(x)}, 1) 的张量"),
+               found=found,
+               hint_en="change only the parameters' requires_grad, not the layers",
+               hint_zh="只改参数的 requires_grad，不要动层本身")
+
+
+def adamw_steps(model, forward):
+    """STEPS AdamW steps on all of model.parameters(), frozen ones included on purpose."""
+    optimizer = torch.optim.AdamW(model.parameters(), lr=0.01, weight_decay=0.1)
+    x = make_input()
+    for _ in range(STEPS):
+        optimizer.zero_grad()
+        forward(model, x).pow(2).mean().backward()
+        optimizer.step()
+
+
+def moved_layers(model, before):
+    return {i for i in layers_with_params(model)
+            if any(not torch.equal(p, q) for p, q in zip(model[i].parameters(), before[i]))}
+
+
+@exercise("no-grad-and-detach/freeze-two-ways",
+          en="freeze the first k layers two ways: requires_grad_(False), and detach() after them",
+          zh="两种方式冻结前 k 层：requires_grad_(False)，以及在它们之后 detach()")
+def freeze_two_ways(solution, check):
+    # --- freeze_first: the parameters stop requiring grad; gradients still flow through them ---
+    check("freeze_first(model, 3) leaves the model's output unchanged",
+          "freeze_first(model, 3) 之后模型的输出不变")
+    model, reference, x = make_model(), make_model(), make_input()
+    solution.freeze_first(model, K)
+    out = run_or_fail(model, x, "freeze_first(model, 3)")
+    if out.shape != reference(x).shape or not torch.equal(out, reference(x)):
+        raise Fail("the model computes something else after freeze_first", "freeze_first 之后模型算出来的东西变了",
+                   expected=("the same output as before, to the bit", "和之前逐位相同的输出"),
+                   found=("a different output", "不同的输出"),
+                   hint_en="freezing changes whether a parameter gets a gradient, never its value: "
+                           "don't zero, re-initialise or replace anything",
+                   hint_zh="冻结只决定参数拿不拿梯度，不改它的值：不要清零、重新初始化或替换任何东西")
+
+    for k in (K, 2):
+        check(f"after freeze_first(model, {k}) and a backward, model[0]…model[{k - 1}] have .grad None, "
+              f"the later layers have gradients",
+              f"freeze_first(model, {k}) 再反向之后，model[0]…model[{k - 1}] 的 .grad 是 None，后面的层有梯度")
+        model = make_model()
+        solution.freeze_first(model, k)
+        out = run_or_fail(model, make_input(), f"freeze_first(model, {k})")
+        if out.requires_grad:  # otherwise every layer is frozen: the check below names the later ones
+            out.sum().backward()
+        leaked, starved = gradient_pattern(model, k)
+        if leaked:
+            still = [f"model[{i}].{name}" for i in sorted(leaked) for name, p in model[i].named_parameters()
+                     if p.grad is not None]
+            # None of the first k layers frozen: the reader "froze" without touching requires_grad.
+            untouched = all(p.requires_grad for i in range(k) for p in model[i].parameters())
+            raise Fail(f"the parameters of {layer_names(model, leaked)} still received gradients: "
+                       "not frozen",
+                       f"{layer_names(model, leaked, 'zh')} 的参数仍然收到了梯度：没有冻结",
+                       expected=(f".grad None for model[0]…model[{k - 1}]", f"model[0]…model[{k - 1}] 的 .grad 是 None"),
+                       found=(f"a gradient in {', '.join(still)}", f"{'、'.join(still)} 有梯度"),
+                       hint_en=("their requires_grad is still True, so the next backward fills .grad again: setting "
+                                ".grad to None or a torch.no_grad() block changes nothing for later backwards. Call "
+                                "requires_grad_(False) on the first k layers")
+                       if untouched else f"freeze every layer from model[0] to model[{k - 1}]: model[:k] is a slice of them",
+                       hint_zh=("它们的 requires_grad 还是 True，下一次反向又会填上 .grad：把 .grad 设成 None、"
+                                "或者套一个 torch.no_grad() 块，对之后的反向都不起作用。要对前 k 层调用 "
+                                "requires_grad_(False)")
+                       if untouched else f"从 model[0] 到 model[{k - 1}] 每一层都要冻结：model[:k] 就是它们")
+        if starved:
+            raise Fail(f"{layer_names(model, starved)} got no gradient: frozen too",
+                       f"{layer_names(model, starved, 'zh')} 没有梯度：也被冻结了",
+                       expected=(f"gradients from model[{k}] on", f"从 model[{k}] 起都有梯度"),
+                       found=(".grad None", ".grad 是 None"),
+                       hint_en=f"freeze only the first k = {k} entries of the Sequential, model[:{k}]",
+                       hint_zh=f"只冻结 Sequential 的前 k = {k} 项，也就是 model[:{k}]")
+
+    check("with freeze_first, the gradient still flows through the frozen layers to the input",
+          "用 freeze_first 冻结时，梯度仍然穿过被冻结的层，流到输入")
+    model, x = make_model(), make_input(requires_grad=True)
+    solution.freeze_first(model, K)
+    model(x).sum().backward()
+    if x.grad is None or not x.grad.abs().sum() > 0:
+        raise Fail("the input x got no gradient: nothing flows through the frozen layers any more",
+                   "输入 x 没有拿到梯度：梯度不再穿过被冻结的层",
+                   expected=("a non-zero x.grad", "非零的 x.grad"),
+                   found="None" if x.grad is None else ("zeros", "全零"),
+                   hint_en="requires_grad_(False) freezes a layer's own parameters only; the backward still passes "
+                           "through the layer to what comes before. Don't detach or wrap the forward in no_grad",
+                   hint_zh="requires_grad_(False) 只冻结这一层自己的参数，反向照样穿过它流向前面。"
+                           "不要 detach，也不要把前向套进 no_grad")
+
+    check(f"AdamW(weight_decay=0.1) over all parameters for {STEPS} steps leaves the frozen ones bit-for-bit unchanged",
+          f"把全部参数交给 AdamW(weight_decay=0.1) 走 {STEPS} 步，冻结参数一位不变")
+    model = make_model()
+    solution.freeze_first(model, K)
+    before = {i: [p.detach().clone() for p in model[i].parameters()] for i in layers_with_params(model)}
+    adamw_steps(model, lambda m, x: m(x))
+    moved = moved_layers(model, before)
+    if moved & set(range(K)):
+        raise Fail(f"{layer_names(model, moved & set(range(K)))} moved under AdamW",
+                   f"{layer_names(model, moved & set(range(K)), 'zh')} 被 AdamW 改动了",
+                   expected=("frozen parameters unchanged: AdamW skips a parameter whose .grad is None, weight decay "
+                             "included", "冻结参数不变：.grad 为 None 的参数，AdamW 整个跳过，权重衰减也不做"),
+                   found=("changed values", "数值变了"),
+                   hint_en="a frozen parameter must keep .grad None through every backward: requires_grad_(False)",
+                   hint_zh="冻结参数在每次反向之后都要保持 .grad 为 None：用 requires_grad_(False)")
+    if not moved >= set(layers_with_params(model)) - set(range(K)):
+        raise Fail("the layers after the frozen ones did not train", "冻结层之后的层没有训练",
+                   expected=(f"model[{K}] and later moved", f"model[{K}] 及之后的层有变化"),
+                   found=("no change", "没有变化"),
+                   hint_en="freeze only model[:k]", hint_zh="只冻结 model[:k]")
+
+    # --- forward_cut: the activation is detached; the parameters keep requires_grad=True ---
+    check("forward_cut(model, x, 3) returns the same output as model(x)",
+          "forward_cut(model, x, 3) 返回的结果和 model(x) 相同")
+    model, x = make_model(), make_input()
+    expected = model(x)
+    found = as_output(solution.forward_cut(model, x, K), expected.shape, "forward_cut(model, x, 3)")
+    if not torch.allclose(found, expected, rtol=0, atol=1e-6):
+        raise Fail("forward_cut computes something else than the model", "forward_cut 算出来的和模型不一样",
+                   expected=("model(x), to within 1e-6", "model(x)，误差在 1e-6 以内"),
+                   found=(f"a difference of up to {(found - expected).abs().max().item():.3g}",
+                          f"最多相差 {(found - expected).abs().max().item():.3g}"),
+                   hint_en="run model[:k] on x, detach the result, then run model[k:] on it; detach() does not "
+                           "change the values",
+                   hint_zh="先用 model[:k] 算 x，把结果 detach，再交给 model[k:]；detach() 不改数值")
+
+    for k in (K, 2):
+        check(f"after forward_cut(model, x, {k}).sum().backward(), model[0]…model[{k - 1}] have .grad None, "
+              f"the later layers have gradients",
+              f"forward_cut(model, x, {k}).sum().backward() 之后，model[0]…model[{k - 1}] 的 .grad 是 None，"
+              f"后面的层有梯度")
+        model = make_model()
+        found = as_output(solution.forward_cut(model, make_input(), k), expected.shape, f"forward_cut(model, x, {k})")
+        if found.grad_fn is None:
+            raise Fail(f"forward_cut(model, x, {k}) returned a tensor off the graph: no backward can reach any layer",
+                       f"forward_cut(model, x, {k}) 返回的张量不在计算图上：反向到不了任何一层",
+                       expected=("an output with a grad_fn", "带 grad_fn 的输出"), found="grad_fn None",
+                       hint_en="detach only the activation after model[k - 1], not the final output, and don't "
+                               "run the later layers under no_grad",
+                       hint_zh="只 detach model[k - 1] 之后的中间结果，不要 detach 最终输出，也不要在 no_grad 里跑后面的层")
+        found.sum().backward()
+        leaked, starved = gradient_pattern(model, k)
+        if leaked:
+            raise Fail(f"the parameters of {layer_names(model, leaked)} still received gradients: the cut is not "
+                       f"after model[{k - 1}]",
+                       f"{layer_names(model, leaked, 'zh')} 的参数仍然收到了梯度：切口不在 model[{k - 1}] 之后",
+                       expected=(f".grad None for model[0]…model[{k - 1}]", f"model[0]…model[{k - 1}] 的 .grad 是 None"),
+                       found=(f"gradients in {layer_names(model, leaked)}", f"{layer_names(model, leaked, 'zh')} 有梯度"),
+                       hint_en=f"h = model[:{k}](x).detach(), then model[{k}:](h): detach the activation itself and "
+                               "use the detached tensor",
+                       hint_zh=f"h = model[:{k}](x).detach()，再算 model[{k}:](h)：要 detach 中间结果本身，"
+                               "并且接着用 detach 出来的那个张量")
+        if starved:
+            raise Fail(f"{layer_names(model, starved)} got no gradient: the cut is too late",
+                       f"{layer_names(model, starved, 'zh')} 没有梯度：切口太靠后了",
+                       expected=(f"gradients from model[{k}] on", f"从 model[{k}] 起都有梯度"),
+                       found=(".grad None", ".grad 是 None"),
+                       hint_en=f"cut right after the first k = {k} entries: model[:{k}](x).detach()",
+                       hint_zh=f"就在前 k = {k} 项之后切：model[:{k}](x).detach()")
+
+    check("forward_cut leaves every parameter's requires_grad True",
+          "forward_cut 不改任何参数的 requires_grad，都还是 True")
+    model = make_model()
+    solution.forward_cut(model, make_input(), K)
+    changed = {int(name.split(".")[0]) for name, p in model.named_parameters() if not p.requires_grad}
+    if changed:
+        raise Fail(f"after forward_cut, the parameters of {layer_names(model, changed)} no longer require grad",
+                   f"forward_cut 之后，{layer_names(model, changed, 'zh')} 的参数不再要梯度了",
+                   expected="requires_grad True", found="requires_grad False",
+                   hint_en="that freezes those layers for every later forward too: forward_cut must cut the data "
+                           "flow, with detach() on the activation, and leave the parameters as they are",
+                   hint_zh="那样这些层在以后每次前向里都被冻结了：forward_cut 要切的是数据流，对中间结果 detach()，"
+                           "参数保持原样")
+
+    check("with forward_cut, no gradient reaches the input: everything before the cut is cut off",
+          "用 forward_cut 时，梯度到不了输入：切口之前的一切都被切断")
+    model, x = make_model(), make_input(requires_grad=True)
+    solution.forward_cut(model, x, K).sum().backward()
+    if x.grad is not None:
+        raise Fail("the input x received a gradient: the gradient went through model[:3]",
+                   "输入 x 收到了梯度：梯度穿过了 model[:3]",
+                   expected=("x.grad None", "x.grad 是 None"), found=("a gradient", "有梯度"),
+                   hint_en="switching requires_grad off (and on again) freezes the parameters but lets the gradient "
+                           "pass through the layers; detach() cuts the path itself",
+                   hint_zh="关掉（再打开）requires_grad 只冻结参数，梯度照样穿过这些层；detach() 切断的是路径本身")
+
+    check(f"AdamW(weight_decay=0.1) for {STEPS} steps through forward_cut leaves model[:3] bit-for-bit unchanged",
+          f"经过 forward_cut 用 AdamW(weight_decay=0.1) 走 {STEPS} 步，model[:3] 一位不变")
+    model = make_model()
+    before = {i: [p.detach().clone() for p in model[i].parameters()] for i in layers_with_params(model)}
+    adamw_steps(model, lambda m, x: solution.forward_cut(m, x, K))
+    moved = moved_layers(model, before)
+    if moved & set(range(K)):
+        raise Fail(f"{layer_names(model, moved & set(range(K)))} moved under AdamW",
+                   f"{layer_names(model, moved & set(range(K)), 'zh')} 被 AdamW 改动了",
+                   expected=("unchanged: their .grad stays None, so AdamW skips them",
+                             "不变：它们的 .grad 一直是 None，AdamW 跳过它们"),
+                   found=("changed values", "数值变了"),
+                   hint_en="the layers before the cut must get no gradient in any step",
+                   hint_zh="切口之前的层在每一步都不能拿到梯度")
+    if not moved >= set(layers_with_params(model)) - set(range(K)):
+        raise Fail("the layers after the cut did not train", "切口之后的层没有训练",
+                   expected=(f"model[{K}] and later moved", f"model[{K}] 及之后的层有变化"),
+                   found=("no change", "没有变化"),
+                   hint_en="cut after model[k - 1], not later", hint_zh="在 model[k - 1] 之后切，不要更靠后")
