@@ -68,3 +68,18 @@ def test_no_kernel_or_install_paths_in_outputs(site):
              for m in re.finditer(r"/tmp/ipykernel_\d+|site-packages/|" + re.escape(str(pages.ROOT)),
                                   p.read_text(encoding="utf-8"))]
     assert not leaks, "\n".join(leaks[:20])
+
+
+LOADING_TAG = re.compile(r"<(?:script|img|iframe|source|video|audio|embed)\b[^>]*\bsrc=\"(https?:)?//[^\"]*\"|"
+                         r"<link\b(?=[^>]*\brel=\"(?:stylesheet|preload|modulepreload|icon)\")[^>]*\bhref=\"(https?:)?//[^\"]*\"")
+CSS_REMOTE = re.compile(r"url\(\s*['\"]?(?:https?:)?//")
+
+
+def test_pages_load_nothing_from_another_host(site):
+    """A link to another site is fine; a script, style, font or image from one is not (the real
+    browser test records the requests; this reads what the files ask for)."""
+    loads = [f"{pages.relative(p)}: {m.group(0)[:120]}" for p in site.rglob("*.html")
+             for m in LOADING_TAG.finditer(p.read_text(encoding="utf-8"))]
+    loads += [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*.css")
+              for m in CSS_REMOTE.finditer(p.read_text(encoding="utf-8"))]
+    assert not loads, "\n".join(loads[:20])
