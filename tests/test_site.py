@@ -11,7 +11,6 @@ from snippet_runs import expected_snapshot, glued_values, normalise
 
 TAG = re.compile(r"<[^>]+>")
 PASTED = re.compile(r'<span class="pasted-text">(.*?)</span>', re.DOTALL)
-GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
 PAGES = [(language, name, page) for language in pages.LANGUAGES
          for name, page in pages.book_pages(language).items()]
 MACHINE_DEPENDENT = "<a number measured on the build machine>"
@@ -50,7 +49,7 @@ def test_prose_numbers_are_the_glued_values(site, language, name, page):
     for snippet in page.snippets:
         glued |= glued_values(expected_snapshot(snippet).read_text(encoding="utf-8"))
     expected = []
-    for key, spec in GLUE_ROLE.findall(page.text):
+    for key, spec in ((key, spec) for role, key, spec in page.glue_refs if role == "text"):
         assert key in glued, f"{language}/{name} glues {key!r}, which none of its snippets glues"
         if glued[key] is None:  # machine-dependent: any number will do
             expected.append(MACHINE_DEPENDENT)

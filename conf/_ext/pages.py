@@ -29,7 +29,7 @@ RAISES_TAG = "raises-exception"
 
 LABEL = re.compile(r"^\(([^()\s]+)\)=[ \t]*$", re.MULTILINE)
 # {glue}`key`, {glue:text}`key:.1f`, and the directive forms ```{glue:figure} key
-GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`([^`]+)`")
+GLUE_ROLE = re.compile(r"\{glue(?::(\w+))?\}`([^`]+)`")
 # Files a page offers without running them: {download}`starter <../../snippets/…>` and literalinclude.
 DOWNLOAD = re.compile(r"\{download\}`(?:[^`<]*<([^`>]+)>|([^`<>]+))`")
 LITERALINCLUDE = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{literalinclude\}[ \t]+(\S+)", re.MULTILINE)
@@ -104,9 +104,14 @@ class Page:
         return LABEL.findall(self.text)
 
     @property
+    def glue_refs(self) -> list[tuple[str, str, str]]:
+        """(role, key, format) of every glue role in the prose: ("text", "retain_second", ".1f")."""
+        return [(role, *(ref.rsplit(":", 1) if ":" in ref else (ref, "")))
+                for role, ref in GLUE_ROLE.findall(self.text)]
+
+    @property
     def glue_keys(self) -> list[str]:
-        roles = [ref.rsplit(":", 1)[0] if ":" in ref else ref for ref in GLUE_ROLE.findall(self.text)]
-        return roles + GLUE_DIRECTIVE.findall(self.text)
+        return [key for _, key, _ in self.glue_refs] + GLUE_DIRECTIVE.findall(self.text)
 
     @property
     def snippets(self) -> list[Path]:
