@@ -22,8 +22,8 @@ nox.options.sessions = ["tests"]
 
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml("pyproject.toml")
-TORCH_VERSIONS = PYPROJECT["tool"]["autograd-measured"]["torch-versions"]
-DEFAULT_TORCH = TORCH_VERSIONS[0]
+TORCH_VERSIONS = PYPROJECT["tool"]["autograd-measured"]["torch-versions"]  # oldest first
+DEFAULT_TORCH = PYPROJECT["tool"]["autograd-measured"]["default-torch"]
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
 LANGUAGES = {"zh": "zh_CN", "en": "en"}  # built in this order: the en build reuses zh's executions
 BUILD = ROOT / "build"
@@ -158,8 +158,42 @@ def judge(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def drift(session: nox.Session) -> None:
-    """List every snippet whose output differs between the torch versions last tested, with the diff."""
-    session.run(sys.executable, "tests/drift.py", str(RECORDS), *TORCH_VERSIONS)
+    """List, per torch version last tested, every snippet that prints differently from the default, with the diff."""
+    session.run(sys.executable, "tests/drift.py", str(RECORDS), DEFAULT_TORCH,
+                *[torch for torch in TORCH_VERSIONS if torch != DEFAULT_TORCH])
+
+
+def newest_torch_release(session: nox.Session) -> str:
+    """The newest torch on the package index, asked when the session runs (`pip index versions`)."""
+    found = session.run(sys.executable, "-m", "pip", "index", "versions", "torch", silent=True)
+    match = re.search(r"^torch \(([^)+]+)(?:\+[^)]*)?\)", found or "", re.MULTILINE)  # 2.15.0 or 2.15.0+cpu
+    if not match:
+        session.error(f"pip index versions torch did not name a release:\n{found}")
+    return match.group(1)
+
+
+@nox.session(venv_backend="none")
+def canary(session: nox.Session) -> None:
+    """Test the newest torch on the package index against the newest supported version's snapshots; report the drift."""
+    newest, held_to = newest_torch_release(session), TORCH_VERSIONS[-1]
+    session.log(f"canary: torch {newest} (newest on the index), held to the snapshots of torch {held_to}")
+    python = use_torch_env(session, newest)
+    session.env["BOOK_SNAPSHOT_TORCH"] = held_to  # the pages' "differs on torch …" folds, too
+    site = build_site(session, python, newest)  # a build that fails is a broken run
+    records = BUILD / "canary"
+    shutil.rmtree(records, ignore_errors=True)
+    env = {**os.environ, **session.env, "BOOK_SITE": str(site), "BOOK_RECORDS": str(records)}
+    tested = subprocess.run([str(python), "-m", "pytest", *session.posargs], cwd=ROOT, env=env)
+    # pytest exits 1 when tests fail, as drift makes them; any other failure means it did not run.
+    if tested.returncode not in (0, 1):
+        session.error(f"the canary's pytest run broke (exit {tested.returncode})")
+    report = subprocess.run([sys.executable, "tests/drift.py", "--record", str(records / f"torch-{newest}.json")],
+                            cwd=ROOT, capture_output=True, text=True)
+    (BUILD / "canary-report.txt").write_text(report.stdout + report.stderr, encoding="utf-8")
+    print(report.stdout + report.stderr)
+    if report.returncode != 0:  # a snippet raised, or no record was written: not drift, a broken run
+        session.error(f"torch {newest}: the run broke (build/canary-report.txt)")
+    session.log(f"canary report: {BUILD / 'canary-report.txt'}")
 
 
 @nox.session(venv_backend="none")
@@ -179,8 +213,8 @@ def benchmark(session: nox.Session) -> None:
     seconds = {}
     for kind in ("cold", "warm"):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "nox", "-s", f"docs({TORCH_IDS[0]})"], cwd=ROOT, check=True,
+        subprocess.run([sys.executable, "-m", "nox", "-s", f"docs(torch-{DEFAULT_TORCH})"], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         seconds[kind] = time.perf_counter() - start
-    print(f"nox -s docs({TORCH_IDS[0]}): cold {seconds['cold']:.1f} s, warm {seconds['warm']:.1f} s "
+    print(f"nox -s docs(torch-{DEFAULT_TORCH}): cold {seconds['cold']:.1f} s, warm {seconds['warm']:.1f} s "
           f"(warm = {seconds['warm'] / seconds['cold']:.0%} of cold)")

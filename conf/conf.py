@@ -34,6 +34,7 @@ extensions = [
     "api_links",
     "glossary",
     "verification",
+    "torch_differences",
     "zh_search",
 ]
 

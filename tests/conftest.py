@@ -7,7 +7,8 @@ import pytest
 
 import pages
 from records import Records
-from snippet_runs import TORCH
+from snapshots import installed_torch
+from snippet_runs import all_loaded_cells
 
 # `nox -s tests` builds the site of its torch and says where; bare pytest looks at the default's.
 SITE = Path(os.environ.get("BOOK_SITE", pages.ROOT / "build" / "site"))
@@ -23,10 +24,13 @@ def site() -> Path:
 
 
 @pytest.fixture(scope="session")
-def records():
-    found = Records(RECORDS, TORCH)
-    yield found
-    found.write()
+def records(request):
+    """What the snapshot tests found, written when the session ends (see pytest_sessionfinish)."""
+    request.config.stash[RECORDS_KEY] = found = Records(RECORDS, installed_torch())
+    return found
+
+
+RECORDS_KEY = pytest.StashKey[Records]()
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -36,3 +40,7 @@ def pytest_sessionfinish(session, exitstatus):
         reporter.write_line(f"{len(skipped)} test(s) skipped: this book's tests never skip; see the reasons above",
                             red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if (found := session.config.stash.get(RECORDS_KEY, None)) is not None:
+        # "last passed" only for a run that checked every snippet and failed nothing at all.
+        every_snippet = set(found.entries) == {pages.relative(s) for s in all_loaded_cells()}
+        found.write(passed_whole_run=every_snippet and session.exitstatus == pytest.ExitCode.OK)

@@ -1,8 +1,10 @@
 """What a test run found for each snippet under one torch: the record the verification page reads.
 
 `nox -s tests` writes build/records/torch-<version>.json; each snippet's entry says whether its
-output matched the snapshot, how long it ran, when, and the hash of the snippet it ran, so that
-the page can tell a stale entry from a fresh one. A partial run (`-k`) updates only its entries.
+output matched the snapshot, how long it ran, when, the hash of the snippet it ran and of the
+snapshot it was compared with, so that the page can tell a stale entry from a fresh one. A
+partial run (`-k`) updates only its entries. `last_passed` is the time of the last run that
+checked every snippet and passed as a whole.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pages
+import snapshots
 
 
 class Records:
@@ -21,28 +24,41 @@ class Records:
         self.path = Path(folder) / f"torch-{torch}.json"
         self.torch = torch
         self.entries: dict[str, dict] = {}
+        self.claims: dict[str, dict] = {}
 
     def add(self, run, status: str) -> None:
+        compared = snapshots.expected_snapshot(run.snippet)
         self.entries[pages.relative(run.snippet)] = {
             "status": status,
+            "snapshot": pages.relative(compared),
+            "snapshot_sha256": pages.snippet_hash(compared) if compared.is_file() else None,
             "seconds": round(run.seconds, 2),
             "sha256": pages.snippet_hash(run.snippet),
             "ran_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "output": run.output,
         }
 
-    def write(self) -> None:
-        if not self.entries:
+    def add_claim(self, check: str, sha256: str, status: str) -> None:
+        """A claim check's result: the page's mark shows the versions where this code passed."""
+        self.claims[check] = {"status": status, "sha256": sha256,
+                              "ran_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+    def write(self, passed_whole_run: bool) -> None:
+        if not self.entries and not self.claims:
             return
         old = json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         record = {
             "torch": self.torch,
             "torch_build": version("torch"),
             "python": platform.python_version(),
             "sphinx": version("sphinx"),
             "myst_nb": version("myst-nb"),
-            "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "snapshots_of": snapshots.compared_torch(),
+            "updated": now,
+            "last_passed": now if passed_whole_run else old.get("last_passed"),
             "snippets": {**old.get("snippets", {}), **self.entries},
+            "claims": {**old.get("claims", {}), **self.claims},
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")

@@ -13,16 +13,14 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
 
 import pages
 from measured import TIMING
+from snapshots import SNAPSHOTS, compared_torch, expected_snapshot, glued_values, snapshot_path  # noqa: F401
 
-SNAPSHOTS = pages.ROOT / "tests" / "snapshots"
-# The torch this run uses, without a local label: PyPI's wheels say 2.13.0, local ones 2.13.0+cpu.
-TORCH = version("torch").split("+")[0]
-DEFAULT_TORCH = pages.torch_versions()[0]
+TORCH = compared_torch()  # whose snapshots this run checks: the installed torch's, except in the canary
+DEFAULT_TORCH = pages.default_torch()
 TIMEOUT_SECONDS = 600
 
 NORMALISE = [
@@ -70,19 +68,6 @@ def run_snippet(snippet: Path) -> Run:
     return Run(snippet, done.returncode, normalise(done.stdout), time.perf_counter() - start)
 
 
-def snapshot_path(snippet: Path, torch: str | None = None) -> Path:
-    """tests/snapshots/<chapter>/<idea>.txt for snippets/<chapter>/<idea>.py: the snapshot all
-    torch versions share; with `torch`, that version's own <idea>.torch-<version>.txt."""
-    shared = SNAPSHOTS / snippet.relative_to(pages.SNIPPETS).with_suffix(".txt")
-    return shared if torch is None else shared.with_suffix(f".torch-{torch}.txt")
-
-
-def expected_snapshot(snippet: Path, torch: str = TORCH) -> Path:
-    """The version's own snapshot where one was reviewed in, else the shared one."""
-    override = snapshot_path(snippet, torch)
-    return override if override.is_file() else snapshot_path(snippet)
-
-
 def snapshot_to_write(snippet: Path, output: str, torch: str = TORCH) -> Path:
     """Where --force-regen writes: the default torch owns the shared snapshot; another version
     writes its own file only where its output really differs, so every difference is reviewed."""
@@ -92,14 +77,6 @@ def snapshot_to_write(snippet: Path, output: str, torch: str = TORCH) -> Path:
     if override.is_file() or shared.read_text(encoding="utf-8") != output:
         return override
     return shared
-
-
-GLUE_LINE = re.compile(r"^\[glue\] (\S+) ([=~]) (.*)$", re.MULTILINE)
-
-
-def glued_values(output: str) -> dict[str, str | None]:
-    """The `[glue] key = repr` lines a run printed, as {key: repr}; None for a varying value."""
-    return {key: value if sign == "=" else None for key, sign, value in GLUE_LINE.findall(output)}
 
 
 def all_loaded_cells() -> dict[Path, list[pages.CodeCell]]:

@@ -27,7 +27,7 @@ TWINS = sorted(ZH.keys() & EN.keys())
 
 @pytest.mark.parametrize("name", TWINS)
 @pytest.mark.parametrize("what", ["labels", "snippets", "references", "cell tags", "glue keys", "often-said ids",
-                                  "prose code"])
+                                  "torch-version claims", "prose code"])
 def test_twins_agree(name, what):
     def facts(page):
         if what == "labels":
@@ -42,6 +42,8 @@ def test_twins_agree(name, what):
             return sorted(Counter(page.glue_keys).items())
         if what == "often-said ids":
             return OFTEN_SAID.findall(page.text)
+        if what == "torch-version claims":
+            return sorted(claim for _, claim in page.version_claims)
         document = prose_code.parse(page.path)
         return [document.text[example.region.start:example.region.end] for example in document]
 

@@ -23,6 +23,7 @@ from myst_parser.parsers.mdit import create_md_parser
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 SNIPPETS = ROOT / "snippets"
+RECORDS = ROOT / "build" / "records"  # what each torch's test run found (tests/records.py writes them)
 LANGUAGES = ("zh", "en")  # the order of the book: Chinese first
 CELL_LANGUAGE = "ipython3"  # `{code-cell} python` would collide with Sybil's Python parser
 RAISES_TAG = "raises-exception"
@@ -30,6 +31,9 @@ RAISES_TAG = "raises-exception"
 LABEL = re.compile(r"^\(([^()\s]+)\)=[ \t]*$", re.MULTILINE)
 # {glue}`key`, {glue:text}`key:.1f`, and the directive forms ```{glue:figure} key
 GLUE_ROLE = re.compile(r"\{glue(?::(\w+))?\}`([^`]+)`")
+VERSIONS_ROLE = re.compile(r"\{torch-versions\}`([^`]+)`")  # which supported torch prints a text
+CLAIM_ROLE = re.compile(r"\{claim\}`([^`]+)`")  # the check that proves the sentence before it
+CLAIMS_FILE = "claims.py"  # snippets/<chapter>/claims.py: the chapter's checks, one function each
 # Files a page offers without running them: {download}`starter <../../snippets/…>` and literalinclude.
 DOWNLOAD = re.compile(r"\{download\}`(?:[^`<]*<([^`>]+)>|([^`<>]+))`")
 LITERALINCLUDE = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{literalinclude\}[ \t]+(\S+)", re.MULTILINE)
@@ -110,6 +114,16 @@ class Page:
                 for role, ref in GLUE_ROLE.findall(self.text)]
 
     @property
+    def version_claims(self) -> list[tuple[int, str]]:
+        """(line, "<chapter>/<idea>.py|<text>") of every {torch-versions} role in the prose."""
+        return [(self.text.count("\n", 0, m.start()) + 1, m.group(1)) for m in VERSIONS_ROLE.finditer(self.text)]
+
+    @property
+    def claims(self) -> list[tuple[int, str]]:
+        """(line, "<chapter>/<check>") of every {claim} role in the prose."""
+        return [(self.text.count("\n", 0, m.start()) + 1, m.group(1)) for m in CLAIM_ROLE.finditer(self.text)]
+
+    @property
     def glue_keys(self) -> list[str]:
         return [key for _, key, _ in self.glue_refs] + GLUE_DIRECTIVE.findall(self.text)
 
@@ -119,9 +133,11 @@ class Page:
 
     @property
     def references(self) -> list[Path]:
-        """Files the page links for download or shows without running (exercises)."""
+        """Files the page links for download or shows without running (exercises), and the
+        chapters' claims.py whose checks it names."""
         targets = [a or b for a, b in DOWNLOAD.findall(self.text)] + LITERALINCLUDE.findall(self.text)
-        return [(self.path.parent / target.strip()).resolve() for target in targets]
+        claimed = sorted({SNIPPETS / claim.split("/")[0] / CLAIMS_FILE for _, claim in self.claims})
+        return [(self.path.parent / target.strip()).resolve() for target in targets] + claimed
 
     def problems(self) -> list[tuple[int, str]]:
         """(line, message) for every rule of the book this page breaks."""
@@ -157,10 +173,20 @@ def snippet_hash(snippet: Path) -> str:
     return hashlib.sha256(Path(snippet).read_bytes()).hexdigest()[:16]
 
 
-def torch_versions() -> list[str]:
-    """The torch versions the book supports, the default first (pyproject.toml)."""
+@cache
+def _book_settings() -> dict:
     with open(ROOT / "pyproject.toml", "rb") as f:
-        return tomllib.load(f)["tool"]["autograd-measured"]["torch-versions"]
+        return tomllib.load(f)["tool"]["autograd-measured"]
+
+
+def torch_versions() -> list[str]:
+    """The torch versions the book supports, oldest first (pyproject.toml)."""
+    return list(_book_settings()["torch-versions"])
+
+
+def default_torch() -> str:
+    """The torch that builds the published site and owns the shared snapshots."""
+    return _book_settings()["default-torch"]
 
 
 def relative(path: Path) -> str:

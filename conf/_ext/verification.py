@@ -6,8 +6,11 @@ build/records/torch-<version>.json and this directive renders what it finds ther
     ```{verification-report}
     ```
 
-An entry is *stale* when the snippet changed after that run (its hash differs), *missing* when
-the record has no entry for it, and a version without a record file says so.
+Each version × snippet is *same as the default* (its output matched the shared snapshot),
+*differs, reviewed* (it matched the version's own reviewed snapshot; links to the diff, listed
+below the table), *differs, not reviewed* (it matched neither), *failed*, *stale* (the snippet or
+its snapshot changed after that run), *missing* (no entry), and a version without a record file
+says so.
 """
 
 from __future__ import annotations
@@ -21,12 +24,18 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 import pages
+import rereads
+import snapshots
 from languages import text
 
-RECORDS = pages.ROOT / "build" / "records"
+RECORDS = pages.RECORDS
 
 
-def _table(header: list[str], rows: list[list[str]], classes: list[str]) -> nodes.table:
+def _cell(content) -> nodes.Node:
+    return content if isinstance(content, nodes.Node) else nodes.paragraph("", content)
+
+
+def _table(header: list[str], rows: list[list], classes: list[str]) -> nodes.table:
     table = nodes.table(classes=classes)
     group = nodes.tgroup(cols=len(header))
     table += group
@@ -35,10 +44,18 @@ def _table(header: list[str], rows: list[list[str]], classes: list[str]) -> node
         for cells in lines:
             row = nodes.row()
             for cell in cells:
-                row += nodes.entry("", nodes.paragraph("", cell))
+                row += nodes.entry("", _cell(cell))
             part += row
         group += part
     return table
+
+
+def _diff_id(snippet: str, torch: str) -> str:
+    return nodes.make_id(f"diff {snippet.removeprefix('snippets/')} torch {torch}")
+
+
+def _when(stamp: str | None) -> str:
+    return stamp.replace("T", " ").replace("+00:00", " UTC") if stamp else "—"
 
 
 class VerificationReport(SphinxDirective):
@@ -46,7 +63,7 @@ class VerificationReport(SphinxDirective):
 
     def run(self):
         env, say = self.env, lambda key, **kw: text(self.env, key).format(**kw)
-        versions = pages.torch_versions()
+        versions, default = pages.torch_versions(), pages.default_torch()
         snippets = sorted({pages.relative(s) for lang in pages.LANGUAGES
                            for page in pages.book_pages(lang).values() for s in page.snippets})
         current = {name: pages.snippet_hash(pages.ROOT / name) for name in snippets}
@@ -60,45 +77,84 @@ class VerificationReport(SphinxDirective):
         this_build = say("report-this-build", torch=version("torch").split("+")[0], python=platform.python_version(),
                          sphinx=version("sphinx"), myst_nb=version("myst-nb"),
                          date=f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+        statuses = {torch: {name: self._status(records.get(torch), name, current[name], torch) for name in snippets}
+                    for torch in versions}
         summary = []
         for torch in versions:
             record = records.get(torch)
             if record is None:
-                summary.append([torch, say("report-no-record"), "", "", ""])
+                summary.append([torch, say("report-no-record"), "", "", "", ""])
                 continue
-            statuses = [self._status(record, name, current[name]) for name in snippets]
-            counts = ", ".join(f"{statuses.count(s)} {say('status-' + s)}"
-                               for s in ("passed", "differs", "failed", "stale", "missing") if statuses.count(s))
-            summary.append([torch, record["updated"].replace("T", " ").replace("+00:00", " UTC"),
-                            record["python"], f"Sphinx {record['sphinx']}, myst-nb {record['myst_nb']}", counts])
+            found = list(statuses[torch].values())
+            counts = ", ".join(f"{found.count(s)} {say('status-' + s)}" for s in STATUSES if found.count(s))
+            summary.append([torch + (say("report-default") if torch == default else ""),
+                            _when(record.get("last_passed")), _when(record["updated"]), record["python"],
+                            f"Sphinx {record['sphinx']}, myst-nb {record['myst_nb']}", counts])
         grid = []
         for name in snippets:
             row = [name.removeprefix("snippets/")]
             for torch in versions:
-                record = records.get(torch)
-                status = self._status(record, name, current[name]) if record else "no-record"
-                entry = (record or {}).get("snippets", {}).get(name, {})
-                seconds = f" · {entry['seconds']:.1f} s" if status in ("passed", "differs") else ""
-                row.append(say("status-" + status) + seconds)
+                status = statuses[torch][name]
+                label = say("status-" + status)
+                if status == "reviewed":
+                    cell = nodes.paragraph()
+                    cell += nodes.reference("", label, refid=_diff_id(name, torch), internal=True)
+                    row.append(cell)
+                else:
+                    row.append(label)
             grid.append(row)
         return [
             nodes.paragraph("", this_build),
-            _table([say("col-torch"), say("col-updated"), "Python", say("col-tools"), say("col-result")],
-                   summary, ["verification-summary"]),
+            _table([say("col-torch"), say("col-passed"), say("col-updated"), "Python", say("col-tools"),
+                    say("col-result")], summary, ["verification-summary"]),
+            nodes.paragraph("", say("report-grid-explained", default=default)),
             _table([say("col-snippet"), *[f"torch {v}" for v in versions]], grid, ["verification-grid"]),
+            *self._reviewed_differences(snippets, default, say),
         ]
 
+    def _reviewed_differences(self, snippets, default, say) -> list[nodes.Node]:
+        """Each reviewed difference from the default torch's output, with the anchor the grid links to."""
+        found = []
+        for name in snippets:
+            for versions, diff in snapshots.differences(pages.ROOT / name, default):
+                title = nodes.paragraph(ids=[_diff_id(name, torch) for torch in versions])
+                title += nodes.literal(text=name.removeprefix("snippets/"))
+                title += nodes.Text(say("report-diff-title", default=default, versions=", ".join(versions)))
+                diff_text = "\n".join(diff)
+                found += [title, nodes.literal_block(diff_text, diff_text, language="diff")]
+        if not found:
+            return [nodes.paragraph("", say("report-no-differences", default=default))]
+        return [nodes.paragraph("", say("report-differences", default=default)), *found]
+
     @staticmethod
-    def _status(record, name, sha) -> str:
+    def _status(record, name, sha, torch) -> str:
+        if record is None:
+            return "no-record"
         entry = record["snippets"].get(name)
         if entry is None:
             return "missing"
-        if entry["sha256"] != sha:
+        snapshot = snapshots.expected_snapshot(pages.ROOT / name, torch)
+        if entry["sha256"] != sha or entry.get("snapshot_sha256") != pages.snippet_hash(snapshot):
             return "stale"
-        return entry["status"]
+        if entry["status"] == "passed":
+            return "same" if snapshot == snapshots.snapshot_path(pages.ROOT / name) else "reviewed"
+        return "unreviewed" if entry["status"] == "differs" else entry["status"]
+
+
+# In the order the summary counts them.
+STATUSES = ("same", "reviewed", "unreviewed", "failed", "stale", "missing")
+
+
+def every_snapshot(page: pages.Page) -> list:
+    """The report lists every version's snapshot of every snippet: re-read it when one comes or goes."""
+    if "{verification-report}" not in page.text:
+        return []
+    snippets = {s for lang in pages.LANGUAGES for p in pages.book_pages(lang).values() for s in p.snippets}
+    return [snapshots.snapshot_path(s, torch) for s in sorted(snippets) for torch in [None, *pages.torch_versions()]]
 
 
 def setup(app):
     app.add_directive("verification-report", VerificationReport)
+    rereads.watch(app, "all-snapshots", every_snapshot)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": pages.extension_version(__file__)}

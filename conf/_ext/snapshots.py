@@ -1,0 +1,97 @@
+"""The reviewed snapshots of the snippets' output, as the build and the tests both read them.
+
+tests/snapshots/<chapter>/<idea>.txt is what snippets/<chapter>/<idea>.py prints under the
+default torch (normalised, glued values as ``[glue] key = repr`` lines); a supported version
+that prints something else has its own reviewed <idea>.torch-<version>.txt beside it. The
+snapshot tests write and check these files; the build reads them to show, beside an output or a
+glued number, what another supported torch prints instead.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from importlib.metadata import version
+from pathlib import Path
+
+import pages
+
+SNAPSHOTS = pages.ROOT / "tests" / "snapshots"
+GLUE_LINE = re.compile(r"^\[glue\] (\S+) ([=~]) (.*)$", re.MULTILINE)
+
+
+def installed_torch() -> str:
+    """The installed torch's release: PyPI's wheels say 2.13.0, local CPU builds 2.13.0+cpu."""
+    return version("torch").split("+")[0]
+
+
+def compared_torch() -> str:
+    """Whose snapshots this run's output is compared with: the installed torch's, except in
+    `nox -s canary`, where an unsupported new release is held to the newest supported one's."""
+    return os.environ.get("BOOK_SNAPSHOT_TORCH") or installed_torch()
+
+
+def snapshot_path(snippet: Path, torch: str | None = None) -> Path:
+    """tests/snapshots/<chapter>/<idea>.txt for snippets/<chapter>/<idea>.py: the snapshot all
+    torch versions share; with `torch`, that version's own <idea>.torch-<version>.txt."""
+    shared = SNAPSHOTS / Path(snippet).resolve().relative_to(pages.SNIPPETS).with_suffix(".txt")
+    return shared if torch is None else shared.with_suffix(f".torch-{torch}.txt")
+
+
+def expected_snapshot(snippet: Path, torch: str | None = None) -> Path:
+    """The version's own snapshot where one was reviewed in, else the shared one (by default,
+    for the torch this run is compared with)."""
+    override = snapshot_path(snippet, torch or compared_torch())
+    return override if override.is_file() else snapshot_path(snippet)
+
+
+def glued_values(output: str) -> dict[str, str | None]:
+    """The `[glue] key = repr` lines a run printed, as {key: repr}; None for a varying value."""
+    return {key: value if sign == "=" else None for key, sign, value in GLUE_LINE.findall(output)}
+
+
+def printed_lines(output: str) -> list[str]:
+    """What a reader sees under the cell: the output without the `[glue]` lines."""
+    return [line for line in output.splitlines() if not GLUE_LINE.fullmatch(line)]
+
+
+def differences(snippet: Path, this_torch: str) -> list[tuple[list[str], list[str]]]:
+    """For each distinct output that other supported versions print instead of `this_torch`'s:
+    (those versions, a diff of the printed lines). Versions that print the same share one entry;
+    an output that differs only in glued values has no entry (the prose shows those)."""
+    if not snapshot_path(snippet).is_file():
+        return []
+    ours = printed_lines(expected_snapshot(snippet, this_torch).read_text(encoding="utf-8"))
+    by_output: dict[tuple[str, ...], list[str]] = {}
+    for torch in pages.torch_versions():
+        theirs = printed_lines(expected_snapshot(snippet, torch).read_text(encoding="utf-8"))
+        if torch != this_torch and theirs != ours:
+            by_output.setdefault(tuple(theirs), []).append(torch)
+    return [(versions, diff_lines(ours, list(theirs))) for theirs, versions in by_output.items()]
+
+
+def diff_lines(ours: list[str], theirs: list[str]) -> list[str]:
+    """A unified diff with one line of context, without file headers; hunks apart by '…'."""
+    lines = []
+    for line in difflib.unified_diff(ours, theirs, lineterm="", n=1):
+        if line.startswith(("---", "+++")):
+            continue
+        if line.startswith("@@"):
+            if lines:
+                lines.append("…")
+            continue
+        lines.append(line)
+    return lines
+
+
+def glue_by_version(snippets: list[Path]) -> dict[str, dict[str, str | None]]:
+    """{torch: {key: repr}} of every value these snippets glue, from each version's snapshot."""
+    found = {}
+    for torch in pages.torch_versions():
+        values = {}
+        for snippet in snippets:
+            if snapshot_path(snippet).is_file():
+                values.update(glued_values(expected_snapshot(snippet, torch).read_text(encoding="utf-8")))
+        found[torch] = values
+    return found

@@ -1,0 +1,173 @@
+"""Where another supported torch prints something else, the page says so beside the output.
+
+A build runs one torch; the other supported versions are proved by their own test runs against
+their reviewed snapshots (``snapshots``). From those files, never from typed text, this adds:
+
+- under a code cell whose printed lines differ on another version: a folded "differs on torch
+  2.6.0" that unfolds a diff of the printed lines (− this build's torch, + the other's);
+- after a glued value in the prose (``{glue:text}``) that differs on another version: that
+  version's value, formatted as the page formats its own, e.g. "4.59 (torch 2.6.0: 5.61)".
+
+Prose that must name the versions printing one thing or another does not type them:
+``{torch-versions}`in-place-operations/fixes.py|output 0 of Sigmoid,``` renders the supported
+versions whose reviewed snapshot of that snippet contains that text ("2.13.0, 2.14.1, 2.15.0"),
+and fails the build, naming page and line, when none does any more.
+
+A snapshot that is added, changed or removed re-reads the pages that load its snippet.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from docutils import nodes
+from myst_nb.core.variables import format_plain_text
+from myst_nb.ext.glue.roles import PasteTextRole
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxRole
+
+import pages
+import rereads
+import snapshots
+from languages import text
+
+logger = logging.getLogger(__name__)
+
+
+class torch_difference(nodes.General, nodes.Element):
+    """A folded block: <details><summary>…</summary> explanation and diff </details>."""
+
+
+def visit_torch_difference(self, node):
+    self.body.append(f'<details class="torch-difference"><summary>{html.escape(node["summary"])}</summary>')
+
+
+def depart_torch_difference(self, node):
+    self.body.append("</details>")
+
+
+def _versions(versions: list[str]) -> str:
+    return ", ".join(versions)
+
+
+def _page(env) -> pages.Page:
+    return pages.read_page(Path(env.doc2path(env.docname)))
+
+
+def snapshot_files(page: pages.Page) -> list[Path]:
+    """Every snapshot the page's snippets may have, shared and per version, existing or not."""
+    return [snapshots.snapshot_path(snippet, torch) for snippet in page.snippets
+            for torch in [None, *pages.torch_versions()]]
+
+
+class CellDifferences(SphinxTransform):
+    """Appends the folded differences to each code cell, found by the file its `:load:` names
+    (myst-nb keeps it in the cell's metadata) and its place among the cells loading that file."""
+
+    default_priority = 510  # after snippet_cells has put the download link on top of the cell
+
+    def apply(self):
+        rendered: dict[str, list[nodes.container]] = {}
+        for node in self.document.findall(nodes.container):
+            if node.get("nb_element") == "cell_code":
+                rendered.setdefault(node["cell_metadata"].get("load"), []).append(node)
+        this_torch = snapshots.compared_torch()
+        say = lambda key, **kw: text(self.env, key).format(**kw)  # noqa: E731
+        seen: dict[str, int] = {}
+        for cell in _page(self.env).code_cells:
+            if not cell.snippet or not cell.snippet.is_file():
+                continue
+            nth = seen[cell.load] = seen.get(cell.load, -1) + 1
+            found = snapshots.differences(cell.snippet, this_torch)
+            if not found:
+                continue
+            containers = rendered.get(cell.load, [])
+            if nth >= len(containers):
+                logger.error(f"{pages.relative(cell.snippet)} prints differently on torch "
+                             f"{_versions(found[0][0])}, but its cell was not rendered, so the page cannot say so",
+                             location=(self.env.docname, cell.line), type="snippet", subtype="difference")
+                continue
+            for versions, diff in found:
+                snapshot = snapshots.expected_snapshot(cell.snippet, versions[0])
+                block = torch_difference(summary=say("differs-summary", versions=_versions(versions)))
+                block += nodes.paragraph("", say("differs-explained", this=this_torch, versions=_versions(versions),
+                                                 snapshot=pages.relative(snapshot)))
+                diff_text = "\n".join(diff)
+                block += nodes.literal_block(diff_text, diff_text, language="diff")
+                containers[nth] += block
+
+
+class PasteTextWithVersions(PasteTextRole):
+    """myst-nb's ``{glue:text}``, followed by the value on every supported torch that glues
+    another one (from the snapshots of the page's snippets)."""
+
+    def run(self):
+        pasted, messages = super().run()
+        key, spec = self.text.rsplit(":", 1) if ":" in self.text else (self.text, "s")  # as myst-nb splits it
+        env = self.inliner.document.settings.env
+        by_version = _glue_by_version(env)
+        this_torch = snapshots.compared_torch()
+        ours = by_version.get(this_torch, {}).get(key)
+        if not pasted or "::" in key or ours is None:  # another page's value, or a timing
+            return pasted, messages
+        differing: dict[str, list[str]] = {}
+        for torch, values in by_version.items():
+            theirs = values.get(key)
+            if torch != this_torch and theirs is not None and theirs != ours:
+                shown = format_plain_text(theirs, spec)
+                if shown != pasted[0].astext():  # a difference the format hides is no difference
+                    differing.setdefault(shown, []).append(torch)
+        for shown, versions in differing.items():
+            note = text(env, "glue-differs").format(versions=_versions(versions), value=shown)
+            pasted.append(nodes.inline(note, note, classes=["torch-glue-difference"]))
+        return pasted, messages
+
+
+def versions_printing(claim: str) -> tuple[Path, list[str]]:
+    """`<chapter>/<idea>.py|<text>` → (the snippet, the supported versions whose snapshot of it holds <text>)."""
+    name, sep, wanted = claim.partition("|")
+    snippet = pages.SNIPPETS / name.strip()
+    if not sep or not wanted or not snippet.is_file():
+        raise ValueError(f"write {{torch-versions}}`<chapter>/<idea>.py|<text it prints>`, not `{claim}`"
+                         + ("" if not sep or snippet.is_file() else f": there is no snippets/{name.strip()}"))
+    return snippet, [torch for torch in pages.torch_versions()
+                     if wanted in snapshots.expected_snapshot(snippet, torch).read_text(encoding="utf-8")]
+
+
+class TorchVersionsRole(SphinxRole):
+    """{torch-versions}`<chapter>/<idea>.py|<text>`: which supported versions print <text> there."""
+
+    def run(self):
+        try:
+            snippet, versions = versions_printing(self.text)
+        except ValueError as error:
+            logger.error(str(error), location=self.get_location(), type="snippet", subtype="versions")
+            return [], []
+        for torch in pages.torch_versions():  # the page's own snippets are watched; this one may be another's
+            self.env.note_dependency(str(snapshots.expected_snapshot(snippet, torch)))
+        if not versions:
+            logger.error(f"no supported torch prints {self.text.partition('|')[2]!r} in {pages.relative(snippet)} "
+                         "any more: rewrite the sentence", location=self.get_location(), type="snippet",
+                         subtype="versions")
+            return [], []
+        return [nodes.inline(self.rawtext, _versions(versions), classes=["torch-versions"])], []
+
+
+def _glue_by_version(env) -> dict[str, dict[str, str | None]]:
+    """{torch: {key: repr}} for the page being read, computed once per page."""
+    cache = env.temp_data.setdefault("torch_differences_glue", {})
+    if env.docname not in cache:
+        cache[env.docname] = snapshots.glue_by_version(_page(env).snippets)
+    return cache[env.docname]
+
+
+def setup(app):
+    app.add_node(torch_difference, html=(visit_torch_difference, depart_torch_difference))
+    app.add_transform(CellDifferences)
+    rereads.watch(app, "snapshots", snapshot_files)  # a version's snapshot added, changed or removed
+    app.add_role_to_domain("glue", "text", PasteTextWithVersions(), override=True)
+    app.add_role("torch-versions", TorchVersionsRole())
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__)}
