@@ -35,6 +35,7 @@ extensions = [
     "glossary",
     "verification",
     "torch_differences",
+    "claims",
     "zh_search",
 ]
 

@@ -19,9 +19,9 @@ for number, layer in enumerate(model, start=1):
 
 
 def saved_by(frozen):
-    """Freeze the first `frozen` layers, run forward, label what is saved."""
+    """Freeze the layers numbered in `frozen`, run forward, label what is saved."""
     for number, layer in enumerate(model, start=1):
-        layer.requires_grad_(number > frozen)
+        layer.requires_grad_(number not in frozen)
     saved = {}
 
     def pack(tensor):
@@ -45,7 +45,7 @@ held_anyway = parameters | {x.data_ptr()}
 print(f"{'frozen':>6}{'hook: tensors':>15}{'MiB':>6}{'new memory MiB':>16}")
 results = {}
 for frozen in (0, 1, 2, 4):
-    saved = results[frozen] = saved_by(frozen)
+    saved = results[frozen] = saved_by(range(1, frozen + 1))
     hook_mib = sum(n for _, n in saved.values()) / MIB
     new_mib = sum(n for a, n in saved.values() if a not in held_anyway) / MIB
     print(f"{frozen:>6}{len(saved):>15}{hook_mib:>6.1f}{new_mib:>16.1f}")
@@ -57,3 +57,12 @@ for frozen in (0, 1, 2, 4):
 print("freezing layer 1 stops saving:",
       sorted(results[0].keys() - results[1].keys()))
 print("and starts saving:", sorted(results[1].keys() - results[0].keys()))
+
+# A layer in the middle, frozen alone.
+MIDDLE = 5
+middle = saved_by({MIDDLE})
+middle_new_mib = sum(n for a, n in middle.values() if a not in held_anyway) / MIB
+print(f"only layer {MIDDLE} frozen: new memory {middle_new_mib:.1f} MiB; it stops saving",
+      sorted(results[0].keys() - middle.keys()))
+glue("gm_frozen_middle_layer", MIDDLE)
+glue("gm_frozen_middle_new_mib", middle_new_mib)

@@ -179,3 +179,27 @@ def test_every_glossary_term_finds_a_chapter_using_it_in_the_top_3(open_tab, lan
         f"searching the {language} site for {query!r}: none of the top 3 {found[:3]} uses the term "
         f"(chapters using it: {sorted(using)})")
     tab.assert_clean()
+
+
+def test_version_differences_and_claim_checks_open(open_tab, book_page):
+    """A "differs on torch …" fold under an output opens to its diff; a claim's mark opens its
+    check's code and the versions it passed on, and Escape closes it again."""
+    tab = open_tab("desktop", "light")
+    page = tab.goto(book_page)
+    folds = page.locator("details.torch-difference")
+    if folds.count():
+        fold = folds.first
+        assert not fold.evaluate("details => details.open"), f"{book_page}: the version difference is not folded"
+        fold.locator(":scope > summary").click()
+        assert fold.locator("pre").is_visible(), f"{book_page}: the version difference did not open"
+    marks = page.locator("button.claim-mark")
+    if marks.count():
+        mark = marks.first
+        check = page.locator(f"#{mark.get_attribute('popovertarget')}")
+        assert not check.is_visible(), f"{book_page}: a claim's check shows before its mark is pressed"
+        mark.click()
+        assert check.is_visible(), f"{book_page}: pressing the claim mark did not open its check"
+        assert "def " in check.locator("code").inner_text(), f"{book_page}: the opened check shows no code"
+        page.keyboard.press("Escape")
+        assert not check.is_visible(), f"{book_page}: Escape did not close the check"
+    tab.assert_clean()

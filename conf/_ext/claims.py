@@ -1,0 +1,128 @@
+"""A sentence that says how torch behaves names the check that proves it: {claim}`<chapter>/<check>`.
+
+A check is a function with asserts in snippets/<chapter>/claims.py, shared by both languages.
+`nox -s tests` runs every check on every supported torch (tests/test_claims.py) and records the
+result with a hash of the check's code. On the page the role becomes a small mark after the
+sentence; pressing it opens the check's code and the torch versions it passed on, read from the
+test records (a record of other code for the check does not count). A claim that names no check
+fails the build with page and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import html
+import json
+from functools import cache
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxRole
+
+import pages
+import rereads
+from languages import text
+
+logger = logging.getLogger(__name__)
+
+
+@cache
+def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
+    """{name: the function's source, after the source of the module's private helpers it calls}."""
+    tree = ast.parse(source := claims_file.read_text(encoding="utf-8"))
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+    def helpers(node, found):
+        for name in (n.id for n in ast.walk(node) if isinstance(n, ast.Name)):
+            if name.startswith("_") and name in functions and name not in found:
+                found.append(name)
+                helpers(functions[name], found)
+        return found
+
+    return {name: "\n\n".join(ast.get_source_segment(source, functions[part])
+                               for part in [*sorted(helpers(node, [])), name])
+            for name, node in functions.items() if not name.startswith("_")}
+
+
+def checks_of(chapter: str) -> dict[str, str]:
+    """{name: source} of the public functions in snippets/<chapter>/claims.py (read, not imported)."""
+    path = pages.SNIPPETS / chapter / pages.CLAIMS_FILE
+    return _checks(path, path.stat().st_mtime) if path.is_file() else {}
+
+
+def all_checks() -> dict[str, str]:
+    """{"<chapter>/<check>": source} of every chapter."""
+    return {f"{path.parent.name}/{name}": source for path in sorted(pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"))
+            for name, source in checks_of(path.parent.name).items()}
+
+
+def check_hash(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def passed_on(check: str, source: str) -> list[str]:
+    """The supported versions whose latest record says this code of the check passed."""
+    found = []
+    for torch in pages.torch_versions():
+        path = pages.RECORDS / f"torch-{torch}.json"
+        entry = (json.loads(path.read_text(encoding="utf-8")).get("claims", {}).get(check, {})
+                 if path.is_file() else {})
+        if entry.get("status") == "passed" and entry.get("sha256") == check_hash(source):
+            found.append(torch)
+    return found
+
+
+class claim_mark(nodes.Inline, nodes.Element):
+    """Rendered whole by visit_claim_mark: a button and the popover it opens."""
+
+
+def visit_claim_mark(self, node):
+    target = node["target"]
+    self.body.append(
+        f'<button type="button" class="claim-mark" popovertarget="{target}" aria-label="{html.escape(node["label"])}"'
+        f' title="{html.escape(node["label"])}">✓</button>'
+        f'<span class="claim-check" id="{target}" popover>'
+        f'<span class="claim-check-title">{html.escape(node["title"])}</span>'
+        f'<span class="claim-check-versions">{html.escape(node["versions"])}</span>'
+        f'<code class="claim-check-code">{html.escape(node["code"])}</code></span>')
+    raise nodes.SkipNode
+
+
+class ClaimRole(SphinxRole):
+    def run(self):
+        check = self.text.strip()
+        source = all_checks().get(check)
+        chapter = check.split("/")[0]
+        if (pages.SNIPPETS / chapter / pages.CLAIMS_FILE).is_file():
+            self.env.note_dependency(str(pages.SNIPPETS / chapter / pages.CLAIMS_FILE))
+        if source is None:
+            logger.error(f"{{claim}}`{check}` names no check: write `def {check.partition('/')[2] or '<check>'}():` "
+                         f"with asserts in snippets/{chapter}/{pages.CLAIMS_FILE}", location=self.get_location(),
+                         type="claim", subtype="missing")
+            return [], []
+        say = lambda key, **kw: text(self.env, key).format(**kw)  # noqa: E731
+        versions = passed_on(check, source)
+        count = self.env.temp_data["claim_marks"] = self.env.temp_data.get("claim_marks", 0) + 1
+        node = claim_mark(
+            target=f"claim-{count}",
+            label=say("claim-label"),
+            title=say("claim-title", check=check),
+            versions=say("claim-passed", versions=", ".join(versions)) if versions else say("claim-not-run"),
+            code=source,
+        )
+        return [node], []
+
+
+def records_of(page: pages.Page) -> list[Path]:
+    """A page with claims shows what each version's record says: re-read it when one comes or changes."""
+    return [pages.RECORDS / f"torch-{torch}.json" for torch in pages.torch_versions()] if page.claims else []
+
+
+def setup(app):
+    app.add_node(claim_mark, html=(visit_claim_mark, None))
+    app.add_role("claim", ClaimRole())
+    rereads.watch(app, "claim-records", records_of)
+    return {"parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": pages.extension_version(__file__)}

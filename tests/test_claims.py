@@ -1,0 +1,57 @@
+"""Every sentence that says how torch behaves and is not shown by the output beside it names a
+check, {claim}`<chapter>/<check>`: a function with asserts in snippets/<chapter>/claims.py. Here
+each check runs under this torch (its result goes into the test record, which the page's mark
+shows), each claim names a check that exists, and each check is claimed in both languages."""
+
+import importlib.util
+from functools import cache
+
+import pytest
+
+import pages
+from claims import all_checks, check_hash
+
+CHECKS = all_checks()
+PAGES = [(language, page) for language in pages.LANGUAGES for page in pages.book_pages(language).values()]
+
+
+@cache
+def claims_module(chapter: str):
+    path = pages.SNIPPETS / chapter / pages.CLAIMS_FILE
+    spec = importlib.util.spec_from_file_location(f"claims_{chapter.replace('-', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_claim_holds(check, records):
+    chapter, name = check.split("/")
+    try:
+        getattr(claims_module(chapter), name)()
+    except BaseException:
+        records.add_claim(check, check_hash(CHECKS[check]), "failed")
+        raise
+    records.add_claim(check, check_hash(CHECKS[check]), "passed")
+
+
+@pytest.mark.parametrize(("language", "page"), PAGES, ids=[pages.relative(p.path) for _, p in PAGES])
+def test_every_claim_names_a_check(language, page):
+    unknown = [f"{pages.relative(page.path)}:{line}: {{claim}}`{claim}` names no check in "
+               f"snippets/{claim.split('/')[0]}/{pages.CLAIMS_FILE}" for line, claim in page.claims if claim not in CHECKS]
+    assert not unknown, "\n".join(unknown)
+
+
+@pytest.mark.parametrize("language", pages.LANGUAGES)
+def test_every_check_is_claimed_by_a_page(language):
+    claimed = {claim for lang, page in PAGES if lang == language for _, claim in page.claims}
+    unclaimed = sorted(set(CHECKS) - claimed)
+    assert not unclaimed, f"checks that no docs/{language} page claims (claim them or delete them): {unclaimed}"
+
+
+@pytest.mark.parametrize(("language", "page"), PAGES, ids=[pages.relative(p.path) for _, p in PAGES])
+def test_each_claim_has_its_mark_on_the_built_page(site, language, page):
+    built = (site / language / page.path.relative_to(pages.DOCS / language).with_suffix(".html")).read_text(
+        encoding="utf-8")
+    marks = built.count('<button type="button" class="claim-mark"')
+    assert marks == len(page.claims), f"{pages.relative(page.path)} names {len(page.claims)} checks, shows {marks} marks"
