@@ -1,0 +1,174 @@
+"""Checks behind leaf-tensors' sentences that no output on the page shows (tests/test_claims.py
+runs each on every supported torch; {claim}`leaf-tensors/<name>` on a page names one)."""
+
+import re
+import warnings
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _grad_quietly(tensor):
+    """tensor.grad without the warning a non-leaf gives."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tensor.grad
+
+
+def _holds(loss, tensor):
+    """Is there an AccumulateGrad node holding `tensor` in loss's graph?"""
+    seen, todo = set(), [loss.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if getattr(node, "variable", None) is tensor:
+            return True
+        todo += [parent for parent, _ in node.next_functions]
+    return False
+
+
+def _raises_does_not_require_grad(loss):
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        return "does not require grad" in str(error)
+    return False
+
+
+def every_tensor_that_does_not_require_grad_is_a_leaf():
+    """A created constant, a result computed from tensors that do not require grad, a result computed
+    under no_grad and a detach() all have requires_grad False and is_leaf True."""
+    x = torch.ones(2, requires_grad=True)
+    constant = torch.ones(2)
+    with torch.no_grad():
+        under_no_grad = x * 2
+    for tensor in (constant, constant * 2, under_no_grad, x.detach()):
+        assert not tensor.requires_grad and tensor.is_leaf
+
+
+def the_warning_ends_by_naming_a_file_of_pytorchs_build_tree():
+    """Reading a non-leaf's .grad warns once, and the message ends with "(Triggered internally at
+    <path under a build/ directory>/<C++ file>:<line>.)"."""
+    h = torch.ones(2, requires_grad=True) * 3
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        h.grad
+    assert len(caught) == 1 and caught[0].category is UserWarning
+    message = str(caught[0].message)
+    assert re.search(r"\(Triggered internally at \S*/build/\S+\.(h|cpp):\d+\.\)$", message), message[-120:]
+
+
+def a_hook_runs_once_and_stores_nothing():
+    """A hook registered on h2 is called once during backward, with h2's gradient, and h2.grad
+    stays None afterwards."""
+    x = torch.tensor([2.0, 3.0], requires_grad=True)
+    seen = []
+    h2 = x * 3
+    h2.register_hook(seen.append)
+    (h2 * h2).sum().backward()
+    assert len(seen) == 1 and seen[0].tolist() == [12.0, 18.0]
+    assert _grad_quietly(h2) is None
+
+
+def a_dtype_change_or_a_device_move_gives_a_non_leaf():
+    """Converting a leaf that requires grad to another dtype, or moving it to another device (here
+    the meta device), gives a result with a grad_fn that is not a leaf."""
+    a = torch.randn(3, requires_grad=True, generator=torch.Generator().manual_seed(0))
+    for moved in (a.to(torch.float64), a.double(), a.half(), a.to("meta")):
+        assert moved.requires_grad and not moved.is_leaf and moved.grad_fn is not None
+    assert a.to(torch.float32) is a  # no change at all: .to() returns the leaf itself
+
+
+def an_update_guarded_by_a_none_check_freezes_w():
+    """With `if w.grad is not None:` before the rebinding update, nothing raises: w keeps the value
+    of the first update on every later step while b keeps changing."""
+    torch.manual_seed(0)
+    x = torch.randn(16, 1)
+    y = 2 * x + 1
+    w = torch.zeros(1, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    ws, bs = [], []
+    for _ in range(4):
+        ((x * w + b - y) ** 2).mean().backward()
+        with torch.no_grad():
+            if w.grad is not None:
+                w = w - 0.1 * w.grad
+            b -= 0.1 * b.grad
+        b.grad = None
+        ws.append(w.item())
+        bs.append(b.item())
+    assert len(set(ws)) == 1 and len(set(bs)) == 4
+
+
+def no_gradient_flows_through_a_parameter_back_to_its_source():
+    """A Parameter built from the intermediate h = w * 3 gets a gradient; w, the leaf h came from,
+    gets none."""
+    w = torch.ones(2, requires_grad=True)
+    p = nn.Parameter(w * 3)
+    (p * p).sum().backward()
+    assert p.grad is not None and w.grad is None
+
+
+def backward_raises_when_the_loss_does_not_require_grad():
+    """backward() raises "does not require grad" when only the last step ran under no_grad, when the
+    model's output was detached, and when every parameter is frozen; with only the first layer under
+    no_grad and a trainable layer after it, backward() completes and the first layer keeps .grad None."""
+    torch.manual_seed(0)
+    x, y = torch.randn(4, 3), torch.randn(4, 1)
+    first, second = nn.Linear(3, 4), nn.Linear(4, 1)
+    out = second(first(x))
+    with torch.no_grad():
+        last_step_under_no_grad = F.mse_loss(out, y)
+    detached = F.mse_loss(second(first(x)).detach(), y)
+    frozen = nn.Linear(3, 1).requires_grad_(False)
+    all_frozen = F.mse_loss(frozen(x), y)
+    for loss in (last_step_under_no_grad, detached, all_frozen):
+        assert not loss.requires_grad and _raises_does_not_require_grad(loss)
+
+    with torch.no_grad():
+        hidden = first(x)
+    F.mse_loss(second(hidden), y).backward()  # no error
+    assert first.weight.grad is None and second.weight.grad is not None
+
+
+def unused_or_cut_off_parameters_are_not_reached():
+    """A layer the forward never uses, a layer before a detach(), and layers whose output reaches the
+    loss only through argmax, a comparison or a cast to an integer type all keep .grad None after
+    backward, and no AccumulateGrad node in the loss's graph holds their weight; the layers after
+    the cut get a gradient."""
+    torch.manual_seed(0)
+    x = torch.randn(5, 3)
+
+    unused, used = nn.Linear(3, 4), nn.Linear(3, 1)
+    loss = used(x).sum()
+    loss.backward()
+    assert unused.weight.grad is None and not _holds(loss, unused.weight)
+    assert used.weight.grad is not None and _holds(loss, used.weight)
+
+    head, tail = nn.Linear(3, 4), nn.Linear(4, 1)
+    loss = tail(head(x).detach()).sum()
+    loss.backward()
+    assert head.weight.grad is None and not _holds(loss, head.weight)
+    assert tail.weight.grad is not None
+
+    def through_argmax(scores):
+        return scores.argmax(dim=1)
+
+    def through_a_cast(scores):
+        return scores.long().clamp(0, 3)
+
+    for cut in (through_argmax, through_a_cast):
+        scorer, embedding = nn.Linear(3, 4), nn.Embedding(4, 2)
+        loss = embedding(cut(scorer(x))).sum()
+        loss.backward()
+        assert scorer.weight.grad is None and not _holds(loss, scorer.weight), cut.__name__
+        assert embedding.weight.grad is not None
+
+    gate, tail = nn.Linear(3, 1), nn.Linear(3, 1)
+    loss = (tail(x) * (gate(x) > 0)).sum()  # a comparison: the mask carries no gradient
+    loss.backward()
+    assert gate.weight.grad is None and not _holds(loss, gate.weight)
+    assert tail.weight.grad is not None
