@@ -9,9 +9,9 @@ import torch
 
 
 def accumulate(model, loss_fn, x, y, steps):
-    """Split x and y into `steps` equal micro-batches, backward each one, and leave in the
-    parameters' .grad exactly the gradient that loss_fn(model(x), y).backward() would give.
-    Do not call an optimizer; the .grad of every parameter starts as None."""
+    """Split x and y into `steps` equal micro-batches, run a forward and a backward() on each
+    one, and leave in every parameter's .grad the gradient that loss_fn(model(x), y).backward()
+    would give, up to float32 rounding. Do not call an optimizer; every .grad starts as None."""
     raise NotImplementedError("split the batch, backward each part")
 
 

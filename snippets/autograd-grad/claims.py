@@ -1,0 +1,157 @@
+"""Checks behind autograd-grad's sentences that no output on the page shows (tests/test_claims.py
+runs each on every supported torch; {claim}`autograd-grad/<name>` on a page names one)."""
+
+import weakref
+
+import torch
+from torch import nn
+
+
+def grad_leaves_every_leaf_grad_alone_but_fills_retain_grad():
+    """torch.autograd.grad writes no leaf's .grad (neither the inputs asked about nor other leaves),
+    but an intermediate result that called retain_grad() gets its .grad written and accumulated."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor(3.0, requires_grad=True)
+    a = x * w
+    a.retain_grad()
+    for _ in range(2):
+        torch.autograd.grad((a ** 2).sum(), x, retain_graph=True)
+    assert x.grad is None and w.grad is None
+    assert torch.equal(a.grad, 2 * (2 * a.detach()))
+
+
+def _saved_tensor_refs():
+    """f = x.exp().sin().sum() and its derivative with create_graph=True, with weak references to
+    the tensors the forward graph saved and to those the derivative's graph saved."""
+    refs = []
+
+    def pack(tensor):
+        tensor = tensor.detach()
+        refs.append(weakref.ref(tensor))
+        return tensor
+
+    torch.manual_seed(0)
+    x = torch.randn(100, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        f = x.exp().sin().sum()
+        forward = len(refs)
+        (derivative,) = torch.autograd.grad(f, x, create_graph=True)
+    return f, derivative, refs[:forward], refs[forward:]
+
+
+def _alive(refs):
+    return sum(ref() is not None for ref in refs)
+
+
+def create_graph_memory_lives_with_the_derivative_and_the_output():
+    """After grad(create_graph=True), the derivative's graph lives as long as the derivative; the forward
+    graph's saved tensors live while the output (or the derivative's graph) refers to them, so
+    detaching the derivative does not free them."""
+    f, derivative, forward, backward = _saved_tensor_refs()
+    assert _alive(forward) == len(forward) > 0 and _alive(backward) == len(backward) > 0
+    kept = derivative.detach()
+    del derivative
+    assert _alive(backward) == 0 and _alive(forward) == len(forward)
+    del f
+    assert _alive(forward) == 0
+    assert kept.shape == (100,)
+
+    f, derivative, forward, backward = _saved_tensor_refs()
+    del f
+    assert _alive(forward) > 0  # the derivative's graph still refers to a forward tensor
+    del derivative
+    assert _alive(forward) == 0 and _alive(backward) == 0
+
+
+def second_derivative_may_need_the_forward_graph():
+    """The second derivative of x**3 works after the forward graph was freed (3x² is rebuilt from x);
+    that of x.exp().sin() needs the freed forward graph and raises."""
+    x = torch.tensor(3.0, requires_grad=True)
+    (first,) = torch.autograd.grad(x ** 3, x, create_graph=True, retain_graph=False)
+    assert torch.autograd.grad(first, x)[0].item() == 18.0
+    (first,) = torch.autograd.grad(x.exp().sin(), x, create_graph=True, retain_graph=False)
+    try:
+        torch.autograd.grad(first, x)
+    except RuntimeError as error:
+        assert "second time" in str(error)
+    else:
+        raise AssertionError("differentiating the derivative should have needed the freed forward graph")
+
+
+def materialized_zeros_have_the_input_shape():
+    """With allow_unused=True and materialize_grads=True, an unused input gets zeros of its own shape."""
+    x = torch.randn(2, 3, requires_grad=True)
+    unused = torch.randn(4, 5, requires_grad=True)
+    grads = torch.autograd.grad(x.sum(), [x, unused], allow_unused=True, materialize_grads=True)
+    assert grads[1].shape == unused.shape and not grads[1].any()
+
+
+def any_one_element_output_needs_no_grad_outputs():
+    """torch.autograd.grad and backward() fill in the starting 1 for any output of one element,
+    shape (1, 1) too, and refuse an output of two elements."""
+    x = torch.tensor([3.0], requires_grad=True)
+    assert torch.autograd.grad((x ** 2).reshape(1, 1), x)[0].item() == 6.0
+    (x ** 2).reshape(1, 1).backward()
+    assert x.grad.item() == 6.0
+    try:
+        torch.autograd.grad(torch.cat([x, x]) ** 2, x)
+    except RuntimeError as error:
+        assert "scalar outputs" in str(error)
+    else:
+        raise AssertionError("a two-element output should need grad_outputs")
+
+
+def summed_scores_give_per_sample_input_gradients():
+    """For a critic that scores each row on its own, the gradient of the summed scores with respect to
+    the inputs holds in each row the gradient of that row's own score."""
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1)).double()
+    inputs = torch.randn(8, 2, dtype=torch.float64, requires_grad=True)
+    (summed,) = torch.autograd.grad(critic(inputs).sum(), inputs)
+    for i in range(len(inputs)):
+        row = inputs[i:i + 1].detach().requires_grad_()
+        (own,) = torch.autograd.grad(critic(row).sum(), row)
+        assert torch.allclose(summed[i], own[0])
+
+
+def jacobian_and_hessian_match_grad_calls():
+    """torch.autograd.functional.jacobian equals the rows from grad_outputs one-hot vectors, and
+    hessian of sum(t³) is diag(6t)."""
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+    def f(t):
+        return torch.stack([t[0] * t[1], t[1] ** 2, t.sum()])
+
+    y = f(x)
+    rows = [torch.autograd.grad(y, x, grad_outputs=torch.eye(3)[i], retain_graph=True)[0] for i in range(3)]
+    assert torch.equal(torch.autograd.functional.jacobian(f, x), torch.stack(rows))
+    hessian = torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
+    assert torch.equal(hessian, torch.diag(6 * x.detach()))
+
+
+def finite_differences_expose_a_penalty_without_create_graph():
+    """A critic loss plus a gradient penalty built without create_graph: its autograd gradient for a
+    weight differs from central differences by more than 1e-3 (with create_graph, by less than 1e-6)."""
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1)).double()
+    points = torch.randn(8, 2, dtype=torch.float64)
+    weight = critic[0].weight
+
+    def loss(create_graph):
+        inputs = points.clone().requires_grad_(True)
+        (slopes,) = torch.autograd.grad(critic(inputs).sum(), inputs, create_graph=create_graph)
+        return critic(points).mean() + 10 * ((slopes.norm(dim=1) - 1) ** 2).mean()
+
+    numeric, step = torch.empty_like(weight), 1e-6
+    flat = weight.detach().view(-1)  # edits the weight's values, unseen by autograd
+    for i in range(weight.numel()):
+        flat[i] += step
+        up = loss(False).item()
+        flat[i] -= 2 * step
+        down = loss(False).item()
+        flat[i] += step
+        numeric.view(-1)[i] = (up - down) / (2 * step)
+    (without,) = torch.autograd.grad(loss(create_graph=False), weight)
+    (with_graph,) = torch.autograd.grad(loss(create_graph=True), weight)
+    assert (numeric - without).abs().max() > 1e-3
+    assert (numeric - with_graph).abs().max() < 1e-6

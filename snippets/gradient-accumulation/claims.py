@@ -1,0 +1,219 @@
+"""Checks behind gradient-accumulation's sentences that no output on the page shows (tests/test_claims.py
+runs each on every supported torch; {claim}`gradient-accumulation/<name>` on a page names one)."""
+
+import inspect
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def accumulate_grad_node_puts_the_first_gradient_in_place_then_adds():
+    """A leaf's gradient goes through its AccumulateGrad node: into a None .grad it is put, later ones are added."""
+    w = torch.tensor([1.0], requires_grad=True)
+    node = (w * 3).grad_fn.next_functions[0][0]
+    assert type(node).__name__ == "AccumulateGrad" and node.variable is w
+    assert w.grad is None
+    (w * 3).sum().backward()
+    assert w.grad.item() == 3.0
+    (w * 5).sum().backward()
+    assert w.grad.item() == 8.0
+
+
+def zero_grad_defaults_to_set_to_none():
+    """Both optimizer.zero_grad() and model.zero_grad() default to set_to_none=True."""
+    for method in (torch.optim.Optimizer.zero_grad, nn.Module.zero_grad):
+        assert inspect.signature(method).parameters["set_to_none"].default is True
+
+
+def backward_adds_into_zeros_but_puts_a_fresh_tensor_into_none():
+    """After zero_grad(set_to_none=False) the next backward() adds into the zeroed tensor; after the
+    default zero_grad() it puts a new tensor in place."""
+    p = nn.Parameter(torch.ones(3))
+    optimizer = torch.optim.SGD([p], lr=0.1)
+    (p * 2).sum().backward()
+    optimizer.zero_grad(set_to_none=False)
+    zeros = p.grad
+    assert not zeros.any()
+    (p * 2).sum().backward()
+    assert p.grad is zeros and torch.equal(zeros, torch.full((3,), 2.0))
+    optimizer.zero_grad()
+    assert p.grad is None
+    (p * 2).sum().backward()
+    assert p.grad is not zeros and torch.equal(p.grad, torch.full((3,), 2.0))
+
+
+def builtin_optimizers_and_clipping_skip_none():
+    """SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD, Rprop and Adafactor (with
+    momentum or weight decay where they have them) leave a parameter whose .grad is None unchanged, and
+    clip_grad_norm_ over None gradients returns 0."""
+    optimizers = [(torch.optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.1)),
+                  (torch.optim.Adam, dict(weight_decay=0.1)), (torch.optim.AdamW, dict(weight_decay=0.1)),
+                  (torch.optim.RMSprop, dict(weight_decay=0.1)), (torch.optim.Adagrad, dict(weight_decay=0.1)),
+                  (torch.optim.Adamax, dict(weight_decay=0.1)), (torch.optim.NAdam, dict(weight_decay=0.1)),
+                  (torch.optim.RAdam, dict(weight_decay=0.1)), (torch.optim.Adadelta, dict(weight_decay=0.1)),
+                  (torch.optim.ASGD, dict(weight_decay=0.1)), (torch.optim.Rprop, {}),
+                  (torch.optim.Adafactor, dict(weight_decay=0.1))]
+    for cls, options in optimizers:
+        p = nn.Parameter(torch.ones(3))
+        optimizer = cls([p], **options)
+        (p * 2).sum().backward()
+        optimizer.step()  # one real step first, so the optimizer has state (momentum, running averages)
+        optimizer.zero_grad()
+        before = p.detach().clone()
+        optimizer.step()
+        assert torch.equal(p.detach(), before), cls.__name__
+    assert nn.utils.clip_grad_norm_([nn.Parameter(torch.ones(3))], 1.0).item() == 0.0
+
+
+def unused_and_frozen_parameters_keep_what_their_grad_held():
+    """backward() leaves the .grad of a parameter it does not reach (unused, or frozen) as it was:
+    None stays None, zeros from zero_grad(set_to_none=False) stay zeros, an old gradient stays."""
+    torch.manual_seed(0)
+    used, unused = nn.Linear(2, 1), nn.Linear(2, 1)
+    x = torch.randn(4, 2)
+    optimizer = torch.optim.SGD([*used.parameters(), *unused.parameters()], lr=0.1)
+    used(x).sum().backward()
+    assert unused.weight.grad is None
+    (used(x).sum() + unused(x).sum()).backward()
+    optimizer.zero_grad(set_to_none=False)
+    used(x).sum().backward()
+    assert unused.weight.grad is not None and not unused.weight.grad.any()
+    optimizer.zero_grad()
+    used(x).sum().backward()
+    assert unused.weight.grad is None
+
+    # Frozen after it already had a gradient: an optimizer built over the trainable parameters
+    # only does not clear it, and the old gradient stays.
+    frozen = nn.Linear(2, 1)
+    (used(x).sum() + frozen(x).sum()).backward()
+    old = frozen.weight.grad.clone()
+    frozen.requires_grad_(False)
+    trainable = torch.optim.SGD([p for p in [*used.parameters(), *frozen.parameters()] if p.requires_grad], lr=0.1)
+    trainable.zero_grad()
+    (used(x).sum() + frozen(x).sum()).backward()
+    assert used.weight.grad is not None and torch.equal(frozen.weight.grad, old)
+
+
+def model_zero_grad_reaches_parameters_no_optimizer_owns():
+    """optimizer.zero_grad() leaves a parameter it does not own; model.zero_grad() clears it."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1))
+    optimizer = torch.optim.SGD(model[0].parameters(), lr=0.1)  # nobody owns model[1]
+    model(torch.randn(4, 2)).sum().backward()
+    optimizer.zero_grad()
+    assert model[1].weight.grad is not None
+    model.zero_grad()
+    assert all(p.grad is None for p in model.parameters())
+
+
+def _train(place, backward_before_the_loop):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    probe = torch.randn(2, 3)
+    if backward_before_the_loop:
+        model(probe).sum().backward()  # a quick shape check, say
+    for _ in range(3):
+        x, y = torch.randn(8, 3), torch.randn(8, 1)
+        if place == "first":
+            optimizer.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        optimizer.step()
+        if place == "after":
+            optimizer.zero_grad()
+    return model.weight.detach().clone()
+
+
+def zero_grad_first_clears_a_gradient_left_before_the_loop():
+    """With a backward() before the loop, zero_grad() at the top trains as if it had not happened;
+    zero_grad() after step() lets the first step use the leftover gradient."""
+    clean = _train("first", backward_before_the_loop=False)
+    assert torch.equal(_train("first", backward_before_the_loop=True), clean)
+    assert torch.equal(_train("after", backward_before_the_loop=False), clean)
+    assert not torch.allclose(_train("after", backward_before_the_loop=True), clean)
+
+
+def _final_weight(cls, loss_scale, **options):
+    torch.manual_seed(0)
+    model = nn.Linear(8, 1)
+    optimizer = cls(model.parameters(), **options)
+    x, y = torch.randn(64, 8), torch.randn(64, 1)
+    for _ in range(5):
+        optimizer.zero_grad()
+        (loss_scale * F.mse_loss(model(x), y)).backward()
+        optimizer.step()
+    return model.weight.detach().clone()
+
+
+def a_scaled_gradient_is_a_scaled_learning_rate_only_for_plain_sgd():
+    """A gradient 4 times too large trains like a learning rate 4 times larger with SGD without weight
+    decay; with weight decay it does not; Adam almost cancels the factor."""
+    SGD, Adam = torch.optim.SGD, torch.optim.Adam
+    assert torch.allclose(_final_weight(SGD, 4.0, lr=0.1), _final_weight(SGD, 1.0, lr=0.4))
+    assert not torch.allclose(_final_weight(SGD, 4.0, lr=0.1, weight_decay=0.1),
+                              _final_weight(SGD, 1.0, lr=0.4, weight_decay=0.1), atol=1e-3)
+    assert torch.allclose(_final_weight(Adam, 4.0, lr=1e-2), _final_weight(Adam, 1.0, lr=1e-2), atol=1e-6)
+    assert not torch.allclose(_final_weight(Adam, 1.0, lr=4e-2), _final_weight(Adam, 1.0, lr=1e-2), atol=1e-3)
+
+
+def _never_cleared_and_momentum_one(weight_decay):
+    torch.manual_seed(0)
+    x, y = torch.randn(30, 3), torch.randn(30, 1)
+    weights = []
+    for momentum in (0.0, 1.0):
+        torch.manual_seed(1)
+        model = nn.Linear(3, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=momentum, weight_decay=weight_decay)
+        for i in range(5):
+            if momentum:
+                optimizer.zero_grad()
+            F.mse_loss(model(x[6 * i:6 * i + 6]), y[6 * i:6 * i + 6]).backward()
+            optimizer.step()
+        weights.append(model.weight.detach().clone())
+    return weights
+
+
+def never_clearing_is_momentum_one_only_without_weight_decay():
+    """Never clearing .grad trains bit-identical parameters to SGD(momentum=1.0) with clearing, but only
+    without weight decay: weight decay is added at step time, not into .grad."""
+    never, momentum_one = _never_cleared_and_momentum_one(weight_decay=0.0)
+    assert torch.equal(never, momentum_one)
+    never, momentum_one = _never_cleared_and_momentum_one(weight_decay=0.1)
+    assert not torch.allclose(never, momentum_one, atol=1e-3)
+
+
+def uneven_micro_batches_need_weighting_by_their_share():
+    """With micro-batches of 16, 16, 16, 16 and 6 samples, dividing each mean loss by 5 misses the
+    big-batch gradient; weighting each by its sample count over 70 matches it."""
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    x, y = torch.randn(70, 3), torch.randn(70, 1)
+    F.mse_loss(model(x), y).backward()
+    big = torch.cat([p.grad.flatten() for p in model.parameters()])
+    found = {}
+    for weighting in ("by steps", "by share"):
+        model.zero_grad()
+        parts = list(zip(x.split(16), y.split(16)))
+        for xb, yb in parts:
+            loss = F.mse_loss(model(xb), yb)
+            (loss / len(parts) if weighting == "by steps" else loss * len(xb) / len(x)).backward()
+        found[weighting] = torch.cat([p.grad.flatten() for p in model.parameters()])
+    assert torch.allclose(found["by share"], big, atol=1e-6)
+    assert not torch.allclose(found["by steps"], big, atol=1e-3)
+
+
+def batchnorm_micro_batches_differ_by_more_than_a_factor():
+    """With BatchNorm, four micro-batches give a gradient that no single factor turns into the big batch's."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 1))
+    x, y = torch.randn(64, 8), torch.randn(64, 1)
+    F.mse_loss(model(x), y).backward()
+    big = model[0].weight.grad.flatten().clone()
+    model.zero_grad()
+    for xb, yb in zip(x.chunk(4), y.chunk(4)):
+        (F.mse_loss(model(xb), yb) / 4).backward()
+    micro = model[0].weight.grad.flatten()
+    best_factor = (micro @ big) / (micro @ micro)  # the factor that brings micro closest to big
+    assert not torch.allclose(best_factor * micro, big, rtol=1e-2, atol=1e-4)
+    assert torch.nn.functional.cosine_similarity(micro, big, dim=0) < 0.99
