@@ -182,7 +182,9 @@ def canary(session: nox.Session) -> None:
     site = build_site(session, python, newest)  # a build that fails is a broken run
     records = BUILD / "canary"
     shutil.rmtree(records, ignore_errors=True)
-    env = {**os.environ, **session.env, "BOOK_SITE": str(site), "BOOK_RECORDS": str(records)}
+    # session.env maps a variable to None to unset it (nox does so for PYTHONHOME, say).
+    env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
+    env |= {"BOOK_SITE": str(site), "BOOK_RECORDS": str(records)}
     tested = subprocess.run([str(python), "-m", "pytest", *session.posargs], cwd=ROOT, env=env)
     # pytest exits 1 when tests fail, as drift makes them; any other failure means it did not run.
     if tested.returncode not in (0, 1):

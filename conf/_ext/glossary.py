@@ -39,9 +39,19 @@ def spellings(term: dict, tree: str) -> list[str]:
 
 
 def count_uses(text_: str, words: list[str], tree: str) -> int:
+    """How often the words occur as words: in English between non-word characters; in Chinese,
+    which has no spaces, anywhere, except that a Latin word must not be part of a longer one
+    ("loss" is not in "glossary")."""
     flags = re.IGNORECASE if tree == "en" else 0
-    return sum(len(re.findall(rf"(?<![\w-]){re.escape(w)}(?![\w-])" if tree == "en" else re.escape(w), text_, flags))
-               for w in words)
+
+    def pattern(word):
+        if tree == "en":
+            return rf"(?<![\w-]){re.escape(word)}(?![\w-])"
+        if word.isascii():
+            return rf"(?<![A-Za-z0-9_-]){re.escape(word)}(?![A-Za-z0-9_-])"
+        return re.escape(word)
+
+    return sum(len(re.findall(pattern(w), text_, flags)) for w in words)
 
 
 class BookGlossary(SphinxDirective):
