@@ -93,3 +93,21 @@ def test_drift_lists_exactly_the_differing_snippets_and_whether_each_is_reviewed
     assert f"  {with_own}: reviewed" in report
     assert "  snippets/x/new.py: not reviewed" in report
     assert "snippets/x/same.py:" not in report
+
+
+def test_the_canary_report_shows_drift_without_failing_and_fails_on_a_broken_snippet(tmp_path):
+    snippet = "snippets/verification/torch-version.py"
+    snapshot = snapshots.snapshot_path(pages.ROOT / snippet)
+    entry = {"snapshot": pages.relative(snapshot), "output": snapshot.read_text(encoding="utf-8") + "a new line\n"}
+    record = tmp_path / "torch-9.9.9.json"
+
+    def report(status):
+        record.write_text(json.dumps({"torch": "9.9.9", "snapshots_of": "2.15.0",
+                                      "snippets": {snippet: {**entry, "status": status}}}))
+        return subprocess.run([sys.executable, "tests/drift.py", "--record", str(record)], cwd=pages.ROOT,
+                              capture_output=True, text=True)
+
+    drifted = report("differs")
+    assert drifted.returncode == 0 and "+a new line" in drifted.stdout and "1 differ, 0 failed" in drifted.stdout
+    broken = report("failed")
+    assert broken.returncode == 2 and "FAILED to run" in broken.stdout
