@@ -1,8 +1,13 @@
 """Checks behind graph-memory's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`graph-memory/<name>` on a page names one)."""
 
+import gc
+import warnings
+import weakref
+
 import torch
 from torch import nn
+from torch.utils.checkpoint import checkpoint, checkpoint_sequential
 
 
 def _new_saved_bytes(model, x):
@@ -21,6 +26,24 @@ def _new_saved_bytes(model, x):
     return sum(found.values()), out  # out keeps the saved storages alive, so no pointer is reused
 
 
+def _saved_storages(function, *args):
+    """Storage addresses of the tensors saved for backward while function(*args) runs, in order."""
+    found = []
+
+    def pack(tensor):
+        found.append(tensor.untyped_storage().data_ptr())
+        return tensor.detach()
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = function(*args)
+    return found, out
+
+
+def _alive_after_gc(refs):
+    gc.collect()
+    return [ref() is not None for ref in refs]
+
+
 def freezing_a_linear_behind_a_relu_saves_nothing():
     """A Linear's input is saved for its weight's gradient. Freeze the Linear and it no longer
     saves it, but a ReLU in front saves the same tensor (its output) for its own backward."""
@@ -31,3 +54,269 @@ def freezing_a_linear_behind_a_relu_saves_nothing():
     model[2].requires_grad_(False)
     after, _ = _new_saved_bytes(model, x)
     assert before == after == 2 * 32 * 64 * 4  # the two ReLU outputs
+
+
+def pack_runs_during_forward_and_unpack_during_backward_which_frees_them():
+    """pack runs once per saved tensor during forward and the graph keeps what it returns;
+    backward calls unpack to get each back, and once it is done the saved tensors are freed."""
+    torch.manual_seed(0)
+    layer = nn.Linear(4, 4)
+    x = torch.randn(2, 4, requires_grad=True)
+    log, refs = [], []
+
+    def pack(tensor):
+        kept = tensor.detach()
+        log.append("pack")
+        refs.append(weakref.ref(kept))
+        return kept
+
+    def unpack(kept):
+        log.append("unpack")
+        return kept
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        out = layer(x).sum()
+    assert log == ["pack", "pack"]  # x (for the weight's gradient) and the weight (for x's)
+    assert [ref() is not None for ref in refs] == [True, True]  # only the graph holds them
+    out.backward()
+    assert log == ["pack", "pack", "unpack", "unpack"]
+    assert [ref() is not None for ref in refs] == [False, False]  # `out` is still here, they are not
+
+
+def linear_saves_input_if_weight_needs_grad_and_weight_if_input_does():
+    """Linear's node saves its input only if its weight requires grad, its weight only if its
+    input does, decided during forward; never its bias, never its own output."""
+    torch.manual_seed(0)
+    for input_grad, weight_grad in [(False, True), (True, True), (True, False), (False, False)]:
+        layer = nn.Linear(4, 4)
+        layer.weight.requires_grad_(weight_grad)
+        x = torch.randn(2, 4, requires_grad=input_grad)
+        saved, out = _saved_storages(layer, x)
+        expected = ([x.untyped_storage().data_ptr()] if weight_grad else []) \
+            + ([layer.weight.untyped_storage().data_ptr()] if input_grad else [])
+        assert saved == expected, (input_grad, weight_grad)
+        assert out.untyped_storage().data_ptr() not in saved
+        assert layer.bias.untyped_storage().data_ptr() not in saved
+
+
+def a_convolution_saves_input_and_weight_when_either_requires_grad():
+    """Unlike Linear, Conv2d saves both its input and its weight as soon as either requires
+    grad, also the one whose partner's gradient is never computed."""
+    torch.manual_seed(0)
+    for input_grad, weight_grad in [(True, False), (False, True)]:
+        conv = nn.Conv2d(3, 4, 3)
+        conv.requires_grad_(weight_grad)
+        x = torch.randn(1, 3, 8, 8, requires_grad=input_grad)
+        saved, _ = _saved_storages(conv, x)
+        assert x.untyped_storage().data_ptr() in saved, (input_grad, weight_grad)
+        assert conv.weight.untyped_storage().data_ptr() in saved, (input_grad, weight_grad)
+
+
+def adam_keeps_two_tensors_the_size_of_each_parameter():
+    """Adam keeps two state tensors of the parameter's own size for every parameter it trains."""
+    torch.manual_seed(0)
+    layer = nn.Linear(8, 8)
+    optimizer = torch.optim.Adam(layer.parameters())
+    layer(torch.randn(4, 8)).sum().backward()
+    optimizer.step()
+    for p in layer.parameters():
+        full = sorted(k for k, v in optimizer.state[p].items() if torch.is_tensor(v) and v.shape == p.shape)
+        assert full == ["exp_avg", "exp_avg_sq"]
+
+
+def frozen_parameters_get_no_grad_no_optimizer_state_and_fewer_matrix_products():
+    """Frozen parameters get no .grad, SGD (with momentum), Adam and AdamW keep no state for them,
+    and backward runs fewer matrix products than with every layer trained."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class CountMatrixProducts(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.count += func in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default)
+            return func(*args, **(kwargs or {}))
+
+    def run(freeze_first, optimizer_class, **options):
+        torch.manual_seed(0)
+        model = nn.Sequential(*[nn.Linear(8, 8) for _ in range(3)])
+        model[0].requires_grad_(not freeze_first)
+        optimizer = optimizer_class(model.parameters(), lr=0.1, **options)
+        out = model(torch.randn(4, 8)).sum()
+        with CountMatrixProducts() as products:
+            out.backward()
+        optimizer.step()
+        return model, optimizer, products.count
+
+    for optimizer_class, options in [(torch.optim.SGD, {"momentum": 0.9}), (torch.optim.Adam, {}),
+                                     (torch.optim.AdamW, {})]:
+        model, optimizer, frozen_products = run(True, optimizer_class, **options)
+        _, _, trained_products = run(False, optimizer_class, **options)
+        frozen = list(model[0].parameters())
+        assert all(p.grad is None for p in frozen)
+        assert all(len(optimizer.state.get(p, {})) == 0 for p in frozen)
+        assert all(len(optimizer.state[p]) > 0 for p in model[1:].parameters())
+        assert frozen_products < trained_products
+
+
+def omitting_use_reentrant_warns_and_runs_the_reentrant_checkpoint():
+    """checkpoint() without use_reentrant warns (the message names use_reentrant) and runs the
+    reentrant implementation, the one use_reentrant=True selects."""
+    torch.manual_seed(0)
+    layer = nn.Linear(3, 3)
+    x = torch.randn(2, 3, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        default = checkpoint(layer, x)
+    assert any("use_reentrant" in str(w.message) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reentrant = checkpoint(layer, x, use_reentrant=True)
+    assert type(default.grad_fn) is type(reentrant.grad_fn)
+    assert type(checkpoint(layer, x, use_reentrant=False).grad_fn) is not type(reentrant.grad_fn)
+
+
+def a_recomputed_segment_s_activations_exist_together_during_backward():
+    """During backward each checkpointed segment is recomputed, and the layer outputs its layers
+    save exist again all at once (one segment's worth); they are freed before the next segment
+    is recomputed, and none is left when backward is done."""
+    torch.manual_seed(0)
+    layers, per_segment = 8, 4
+    model = nn.Sequential(*[nn.Linear(16, 16) for _ in range(layers)])
+    recomputing, refs, alive = [False], [], []
+
+    def note(module, args, output):
+        if recomputing[0]:  # a forward that backward runs again
+            refs.append(weakref.ref(output.untyped_storage()))
+            alive.append(sum(ref() is not None for ref in refs))
+
+    for layer in model:
+        layer.register_forward_hook(note)
+    out = torch.randn(4, 16)
+    for start in range(0, layers, per_segment):
+        out = checkpoint(model[start:start + per_segment], out, use_reentrant=False)
+    recomputing[0] = True
+    out.sum().backward()
+    # Each segment's last output is saved by no layer inside it, so its recomputation stops
+    # one layer early: 3 outputs alive at once, then the other segment's 3, never 6.
+    assert alive == [1, 2, 3, 1, 2, 3], alive
+    assert [ref() is not None for ref in refs] == [False] * len(refs)
+
+
+def checkpoint_sequential_runs_the_last_segment_once():
+    """checkpoint_sequential does not checkpoint its last segment: those layers run only once."""
+    torch.manual_seed(0)
+    model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(4)])
+    calls = [0] * 4
+    for i, layer in enumerate(model):
+        layer.register_forward_pre_hook(lambda module, args, i=i: calls.__setitem__(i, calls[i] + 1))
+    out = checkpoint_sequential(model, 2, torch.randn(2, 4, requires_grad=True), use_reentrant=False)
+    out.sum().backward()
+    assert calls == [2, 2, 1, 1], calls
+
+
+def save_on_cpu_with_pin_memory_copies_every_saved_tensor_weights_included():
+    """save_on_cpu's pack hook makes no exception for parameters: with pin_memory=True it copies
+    every saved tensor into a new buffer, the saved weights included, even on a CPU."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 16), nn.Linear(16, 16))
+    parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    offload = torch.autograd.graph.save_on_cpu(pin_memory=True)
+    inner, packed = offload.pack_hook, []
+
+    def pack(tensor):
+        device, kept = inner(tensor)
+        packed.append((tensor.untyped_storage().data_ptr() in parameters,
+                       kept.untyped_storage().data_ptr() != tensor.untyped_storage().data_ptr()))
+        return device, kept
+
+    offload.pack_hook = pack
+    with offload:
+        out = model(torch.randn(4, 16)).sum()
+    out.backward()
+    assert (True, True) in packed  # a weight, copied
+    assert all(copied for _, copied in packed)
+
+
+def save_on_cpu_on_a_cpu_keeps_a_saved_relu_output_alive_without_backward():
+    """On a CPU, save_on_cpu() packs tensor.cpu(), the tensor itself: a ReLU output it packed
+    survives gc.collect() when no backward runs; without save_on_cpu it is freed."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+    refs = []
+    for offloaded in (True, False):
+        with torch.autograd.graph.save_on_cpu() if offloaded else torch.enable_grad():
+            h = model[1](model[0](torch.randn(2, 8)))
+            out = model[2](h)
+        refs.append(weakref.ref(h))
+        del h, out
+    assert _alive_after_gc(refs) == [True, False]
+
+
+def without_hooks_a_saved_relu_output_is_freed_with_its_graph():
+    """Without hooks, a ReLU output that its own node saved makes no reference cycle: it is freed
+    as soon as the last reference goes, before any gc.collect()."""
+    torch.manual_seed(0)
+    layer = nn.Linear(8, 8)
+    gc.disable()
+    try:
+        out = layer(torch.randn(2, 8)).relu()
+        assert out.grad_fn._saved_result.data_ptr() == out.data_ptr()
+        ref = weakref.ref(out)
+        del out
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+def return_t_leaks_also_with_retain_graph_or_a_partial_backward():
+    """With a pack hook that returns t, the packed tensors of a Linear-ReLU model survive
+    gc.collect() unless a backward frees the ReLU nodes: they leak without backward, with
+    backward(retain_graph=True), and with a torch.autograd.grad that stops at the last layer."""
+    torch.manual_seed(0)
+    linears = [nn.Linear(16, 16) for _ in range(3)]
+    model = nn.Sequential(linears[0], nn.ReLU(), linears[1], nn.ReLU(), linears[2])
+    refs = {}
+
+    for how in ("backward", "no backward", "retain_graph", "grad of the last weight"):
+        refs[how] = []
+
+        def pack(tensor, packed=refs[how]):
+            packed.append(weakref.ref(tensor))
+            return tensor
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = model(torch.randn(4, 16))
+        if how == "backward":
+            out.sum().backward()
+        elif how == "retain_graph":
+            out.sum().backward(retain_graph=True)
+        elif how == "grad of the last weight":
+            torch.autograd.grad(out.sum(), linears[-1].weight)
+        del out
+    gc.collect()
+    alive = {how: sum(ref() is not None for ref in packed) for how, packed in refs.items()}
+    assert alive["backward"] == 0, alive
+    assert alive["no backward"] > 0 and alive["retain_graph"] > 0 and alive["grad of the last weight"] > 0, alive
+
+
+def with_return_t_only_the_last_linear_s_weight_view_dies():
+    """With a pack hook that returns t and no backward, everything packed survives gc.collect()
+    except the transposed weight view the last Linear saved: its node is not on the cycle."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+    refs = []
+
+    def pack(tensor):
+        refs.append(weakref.ref(tensor))
+        return tensor
+
+    x = torch.randn(2, 8)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    last_weight = model[2].weight.untyped_storage().data_ptr()
+    assert refs[-1]().untyped_storage().data_ptr() == last_weight  # packed last: layer 2's weight.t()
+    del out, x
+    # packed: x (layer 1), the ReLU output, layer 2's input (the same tensor), layer 2's weight view
+    assert _alive_after_gc(refs) == [True, True, True, False]

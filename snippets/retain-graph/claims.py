@@ -1,6 +1,8 @@
 """Checks behind retain-graph's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`retain-graph/<name>` on a page names one)."""
 
+import weakref
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -44,3 +46,261 @@ def a_detached_hidden_state_stops_the_gradient_at_the_chunk_boundary():
     out, _ = rnn(second, hidden.detach())
     out.square().mean().backward()
     assert first.grad is None and second.grad is not None
+
+
+def _live_saved():
+    """Weak references to every tensor saved for backward inside the returned hooks."""
+    refs = []
+
+    def pack(tensor):
+        kept = tensor.detach()
+        refs.append(weakref.ref(kept))
+        return kept
+
+    return refs, torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t)
+
+
+def _raises(function, text):
+    try:
+        function()
+    except RuntimeError as error:
+        assert text in str(error), str(error)
+        return
+    raise AssertionError(f"no RuntimeError containing {text!r}")
+
+
+def _batches(count, rows=4, features=8):
+    torch.manual_seed(0)
+    return [(torch.randn(rows, features), torch.randn(rows, 1)) for _ in range(count)]
+
+
+def total_loss_backward_fails_at_the_last_batch_s_loss_node_after_one_addition():
+    """After a training loop with total_loss += loss, total_loss.backward() runs the top
+    AddBackward0, then the last batch's MseLossBackward0, and raises there: that batch's own
+    backward() freed its saved tensors, as every batch's did."""
+    w = torch.zeros(8, 1, requires_grad=True)
+    total, ran, loss_nodes = 0.0, [], []
+    for number, (x, y) in enumerate(_batches(4), start=1):
+        loss = F.mse_loss(x @ w, y)
+        loss.backward()
+        loss.grad_fn.register_prehook(lambda grad, number=number: ran.append(f"MseLossBackward0 of batch {number}"))
+        loss_nodes.append(loss.grad_fn)
+        total += loss
+        total.grad_fn.register_prehook(lambda grad, number=number: ran.append(f"AddBackward0 of batch {number}"))
+    _raises(total.backward, "second time")
+    assert ran == ["AddBackward0 of batch 4", "MseLossBackward0 of batch 4"], ran
+    for node in loss_nodes:
+        _raises(lambda: node._saved_self, "freed")
+
+
+def retain_graph_on_every_loss_piles_up_saved_tensors():
+    """In a training loop with total_loss += loss, loss.backward(retain_graph=True) on every
+    batch keeps each batch's saved tensors alive: they pile up, 3 more per batch."""
+    w = torch.zeros(8, 1, requires_grad=True)
+    optimizer = torch.optim.SGD([w], lr=0.01)
+    refs, hooks = _live_saved()
+    total, alive = 0.0, []
+    with hooks:
+        for x, y in _batches(4):
+            optimizer.zero_grad()
+            loss = F.mse_loss(x @ w, y)
+            loss.backward(retain_graph=True)
+            optimizer.step()
+            total += loss
+            alive.append(sum(ref() is not None for ref in refs))
+    assert alive == [3, 6, 9, 12], alive
+
+
+def retain_graph_on_the_total_counts_earlier_batches_again():
+    """With x @ w, total_loss.backward(retain_graph=True) on every batch runs even with an
+    optimizer step in between, and each backward adds the earlier batches' gradients again,
+    computed at the parameters their graphs saw."""
+    w = torch.zeros(8, 1, requires_grad=True)
+    optimizer = torch.optim.SGD([w], lr=0.1)
+    (x1, y1), (x2, y2) = _batches(2)
+    w0 = w.detach().clone()
+    total = F.mse_loss(x1 @ w, y1)
+    total.backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+    total = total + F.mse_loss(x2 @ w, y2)
+    total.backward(retain_graph=True)
+    old = torch.autograd.grad(F.mse_loss(x1 @ w0.requires_grad_(), y1), w0)[0]
+    new = torch.autograd.grad(F.mse_loss(x2 @ w, y2), w)[0]
+    assert torch.allclose(w.grad, old + new)
+    assert not torch.allclose(w.grad, new)
+
+
+def retain_graph_on_the_total_raises_after_a_step_when_a_linear_saved_its_weight():
+    """In a model whose second Linear saved its weight, total_loss.backward(retain_graph=True)
+    after an optimizer step raises the in-place modification error instead."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    (x1, y1), (x2, y2) = _batches(2)
+    total = F.mse_loss(model(x1), y1)
+    total.backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+    total = total + F.mse_loss(model(x2), y2)
+    _raises(lambda: total.backward(retain_graph=True), "modified by an inplace operation")
+
+
+def the_node_chain_of_a_trained_total_holds_no_saved_tensor():
+    """After loss.backward() on every batch, no node under total_loss still holds a saved
+    tensor: every loss node's and matrix product's saved tensors were freed."""
+    w = torch.zeros(8, 1, requires_grad=True)
+    total = 0.0
+    for x, y in _batches(3):
+        loss = F.mse_loss(x @ w, y)
+        loss.backward()
+        total += loss
+    seen, todo, freed = set(), [total.grad_fn], []
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        todo += [parent for parent, _ in node.next_functions]
+        for name in ("_saved_self", "_saved_target"):
+            if hasattr(type(node), name):
+                _raises(lambda: getattr(node, name), "freed")
+                freed.append(type(node).__name__)
+    assert sorted(freed) == ["MmBackward0"] * 3 + ["MseLossBackward0"] * 6, freed
+
+
+def mse_keeps_prediction_and_target_mm_keeps_x():
+    """In loss = F.mse_loss(x @ w, y), MseLossBackward0 saves the prediction and the target, and
+    MmBackward0 saves x (for the gradient of w), not w."""
+    w = torch.zeros(8, 1, requires_grad=True)
+    (x, y), = _batches(1)
+    pred = x @ w
+    loss = F.mse_loss(pred, y)
+    assert loss.grad_fn._saved_self.data_ptr() == pred.data_ptr()
+    assert loss.grad_fn._saved_target.data_ptr() == y.data_ptr()
+    assert pred.grad_fn._saved_self.data_ptr() == x.data_ptr()
+    assert pred.grad_fn._saved_mat2 is None
+
+
+def no_grad_saves_nothing():
+    """Under torch.no_grad() a forward saves no tensor for backward and its result has no graph."""
+    w = torch.zeros(8, 1, requires_grad=True)
+    refs, hooks = _live_saved()
+    (x, y), = _batches(1)
+    with hooks, torch.no_grad():
+        loss = F.mse_loss(x @ w, y)
+    assert refs == [] and loss.grad_fn is None
+
+
+def a_kept_graph_after_a_step_raises_only_if_it_saved_a_parameter():
+    """After optimizer.step(), a kept graph raises the in-place modification error if it saved a
+    parameter (a Linear whose input requires grad saves its weight); x @ w saves only x, so its
+    kept graph runs and returns the gradient at the old w, unlike a recomputed forward."""
+    w = torch.zeros(8, 1, requires_grad=True)
+    optimizer = torch.optim.SGD([w], lr=0.1)
+    (x, y), = _batches(1, rows=16)
+    loss = F.mse_loss(x @ w, y)
+    loss.backward(retain_graph=True)
+    old = w.grad.clone()
+    optimizer.step()
+    w.grad = None
+    loss.backward()  # no error
+    assert torch.equal(w.grad, old)
+    w.grad = None
+    F.mse_loss(x @ w, y).backward()
+    assert not torch.allclose(w.grad, old)
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss = F.mse_loss(model(x), y)
+    loss.backward(retain_graph=True)
+    optimizer.step()
+    _raises(loss.backward, "modified by an inplace operation")
+
+
+def the_gan_pattern_raises_after_the_discriminator_step():
+    """GAN pattern: backward(retain_graph=True) on the discriminator's loss, a discriminator step,
+    then backward() on the generator's loss through the same D(G(z)) raises the in-place
+    modification error: the graph saved the discriminator's weight."""
+    torch.manual_seed(0)
+    generator, discriminator = nn.Linear(4, 8), nn.Sequential(nn.Linear(8, 1), nn.Sigmoid())
+    d_optimizer = torch.optim.SGD(discriminator.parameters(), lr=0.1)
+    p = discriminator(generator(torch.randn(16, 4)))
+    d_loss = F.binary_cross_entropy(p, torch.zeros_like(p))
+    g_loss = F.binary_cross_entropy(p, torch.ones_like(p))
+    d_loss.backward(retain_graph=True)
+    d_optimizer.step()
+    _raises(g_loss.backward, "modified by an inplace operation")
+
+
+def hvp_keeps_every_forward_saved_tensor_but_needs_only_the_mv_one():
+    """The create_graph=True gradient releases none of the forward's 3 saved tensors; the second
+    differentiation walks, and frees, only MvBackward0's X: the loss node's two are not on g's graph."""
+    torch.manual_seed(0)
+    X = torch.randn(64, 5, dtype=torch.float64)
+    y = torch.randint(0, 2, (64,)).double()
+    w = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    refs, hooks = _live_saved()
+    with hooks:
+        loss = F.binary_cross_entropy_with_logits(X @ w, y)
+        forward = list(refs)
+        (g,) = torch.autograd.grad(loss, w, create_graph=True)
+        assert len(forward) == 3 and [ref() is not None for ref in forward] == [True] * 3
+        assert forward[0]().data_ptr() == X.data_ptr()  # what MvBackward0 saved
+        torch.autograd.grad(g @ torch.randn(5, dtype=torch.float64), w)
+    assert [ref() is not None for ref in forward] == [False, True, True]
+
+
+def create_graph_makes_retain_graph_default_to_true():
+    """With create_graph=True, retain_graph defaults to True (a later backward works); passing
+    retain_graph=False frees the graph all the same (a later backward raises)."""
+    w = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    loss = (w.exp() * w).sum()
+    torch.autograd.grad(loss, w, create_graph=True)
+    loss.backward()
+    loss = (w.exp() * w).sum()
+    torch.autograd.grad(loss, w, create_graph=True, retain_graph=False)
+    _raises(loss.backward, "second time")
+
+
+def a_second_backward_frees_only_the_nodes_it_walks():
+    """Two heads on one trunk: after loss_a.backward(retain_graph=True) and loss_b.backward(),
+    the trunk's and the regression head's saved tensors are freed, while the classification
+    head's node, walked only by the first, still holds the trunk's output."""
+    torch.manual_seed(0)
+    trunk = nn.Sequential(nn.Linear(8, 16), nn.Tanh())
+    classify, regress = nn.Linear(16, 3), nn.Linear(16, 1)
+    features = trunk(torch.randn(4, 8))
+    logits, pred = classify(features), regress(features)
+    loss_a = F.cross_entropy(logits, torch.randint(0, 3, (4,)))
+    loss_b = F.mse_loss(pred, torch.randn(4, 1))
+    loss_a.backward(retain_graph=True)
+    loss_b.backward()
+    assert logits.grad_fn._saved_mat1.data_ptr() == features.data_ptr()
+    _raises(lambda: pred.grad_fn._saved_mat1, "freed")
+    _raises(lambda: features.grad_fn._saved_result, "freed")  # the trunk's Tanh
+
+
+def no_grad_leaves_dropout_and_batch_norm_in_training_mode():
+    """torch.no_grad() does not switch modules to eval mode: under it, a model in training mode
+    still drops units and batch norm still updates its running statistics."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Dropout(0.5)).train()
+    x = torch.randn(16, 4)
+    before = model[1].running_mean.clone()
+    with torch.no_grad():
+        first, second = model(x), model(x)
+    assert model.training and not torch.equal(first, second)
+    assert not torch.equal(model[1].running_mean, before)
+
+
+def backward_on_an_accuracy_raises_on_the_first_batch():
+    """An accuracy computed with argmax and == has no grad_fn, so acc.backward() raises on the
+    first batch."""
+    torch.manual_seed(0)
+    model = nn.Linear(6, 3)
+    x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
+    acc = (model(x).argmax(dim=1) == y).float().mean()
+    assert acc.grad_fn is None
+    _raises(acc.backward, "does not require grad")

@@ -1,6 +1,7 @@
 """Exercise: an evaluation loop that builds no graph.
 
-A common evaluation loop computes each batch's accuracy and then calls backward on it:
+Suppose an evaluation loop, copied from a training loop, computes each batch's accuracy and
+then calls backward() on it:
 
     model.eval()
     for x, y in test_batches:
@@ -8,8 +9,9 @@ A common evaluation loop computes each batch's accuracy and then calls backward 
         acc = (preds == y).float().mean()
         acc.backward()
 
-Write `evaluate` so that it measures the accuracy and records nothing for backward, then judge
-it from the repository root:
+It raises on the first batch: an accuracy made by argmax and == has no grad_fn. Write
+`evaluate` so that it measures the accuracy and records nothing for backward, then judge it
+from the repository root:
     nox -s judge -- retain-graph/eval-accuracy snippets/retain-graph/exercise-eval-accuracy.py
 (or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
 """
@@ -22,7 +24,8 @@ def evaluate(model, batches):
     y the class indices: the fraction of all samples whose largest logit is at their label,
     as a Python float.
 
-    Build no graph: no tensor may be saved for backward, and no parameter may get a .grad.
+    Build no graph: call no backward(), and let no forward record one (no tensor saved for
+    backward, no output with a grad_fn); no parameter may get a .grad.
     The model arrives in training mode (a training loop calls evaluate between epochs): run
     every forward in eval mode (dropout off, batch norm on its running statistics), and hand
     the model back in training mode.

@@ -13,10 +13,11 @@ import torch.nn.functional as F
 
 def train_epoch(model, optimizer, batches):
     """Train `model` for one epoch: for each (x, y) in `batches`, zero the gradients, compute
-    F.mse_loss(model(x), y), backward it and step the optimizer (keep that part as it is).
+    F.mse_loss(model(x), y), call backward() on it and step the optimizer (keep that part as it is).
 
     Return the epoch's mean loss, the mean of the batches' losses (each taken before its
-    optimizer step), as a Python float; once the function returns, no graph may be left alive.
+    optimizer step), as a Python float. No batch's graph may outlive its batch, during the epoch
+    or after the function returns: add each loss to the total as a float.
     """
     total_loss = 0.0
     for x, y in batches:

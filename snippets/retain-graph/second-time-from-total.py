@@ -14,18 +14,18 @@ for batch in range(1, BATCHES + 1):
     x, y = torch.randn(BATCH, FEATURES), torch.randn(BATCH, 1)
     optimizer.zero_grad()
     loss = F.mse_loss(x @ w, y)
-    loss.backward()     # this batch's graph, backwarded once: fine
+    loss.backward()     # backward() through this batch's graph, once: fine
     optimizer.step()
     total_loss += loss  # the bug: the used graph now hangs on total_loss
     print(f"batch {batch}: loss.backward() ran, loss = {loss.item():.4f}")
 
 try:
-    total_loss.backward()  # walks into every batch's graph a second time
+    total_loss.backward()  # walks back into a batch's graph that its own backward() freed
 except RuntimeError as error:
     print(f"total_loss.backward(): RuntimeError: {error}")
 glue("rg_batches_ok", batch)
 
-# Where "the second batch already fails" comes from: backwarding the total.
+# Where "the second batch already fails" comes from: calling backward() on the total.
 total_loss = 0.0
 for batch in range(1, BATCHES + 1):
     x, y = torch.randn(BATCH, FEATURES), torch.randn(BATCH, 1)
