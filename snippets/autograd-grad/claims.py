@@ -44,12 +44,14 @@ def _alive(refs):
 
 
 def create_graph_memory_lives_with_the_derivative_and_the_output():
-    """After grad(create_graph=True), the derivative's graph lives as long as the derivative; the forward
+    """After grad(create_graph=True), the derivative's graph lives as long as the derivative: a detached
+    copy alone frees nothing, and keeping only the copy (the original deleted) frees it. The forward
     graph's saved tensors live while the output (or the derivative's graph) refers to them, so
     detaching the derivative does not free them."""
     f, derivative, forward, backward = _saved_tensor_refs()
     assert _alive(forward) == len(forward) > 0 and _alive(backward) == len(backward) > 0
     kept = derivative.detach()
+    assert _alive(backward) == len(backward)  # the original derivative still holds its graph
     del derivative
     assert _alive(backward) == 0 and _alive(forward) == len(forward)
     del f

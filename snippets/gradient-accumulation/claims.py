@@ -2,6 +2,7 @@
 runs each on every supported torch; {claim}`gradient-accumulation/<name>` on a page names one)."""
 
 import inspect
+import math
 
 import torch
 import torch.nn.functional as F
@@ -217,3 +218,39 @@ def batchnorm_micro_batches_differ_by_more_than_a_factor():
     best_factor = (micro @ big) / (micro @ micro)  # the factor that brings micro closest to big
     assert not torch.allclose(best_factor * micro, big, rtol=1e-2, atol=1e-4)
     assert torch.nn.functional.cosine_similarity(micro, big, dim=0) < 0.99
+
+
+def _losses_never_cleared(lr):
+    """forget-zero-grad.py's run without zero_grad, rebuilt: the mean training loss of each of the 50
+    epochs (256 samples of y = x @ w + 1 + noise, nn.Linear(3, 1), SGD, batches of 32)."""
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(256, 3, generator=generator)
+    noise = 0.1 * torch.randn(256, 1, generator=generator)
+    y = x @ torch.tensor([[2.0], [-1.0], [0.5]]) + 1.0 + noise
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(50):
+        total = 0.0
+        for start in range(0, 256, 32):
+            xb, yb = x[start:start + 32], y[start:start + 32]
+            loss = F.mse_loss(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(xb)
+        losses.append(total / 256)
+    return losses
+
+
+def at_the_largest_learning_rate_the_loss_rises_every_epoch_until_it_overflows():
+    """In the chapter's run at learning rate 0.5 without zero_grad, every epoch's loss, from the first
+    epoch whose loss rises to the first epoch whose loss is inf, is above the epoch before it; from
+    then on the loss stays inf and is never NaN."""
+    losses = _losses_never_cleared(0.5)
+    epochs = range(2, len(losses) + 1)  # numbered from 1, as on the page
+    rise = next(e for e in epochs if losses[e - 1] > losses[e - 2])
+    overflow = next(e for e in epochs if math.isinf(losses[e - 1]))
+    assert rise < overflow
+    assert all(losses[e - 1] > losses[e - 2] for e in range(rise, overflow + 1))
+    assert all(math.isinf(loss) and loss > 0 for loss in losses[overflow - 1:])

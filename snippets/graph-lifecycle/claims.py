@@ -46,20 +46,31 @@ def an_edge_names_which_output_of_the_upstream_node_it_comes_from():
     assert all(number == 0 for _, number in (x * 2).exp().grad_fn.next_functions)
 
 
+def _grad_mode_off():
+    """no_grad and its kin, each as a function called where its block is entered
+    (set_grad_enabled(False) switches recording off as soon as it is called)."""
+    return {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
+            "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
+
+
 def comparisons_argmax_casts_and_no_grad_leave_no_grad_fn():
     """x requires grad, yet a comparison, argmax, a cast to an integer type, and x * 2 under
-    torch.no_grad() all give results that do not require grad and have no grad_fn."""
+    torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) all give results that
+    do not require grad and have no grad_fn."""
     x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
-    with torch.no_grad():
-        under_no_grad = x * 2
-    for result in (x > 0, x.argmax(), x.long(), under_no_grad):
+    unrecorded = []
+    for mode in _grad_mode_off().values():
+        with mode():
+            unrecorded.append(x * 2)
+    for result in (x > 0, x.argmax(), x.long(), *unrecorded):
         assert not result.requires_grad and result.grad_fn is None
     assert (x * 2).grad_fn is not None  # the same operation, outside no_grad, is recorded
 
 
 def requires_grad_of_a_differentiable_result_is_an_or_of_its_inputs():
-    """Outside no_grad, for addition, multiplication, matmul, cat, where and linear alike, the
-    result requires grad exactly when at least one input does; under no_grad it never does."""
+    """Outside no_grad and its kin, for addition, multiplication, matmul, cat, where and linear alike,
+    the result requires grad exactly when at least one input does; under no_grad, inference_mode or
+    set_grad_enabled(False) it never does."""
     operations = {
         "add": lambda a, b: a + b,
         "mul": lambda a, b: a * b,
@@ -74,13 +85,15 @@ def requires_grad_of_a_differentiable_result_is_an_or_of_its_inputs():
                 a = torch.tensor([[1.0, 2.0]], requires_grad=a_grad)
                 b = torch.tensor([[3.0, 4.0]], requires_grad=b_grad)
                 assert operation(a, b).requires_grad == (a_grad or b_grad), (name, a_grad, b_grad)
-                with torch.no_grad():
-                    assert not operation(a, b).requires_grad, name
+                for mode_name, mode in _grad_mode_off().items():
+                    with mode():
+                        assert not operation(a, b).requires_grad, (name, mode_name)
 
 
 def a_frozen_first_layer_keeps_its_output_off_the_graph():
     """With the first Linear frozen, its output is not on the graph (no grad_fn); from the first
-    layer whose parameters require grad onwards, every result is."""
+    layer whose parameters require grad onwards, every result computed from its output is, while a
+    side branch computed from the input alone (x.mean()) is not."""
     torch.manual_seed(0)
     first, second, third = nn.Linear(3, 4), nn.Linear(4, 4), nn.Linear(4, 1)
     first.requires_grad_(False)
@@ -92,6 +105,9 @@ def a_frozen_first_layer_keeps_its_output_off_the_graph():
     out = third(h3)
     loss = out.square().mean()
     assert all(t.requires_grad and t.grad_fn is not None for t in (h2, h3, out, loss))
+    side = x.mean()  # computed from the input alone, as a skip connection or a mask might be
+    assert not side.requires_grad and side.grad_fn is None
+    assert (out + side).grad_fn is not None
 
 
 def backward_frees_each_node_saved_tensors_once_that_node_has_run():
@@ -149,7 +165,7 @@ def carrying_the_previous_step_graph_fails_the_second_backward():
     w, total = torch.ones(1, requires_grad=True), 0
     for _ in range(3):
         loss = (w * w).sum()
-        total += loss  # a growing chain of AddBackward0 nodes, never sent through backward()
+        total += loss  # a growing chain of AddBackward0 nodes, on which backward() is never called
         loss.backward()
     assert total.grad_fn is not None and w.grad.item() == 6.0
 

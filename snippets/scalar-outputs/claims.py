@@ -44,12 +44,21 @@ def backward_v_is_the_gradient_of_the_weighted_sum():
 
 
 def backward_v_never_builds_the_jacobian():
-    """backward(v) on a million-element output of a million-element input, whose Jacobian would
-    hold 10**12 floats (4 TB), finishes and gives vᵀJ = 3v."""
-    x = torch.randn(1_000_000, generator=torch.Generator().manual_seed(0), requires_grad=True)
-    v = torch.randn(1_000_000, generator=torch.Generator().manual_seed(1))
+    """backward(v) on million-element outputs of a million-element input finishes in well under the
+    time and memory a Jacobian would take: for x * 3, J would hold 10**12 floats (4 TB), and vᵀJ = 3v;
+    for x.cumsum(0), J is not diagonal but lower-triangular, with 5·10**11 non-zero entries (2 TB),
+    and vᵀJ is v summed from the end, v.flip(0).cumsum(0).flip(0) (exact here: v holds small
+    integers)."""
+    n = 1_000_000
+    x = torch.randn(n, generator=torch.Generator().manual_seed(0), requires_grad=True)
+    v = torch.randn(n, generator=torch.Generator().manual_seed(1))
     (x * 3).backward(v)
     assert torch.equal(x.grad, 3 * v)
+
+    x.grad = None
+    v = torch.randint(-3, 4, (n,), generator=torch.Generator().manual_seed(2)).float()
+    x.cumsum(0).backward(v)
+    assert torch.equal(x.grad, v.flip(0).cumsum(0).flip(0))
 
 
 def jacobian_by_default_runs_one_backward_per_output():
@@ -99,7 +108,7 @@ def loss_modules_default_to_the_mean():
 def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
     """The summed gradient over the mean gradient is the number of terms: the batch size for one
     output per row (8) and for CrossEntropyLoss without class weights (8), but batch × d for
-    MSELoss on outputs of shape (8, 2) (16)."""
+    MSELoss on predictions of shape (8, 2) (16)."""
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(8, 3, generator=generator)
 
