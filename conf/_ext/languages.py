@@ -33,6 +33,7 @@ STRINGS = {
         "col-updated": "记录更新于",
         "col-passed": "最近一次全部通过",
         "report-default": "（默认）",
+        "report-claims": "正文的 {total} 项检查中 {passed} 项通过",
         "report-grid-explained": "每一格是这个版本的输出与已审阅快照比较的结果。默认版本 torch {default} 的输出就是共用快照；"
                                  "其他版本只在确实输出不同的地方有自己的快照，点“不同，已审阅”可以看到差异。",
         "report-differences": "下面是各版本与默认版本 torch {default} 的全部已审阅差异（− 为 torch {default}，+ 为该版本）：",
@@ -81,6 +82,7 @@ STRINGS = {
         "col-updated": "record updated",
         "col-passed": "last passed in full",
         "report-default": " (default)",
+        "report-claims": "{passed} of the prose's {total} checks passed",
         "report-grid-explained": "Each cell is what that version's output was found to be against the reviewed "
                                  "snapshots. The default, torch {default}, owns the shared snapshot; another version has "
                                  "its own only where it really prints something else: follow “differs, reviewed” to "

@@ -25,6 +25,7 @@ from sphinx.util.docutils import SphinxDirective
 
 import pages
 import rereads
+from claims import all_checks, check_hash
 import snapshots
 from languages import text
 
@@ -87,6 +88,12 @@ class VerificationReport(SphinxDirective):
                 continue
             found = list(statuses[torch].values())
             counts = ", ".join(f"{found.count(s)} {say('status-' + s)}" for s in STATUSES if found.count(s))
+            checks = all_checks()
+            for claims_file in pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"):
+                env.note_dependency(str(claims_file))  # a changed check makes its old records stale
+            passed = sum(record.get("claims", {}).get(check, {}).get("sha256") == check_hash(source)
+                         and record["claims"][check]["status"] == "passed" for check, source in checks.items())
+            counts += "; " + say("report-claims", passed=passed, total=len(checks))
             summary.append([torch + (say("report-default") if torch == default else ""),
                             _when(record.get("last_passed")), _when(record["updated"]), record["python"],
                             f"Sphinx {record['sphinx']}, myst-nb {record['myst_nb']}", counts])
