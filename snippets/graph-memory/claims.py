@@ -239,6 +239,28 @@ def save_on_cpu_with_pin_memory_copies_every_saved_tensor_weights_included():
     assert all(copied for _, copied in packed)
 
 
+def save_on_cpu_packs_with_cpu_and_unpacks_to_the_device_the_tensor_came_from():
+    """save_on_cpu's pack hook records the device a saved tensor came from and calls tensor.cpu(), which
+    for a tensor on another device is a copy (on the meta device, which has no data, the copy fails);
+    its unpack hook calls tensor.to(that device), a new tensor there. On a CPU, pack returns the tensor itself."""
+    import inspect
+
+    offload = torch.autograd.graph.save_on_cpu()
+    assert "tensor.cpu()" in inspect.getsource(offload.pack_hook)
+    assert ".to(device" in inspect.getsource(offload.unpack_hook)
+    t = torch.randn(3)
+    device, kept = offload.pack_hook(t)
+    assert device == t.device and kept is t
+    back = offload.unpack_hook((torch.device("meta"), kept))
+    assert back.device.type == "meta"  # moved to the recorded device
+    try:
+        offload.pack_hook(torch.empty(3, device="meta"))
+    except NotImplementedError as error:
+        assert "copy" in str(error), str(error)
+    else:
+        raise AssertionError("packing a meta tensor did not try to copy it")
+
+
 def save_on_cpu_on_a_cpu_keeps_a_saved_relu_output_alive_without_backward():
     """On a CPU, save_on_cpu() packs tensor.cpu(), the tensor itself: a ReLU output it packed
     survives gc.collect() when no backward runs; without save_on_cpu it is freed."""

@@ -95,15 +95,21 @@ def anomaly_names_the_failing_node_for_a_saved_input():
 
 
 def multiplication_saves_an_input_only_for_the_other_gradient():
-    """A multiplication saves an input only when the other operand requires grad: `a * m` with a constant `m` saves `m`, not `a`."""
+    """A multiplication saves an input only when the other operand requires grad (`a * m` with a constant `m` saves `m`, not `a`), and never its output."""
     torch.manual_seed(0)
     x, q, m = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), torch.randn(3)
     a = x.clone()
-    node = (a * q).grad_fn
+    out = a * q
+    node = out.grad_fn
     assert node._saved_self is not None and node._saved_other is not None
-    node = (a * m).grad_fn
-    assert node._saved_self is None and node._saved_other is not None
+    saved = {node._saved_self.untyped_storage().data_ptr(), node._saved_other.untyped_storage().data_ptr()}
+    assert saved == {a.untyped_storage().data_ptr(), q.untyped_storage().data_ptr()}
+    assert out.untyped_storage().data_ptr() not in saved
     c = a * m
+    node = c.grad_fn
+    assert node._saved_self is None and node._saved_other is not None
+    assert node._saved_other.untyped_storage().data_ptr() == m.untyped_storage().data_ptr()
+    assert c.untyped_storage().data_ptr() != m.untyped_storage().data_ptr()
     a.add_(1)
     c.sum().backward()  # the edited a was not saved
     assert x.grad is not None
@@ -124,13 +130,53 @@ def linear_saves_input_only_for_weight_gradient():
     assert h.grad_fn._saved_mat1 is not None and h.grad_fn._saved_mat2 is None
 
 
-def edited_saved_tensor_off_the_backward_path_is_not_checked():
-    """An edited saved tensor breaks only a backward that runs through the node that saved it."""
-    x = torch.randn(3, requires_grad=True)
+def an_edit_breaks_backward_when_it_bumps_the_counter_of_a_tensor_saved_on_the_path():
+    """An edit breaks backward when it bumps the version counter of a tensor saved by a node the backward
+    runs through: off that path it is not checked, an edit of a tensor no node saved is fine, and an edit
+    through another view of the same data counts, even where it overwrites none of the saved values."""
+    torch.manual_seed(0)
+    x = torch.randn(4, requires_grad=True)
     y = x.sigmoid()
     z = x * 2
     y.add_(1)
     z.sum().backward()  # SigmoidBackward0 is not on this path
+    assert _raises_inplace_error(lambda: y.sum().backward())
+    q = torch.randn(2, requires_grad=True)
+    a = x.clone()
+    c = a[:2] * 3  # saves no tensor: editing a is fine
+    a.add_(1)
+    c.sum().backward()
+    a = x.clone()
+    c = a[:2] * q  # saves the view a[:2], for q's gradient
+    before = a[:2].detach().clone()
+    assert c.grad_fn._saved_self.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+    a[2:].add_(1)  # another view of the same data: none of the saved values changes
+    assert torch.equal(a[:2], before) and a[:2]._version == 1
+    assert _raises_inplace_error(lambda: c.sum().backward())
+
+
+def saved_tensor_hooks_skip_the_version_check():
+    """Under saved_tensors_hooks whose pack returns t.detach() or a copy, and under save_on_cpu() on a CPU,
+    an edited saved tensor raises nothing. t.detach() and save_on_cpu() on a CPU keep the same storage, so
+    backward computes with the edited values: the sigmoid's gradient comes out negative. With a copy it is right."""
+    torch.manual_seed(0)
+    x = torch.randn(3, requires_grad=True)
+    right = (x.sigmoid() * (1 - x.sigmoid())).detach()
+    hooks = {"detach": lambda: torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t),
+             "save_on_cpu": torch.autograd.graph.save_on_cpu,
+             "clone": lambda: torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t)}
+    for name, hook in hooks.items():
+        x.grad = None
+        with hook():
+            y = x.sigmoid()
+        y.add_(1)
+        assert not _raises_inplace_error(lambda: y.sum().backward()), name
+        if name == "clone":
+            assert torch.allclose(x.grad, right), name
+        else:
+            assert (x.grad < 0).all() and (right > 0).all(), name
+    y = x.sigmoid()  # without hooks the same edit raises
+    y.add_(1)
     assert _raises_inplace_error(lambda: y.sum().backward())
 
 
@@ -156,7 +202,7 @@ def no_grad_edit_keeps_the_counter_honest():
 
 
 def optimizer_step_is_unrecorded_but_counted():
-    """`SGD.step()` edits the parameter in place with recording off: it stays a leaf, its `_version` goes up, and a graph that saved it fails."""
+    """`step()` of SGD, Adam and AdamW edits the parameter in place with recording off: it stays a leaf, its `_version` goes up, and a graph that saved it fails."""
     from torch.overrides import TorchFunctionMode
 
     class InPlaceCalls(TorchFunctionMode):
@@ -170,16 +216,18 @@ def optimizer_step_is_unrecorded_but_counted():
                 self.grad_enabled.append(torch.is_grad_enabled())
             return func(*args, **(kwargs or {}))
 
-    w = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-    optimizer = torch.optim.SGD([w], lr=0.1)
-    (w ** 2).sum().backward()
-    loss = (w ** 2).sum()  # PowBackward0 saves w
-    version = w._version
-    with InPlaceCalls() as calls:
-        optimizer.step()
-    assert calls.grad_enabled and not any(calls.grad_enabled)
-    assert w.is_leaf and w.grad_fn is None and w._version > version
-    assert _raises_inplace_error(loss.backward)
+    for make in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+        w = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+        optimizer = make([w], lr=0.1)
+        (w ** 2).sum().backward()
+        loss = (w ** 2).sum()  # PowBackward0 saves w
+        version, before = w._version, w.detach().clone()
+        with InPlaceCalls() as calls:
+            optimizer.step()
+        assert calls.grad_enabled and not any(calls.grad_enabled), make.__name__
+        assert not torch.equal(w, before), make.__name__
+        assert w.is_leaf and w.grad_fn is None and w._version > version, make.__name__
+        assert _raises_inplace_error(loss.backward), make.__name__
 
 
 def two_losses_each_with_its_own_step():
@@ -269,3 +317,45 @@ def relu_inplace_breaks_after_an_output_saving_op():
     c = a * q  # saves a, for q's gradient
     nn.functional.relu(a, inplace=True)
     assert _raises_inplace_error(lambda: c.sum().backward())
+
+
+def _saved_activation_storages(activation):
+    """Linear, activation, Linear on a batch that needs no gradient: the distinct non-parameter storages
+    the graph saved, and the activation's backward node."""
+    torch.manual_seed(0)
+    first, second = nn.Linear(16, 16), nn.Linear(16, 16)
+    parameters = {p.untyped_storage().data_ptr() for p in (*first.parameters(), *second.parameters())}
+    found = set()
+
+    def pack(tensor):
+        if tensor.untyped_storage().data_ptr() not in parameters:
+            found.add(tensor.untyped_storage().data_ptr())
+        return tensor.detach()
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        h = activation(first(torch.randn(4, 16)))
+        node = h.grad_fn
+        out = second(h)
+    saved = sorted(name.removeprefix("_saved_") for name in dir(node)
+                   if name.startswith("_saved_") and isinstance(getattr(node, name), torch.Tensor))
+    out.sum().backward()  # the graph is sound: every edit was one autograd allows
+    return len(found), node.name(), saved
+
+
+def relu_and_relu_inplace_save_the_same_tensor():
+    """`relu()` and `relu_()` both make `ReluBackward0` save the ReLU's result, the tensor the next Linear
+    saves as its input: between two Linear layers each graph holds the batch and that one activation."""
+    for activation in (torch.relu, torch.relu_):
+        assert _saved_activation_storages(activation) == (2, "ReluBackward0", ["result"]), activation
+
+
+def leaky_relu_and_elu_in_place_save_one_tensor_less_between_linears():
+    """`leaky_relu()` and `elu()` save their input, `leaky_relu_()` and `elu_()` their result: between two
+    Linear layers the out-of-place graph holds the pre-activation and the activation, the in-place one a
+    single tensor (besides the batch)."""
+    F = nn.functional
+    for out_of_place, in_place in ((F.leaky_relu, F.leaky_relu_), (F.elu, F.elu_)):
+        count, _, saved = _saved_activation_storages(out_of_place)
+        assert count == 3 and saved == ["self"], (out_of_place, count, saved)
+        count, _, saved = _saved_activation_storages(in_place)
+        assert count == 2 and saved == ["result"], (in_place, count, saved)

@@ -85,31 +85,31 @@ def detach_snapshot_follows_later_edits():
     assert torch.equal(snapshot, b) and not torch.equal(copy, b)
 
 
-def saved_weights_are_the_parameters():
-    """The weight matrices a recorded MLP forward saves are the parameters' own storage, not copies."""
-    torch.manual_seed(0)
+# The two MLPs of grad-mode-cost.py: name: width, depth, batch.
+_COST_MODELS = {"small": (64, 4, 16), "large": (512, 6, 256)}
+
+
+def _cost_mlp(width, depth):
     layers = []
-    for _ in range(4):
-        layers += [nn.Linear(64, 64), nn.ReLU()]
-    model = nn.Sequential(*layers)
-    packed, _ = _saved(lambda: model(torch.randn(16, 64)))
-    weights = {p.untyped_storage().data_ptr() for name, p in model.named_parameters() if name.endswith("weight")}
-    square = [t for t in packed if t.shape == (64, 64)]
-    assert square and all(t.untyped_storage().data_ptr() in weights for t in square)
+    for _ in range(depth):
+        layers += [nn.Linear(width, width), nn.ReLU()]
+    return nn.Sequential(*layers).eval()
 
 
-def recording_allocates_nothing_extra():
-    """A forward with gradients enabled allocates exactly the tensor memory a `no_grad` one does: saving copies nothing."""
+def _allocated():
+    """A dispatch mode that adds up the bytes of the new storages the operations below autograd
+    create (counter.bytes), and lists those operations (counter.ops)."""
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_leaves
 
     class Allocated(TorchDispatchMode):
         def __init__(self):
             super().__init__()
-            self.bytes = 0
+            self.bytes, self.ops = 0, []
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            self.ops.append(str(func))
             inputs = {t.untyped_storage().data_ptr() for t in tree_leaves((args, kwargs))
                       if isinstance(t, torch.Tensor)}
             out = func(*args, **kwargs)
@@ -117,20 +117,54 @@ def recording_allocates_nothing_extra():
                               if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in inputs)
             return out
 
+    return Allocated()
+
+
+def saved_weights_are_the_parameters():
+    """In both MLPs of the cost snippet, the weight matrices a recorded forward saves (one per layer
+    after the first, whose input needs no gradient) are the parameters' own storage, not copies."""
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU())
-    x = torch.randn(64, 256)
-    allocated = {}
+    for width, depth, batch in _COST_MODELS.values():
+        model = _cost_mlp(width, depth)
+        packed, _ = _saved(lambda: model(torch.randn(batch, width)))
+        weights = {p.untyped_storage().data_ptr() for name, p in model.named_parameters() if name.endswith("weight")}
+        square = [t for t in packed if t.shape == (width, width)]
+        assert len(square) == depth - 1, (width, len(square))
+        assert all(t.untyped_storage().data_ptr() in weights for t in square)
+
+
+def recording_allocates_nothing_extra_in_these_mlps():
+    """In both MLPs of the cost snippet, a forward with gradients enabled allocates exactly the tensor
+    memory a `no_grad` one does: saving copies nothing."""
+    torch.manual_seed(0)
+    for width, depth, batch in _COST_MODELS.values():
+        model, x = _cost_mlp(width, depth), torch.randn(batch, width)
+        allocated = {}
+        for name, mode in (("grad", torch.enable_grad), ("no_grad", torch.no_grad)):
+            with mode(), _allocated() as counter:
+                out = model(x)
+            allocated[name] = counter.bytes
+            del out
+        assert allocated["grad"] == allocated["no_grad"] > 0, (width, allocated)
+
+
+def transformer_layer_takes_a_fused_path_under_no_grad():
+    """In eval() mode under no_grad, nn.TransformerEncoderLayer runs one fused operation (its fast
+    path); with gradients enabled it runs dozens of other operations instead."""
+    torch.manual_seed(0)
+    encoder = nn.TransformerEncoderLayer(128, 4, 512, batch_first=True).eval()
+    x = torch.randn(8, 64, 128)
+    ops = {}
     for name, mode in (("grad", torch.enable_grad), ("no_grad", torch.no_grad)):
-        with mode(), Allocated() as counter:
-            out = model(x)
-        allocated[name] = counter.bytes
-        del out
-    assert allocated["grad"] == allocated["no_grad"] > 0
+        with mode(), _allocated() as counter:
+            encoder(x)
+        ops[name] = counter.ops
+    assert len(ops["no_grad"]) == 1 and "_transformer_encoder_layer_fwd" in ops["no_grad"][0], ops["no_grad"]
+    assert len(ops["grad"]) >= 24 and not any("_transformer_encoder_layer_fwd" in op for op in ops["grad"])
 
 
 def seq_fixed_part_is_mostly_saved_weights():
-    """What the LSTM and the Transformer layer save has a part that does not grow with length, and the parameters they reference are most of it."""
+    """At the sequence snippet's batch of 8, what the LSTM and the Transformer layer save has a part that does not grow with length, and the parameters they reference are most of it."""
     torch.manual_seed(0)
     models = {"lstm": (nn.LSTM(64, 128, batch_first=True).eval(), 64),
               "transformer": (nn.TransformerEncoderLayer(128, 4, 512, batch_first=True).eval(), 128)}
@@ -138,7 +172,7 @@ def seq_fixed_part_is_mostly_saved_weights():
         params = {p.untyped_storage().data_ptr() for p in model.parameters()}
 
         def saved_bytes(length):
-            packed, out = _saved(lambda: model(torch.randn(2, length, features)))
+            packed, out = _saved(lambda: model(torch.randn(8, length, features)))
             storages = _storages(packed)
             return sum(storages.values()), sum(n for address, n in storages.items() if address in params)
 

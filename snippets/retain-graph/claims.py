@@ -27,16 +27,17 @@ def _chunks(count=3, steps=5):
 
 def a_carried_hidden_state_without_optimizer_steps_grows_the_graph():
     """retain_graph=True with no weight update in between runs, and each chunk's loss hangs
-    over a longer graph than the one before: it reaches back through every earlier chunk."""
+    over a longer graph than the one before: its gradient reaches back into every earlier chunk."""
     rnn, inputs = _chunks()
     hidden, sizes = torch.zeros(1, 2, 8), []
-    for chunk in inputs:
+    for i, chunk in enumerate(inputs):
         out, hidden = rnn(chunk, hidden)
         loss = out.square().mean()
         sizes.append(_graph_nodes(loss))
+        reached = torch.autograd.grad(loss, inputs[:i + 1], retain_graph=True)
+        assert all(grad.abs().sum() > 0 for grad in reached), i  # this chunk and every one before it
         loss.backward(retain_graph=True)
     assert sizes[0] < sizes[1] < sizes[2]
-    assert all(chunk.grad is not None for chunk in inputs)
 
 
 def a_detached_hidden_state_stops_the_gradient_at_the_chunk_boundary():
