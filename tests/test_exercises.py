@@ -32,11 +32,19 @@ def test_starter_fails_readably(exercise, language):
 
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
-def test_a_typical_wrong_attempt_gets_a_specific_verdict(exercise):
-    """tests/exercises/wrong/<chapter>--<name>.py: a mistake a new reader makes; its first
-    line says `# expect: <words the verdict must contain>`."""
+def test_every_exercise_has_a_typical_wrong_attempt(exercise):
+    """tests/exercises/wrong/<chapter>--<name>.py: a mistake a new reader makes."""
     attempt = WRONG / f"{exercise.replace('/', '--')}.py"
     assert attempt.is_file(), f"{pages.relative(attempt)} is missing"
+
+
+@pytest.mark.parametrize("attempt", sorted(WRONG.glob("*.py")), ids=lambda path: path.stem)
+def test_a_wrong_attempt_gets_its_specific_verdict(attempt):
+    """Every file in tests/exercises/wrong/: <chapter>--<name>.py, the typical mistake, and
+    <chapter>--<name>--<what-it-skips>.py, a solution that reaches the right numbers without the
+    exercise's method. Its first line says `# expect: <words only that verdict contains>`."""
+    exercise = "/".join(attempt.stem.split("--")[:2])
+    assert exercise in EXERCISES, f"{pages.relative(attempt)} names no exercise"
     expected = attempt.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect:").strip()
     verdict = judge(exercise, attempt)
     text = "\n".join(verdict.lines)
@@ -63,6 +71,18 @@ def test_a_solution_that_hangs_or_floods_is_stopped(tmp_path):
     assert not hung.passed and "did not finish" in "\n".join(hung.lines)
     flooded = judge(any_exercise, flood, "zh")
     assert not flooded.passed and "输出超过了" in "\n".join(flooded.lines)
+
+
+def test_a_file_that_writes_the_result_itself_is_not_believed(tmp_path):
+    """The reader's file runs in the child that writes the result, and can see where: the parent
+    believes only a result that carries the token it handed the child on stdin."""
+    forged = tmp_path / "forged.py"
+    forged.write_text("import json, os, sys\n"
+                      "passed = {'checks': [{'check': {'en': 'all', 'zh': 'all'}, 'ok': True}]}\n"
+                      "json.dump(passed, open(sys.argv[4], 'w'))\n"
+                      "os._exit(0)\n")
+    verdict = judge(sorted(EXERCISES)[0], forged)
+    assert not verdict.passed and "ended abruptly" in "\n".join(verdict.lines), verdict.lines
 
 
 def test_unknown_exercise_and_missing_file_are_named():

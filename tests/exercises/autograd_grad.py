@@ -4,7 +4,22 @@ import math
 
 import torch
 
-from judge import Fail, exercise
+from exercises._spies import autograd_passes, counted
+from judge import Fail, exercise, times
+
+
+class Shadow(torch.autograd.Function):
+    """f(t) = 0 everywhere, yet autograd is told f'(t) = 5t⁴: only autograd can find its derivatives."""
+
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return torch.zeros_like(t)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (t,) = ctx.saved_tensors
+        return grad_output * 5 * t ** 4
 
 
 def _shown(value) -> str:
@@ -101,3 +116,56 @@ def second_derivative(solution, check):
         raise Fail("the value is not the second derivative of sin at 0.5",
                    "返回值不是 sin 在 0.5 处的二阶导数",
                    expected=f"{expected:.6f}", found=f"{found:.6f}", hint_en=hint_en, hint_zh=hint_zh)
+
+    # --- the method: both derivatives from torch.autograd.grad, called by the reader's own code ---
+    check("second_derivative calls no backward(), not even one undone by x.grad = None",
+          "second_derivative 不调用 backward()，哪怕之后把 x.grad 设回 None 也不行")
+    x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    with autograd_passes() as passes:
+        _call(solution, lambda t: t**3, x, "second_derivative(lambda x: x**3, x=3.0)")
+    backwards = [found for found in passes if found.kind == "backward()"]
+    if backwards:
+        raise Fail("second_derivative called backward(): it wrote into x.grad, even if it set it back to None "
+                   "afterwards",
+                   "second_derivative 调用了 backward()：它往 x.grad 里写过东西，即使之后又设回了 None",
+                   expected=("no backward(), only torch.autograd.grad", "不调用 backward()，只用 torch.autograd.grad"),
+                   found=(counted(backwards), counted(backwards, "zh")),
+                   hint_en="backward() adds into .grad; torch.autograd.grad returns the gradient: use it for both "
+                           "derivatives",
+                   hint_zh="backward() 会累加进 .grad；torch.autograd.grad 把梯度返回给你：两次求导都用它")
+
+    check("your code calls torch.autograd.grad itself, twice, the first time with create_graph=True",
+          "你的代码亲自调用两次 torch.autograd.grad，第一次带 create_graph=True")
+    mine = [found for found in passes if found.by(solution.__file__)]  # backward() was ruled out above
+    if len(mine) < 2 or not mine[0].create_graph:
+        others = [found for found in passes if not found.by(solution.__file__)]
+        plain = mine and not mine[0].create_graph
+        found_en = f"calls from your code: {len(mine)}" + (", the first without create_graph=True" if plain else "")
+        found_zh = f"你的代码调用了 {len(mine)} 次" + ("，第一次没带 create_graph=True" if plain else "")
+        if others:
+            found_en += f"; {counted(others)}"
+            found_zh += f"；{counted(others, 'zh')}"
+        raise Fail(f"your code called torch.autograd.grad {times(len(mine))}: expected twice, the first time with "
+                   f"create_graph=True",
+                   f"你的代码调用了 {len(mine)} 次 torch.autograd.grad：应当两次，第一次带 create_graph=True",
+                   expected=("torch.autograd.grad(f(x), x, create_graph=True), then torch.autograd.grad on its result",
+                             "先 torch.autograd.grad(f(x), x, create_graph=True)，再对它的结果调用 torch.autograd.grad"),
+                   found=(found_en, found_zh),
+                   hint_en="don't let another function (torch.func, torch.autograd.functional.hessian) or a formula "
+                           "do it: call torch.autograd.grad twice yourself",
+                   hint_zh="不要让别的函数（torch.func、torch.autograd.functional.hessian）或公式代劳："
+                           "自己调用两次 torch.autograd.grad")
+
+    x = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    call = "second_derivative(f, x=1.5)"
+    check(f"{call} is 20x³ = 67.5 for an f whose derivative only autograd knows (its value is 0, its derivative 5x⁴)",
+          f"对一个只有 autograd 知道导数的 f（值恒为 0，导数是 5x⁴），{call} 等于 20x³ = 67.5")
+    found = _number(_call(solution, Shadow.apply, x, call), call)
+    if not math.isclose(found, 67.5, rel_tol=1e-9):
+        raise Fail(f"{call} is not 67.5: the result did not come from differentiating f with autograd",
+                   f"{call} 不等于 67.5：结果不是用 autograd 对 f 求导得来的",
+                   expected="67.5", found=f"{found:g}",
+                   hint_en="return what the second torch.autograd.grad call gives, for whatever f you are given: "
+                           "no formula, no special case for the functions the page names",
+                   hint_zh="不管传进来的 f 是什么，都返回第二次 torch.autograd.grad 的结果：不要用公式，"
+                           "也不要为页面上提到的函数单独处理")

@@ -4,7 +4,8 @@ import numbers
 
 import torch
 
-from judge import Fail, exercise
+from exercises._spies import autograd_passes, counted
+from judge import Fail, exercise, times
 
 
 def five_backwards():
@@ -91,3 +92,17 @@ def predict_grad(solution, check):
         raise Fail("the prediction differs from what the loop really leaves in w.grad",
                    "预测和循环实际留在 w.grad 里的值不同",
                    expected=f"{real:g}", found=f"{predicted:g}", hint_en=hint_en, hint_zh=hint_zh)
+
+    check("predicted_grad() and predicted_grad_with_reset() run no backward: they predict",
+          "predicted_grad() 和 predicted_grad_with_reset() 不调用任何 backward()：它们是预测")
+    with autograd_passes() as passes:
+        solution.predicted_grad()
+        solution.predicted_grad_with_reset()
+    if passes:
+        raise Fail(f"the predictions ran a backward pass {times(len(passes))} to find the answer: predict it on "
+                   f"paper, don't run it",
+                   f"这两个预测为了得到答案跑了 {len(passes)} 次反向传播：要在纸上推算，而不是运行代码",
+                   expected=("a number worked out by reasoning, no backward", "推理得出的一个数，不做任何反向传播"),
+                   found=(counted(passes), counted(passes, "zh")),
+                   hint_en="return the number you predict, e.g. `return 2.5`",
+                   hint_zh="直接返回你预测的数，比如 `return 2.5`")

@@ -6,7 +6,7 @@ import numbers
 import torch
 from torch import nn
 
-from judge import Fail, exercise
+from judge import Fail, exercise, times
 
 
 def model_and_input(rows, input_requires_grad=False):
@@ -46,6 +46,48 @@ def as_bytes(value):
                expected=("an int", "一个 int"), found=found,
                hint_en="add up storage.nbytes(), plain Python ints, and return the sum",
                hint_zh="把 storage.nbytes()（普通的 Python int）加起来，返回这个和")
+
+
+class Square(torch.autograd.Function):
+    """x², saved with ctx.save_for_backward: a node with no _saved_* attributes to read."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad_output
+
+
+class SquareLayer(nn.Module):
+    def forward(self, x):
+        return Square.apply(x)
+
+
+def forwards_inside_hooks(model, run):
+    """run(), recording for each forward of model whether a saved_tensors_hooks block was open."""
+    hooks, depth, forwards = torch.autograd.graph.saved_tensors_hooks, [0], []
+    enter, leave = hooks.__enter__, hooks.__exit__
+
+    def counted_enter(self):
+        depth[0] += 1
+        return enter(self)
+
+    def counted_leave(self, *args):
+        depth[0] -= 1
+        return leave(self, *args)
+
+    handle = model.register_forward_pre_hook(lambda module, args: forwards.append(depth[0] > 0))
+    hooks.__enter__, hooks.__exit__ = counted_enter, counted_leave
+    try:
+        run()
+    finally:
+        hooks.__enter__, hooks.__exit__ = enter, leave
+        handle.remove()
+    return forwards
 
 
 def live_tensors():
@@ -116,3 +158,39 @@ def saved_bytes(solution, check):
                    hint_zh="pack 要返回 t.detach()，不要返回 t：ReLU 保存的是自己的输出，pack 把这个张量原样交回时，"
                            "它的 grad_fn 和图互相引用，不做反向的话垃圾回收也释放不了。另外，不要把保存的张量放进"
                            "调用结束后还活着的列表里")
+
+    # --- the method: one forward inside the hooks, and a count of what pack receives ---
+    model, x = model_and_input(4)
+    check("saved_bytes runs model(x) once, inside saved_tensors_hooks",
+          "saved_bytes 只运行一次 model(x)，并且在 saved_tensors_hooks 里")
+    forwards = forwards_inside_hooks(model, lambda: solution.saved_bytes(model, x))
+    if forwards != [True]:
+        raise Fail(f"model(x) ran {times(len(forwards))}, {sum(forwards)} of them inside saved_tensors_hooks: "
+                   f"expected one forward, inside the hooks",
+                   f"model(x) 运行了 {len(forwards)} 次，其中 {sum(forwards)} 次在 saved_tensors_hooks 里："
+                   f"应当只做一次前向，并且在钩子里",
+                   expected=("one forward, inside saved_tensors_hooks", "一次前向，在 saved_tensors_hooks 里"),
+                   found=(f"forwards: {len(forwards)}, inside the hooks: {sum(forwards)}",
+                          f"{len(forwards)} 次前向，{sum(forwards)} 次在钩子里"),
+                   hint_en="count in pack: it sees every saved tensor, even those of layers you don't know",
+                   hint_zh="在 pack 里计数：它能看到每一个被保存的张量，连你不认识的层保存的也不例外")
+
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 32), SquareLayer(), nn.Linear(32, 8))
+    x = torch.randn(4, 16)
+    truth = accounts(model, x)
+    check(f"saved_bytes on another model (Tanh, and a custom autograd Function): {truth['storages']} distinct storages",
+          f"换一个模型（含 Tanh 和一个自定义 autograd Function）调用 saved_bytes：{truth['storages']} 块不同的存储")
+    found = as_bytes(solution.saved_bytes(model, x))
+    if found != truth["bytes"]:
+        raise Fail(f"for a model with Tanh and a custom autograd Function the bytes are {found}, not {truth['bytes']}: "
+                   "the count must come from what pack receives, not from the layers' shapes or grad_fn attributes",
+                   f"对一个含 Tanh 和自定义 autograd Function 的模型，字节数是 {found}，不是 {truth['bytes']}："
+                   "要数 pack 收到的张量，而不是按层的形状或 grad_fn 的属性推算",
+                   expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
+                             f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
+                   found=(f"{found} bytes", f"{found} 字节"),
+                   hint_en="a custom Function saves with ctx.save_for_backward and Tanh saves its output: pack sees "
+                           "them all; key each storage by untyped_storage().data_ptr()",
+                   hint_zh="自定义 Function 用 ctx.save_for_backward 保存，Tanh 保存自己的输出：pack 全都看得到；"
+                           "以 untyped_storage().data_ptr() 区分每块存储")

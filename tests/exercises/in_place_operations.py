@@ -7,6 +7,7 @@ from pathlib import Path
 
 import torch
 
+from exercises._spies import TorchCalls
 from judge import Fail, exercise
 
 
@@ -55,6 +56,25 @@ def backward_hint(message: str) -> tuple[str, str]:
                 "让计算留在图上，只改会破坏反向的那几处编辑")
     return ("read the error: it names the tensor that changed after a node saved it",
             "读一读报错：它说出了哪个张量在被某个节点保存之后又被改了")
+
+
+def graph_nodes(tensor) -> list:
+    """Every node in tensor's graph."""
+    seen, todo = [], [tensor.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.append(node)
+        todo += [parent for parent, _ in node.next_functions]
+    return seen
+
+
+def edits_c(call, q) -> bool:
+    """Is `call` an in-place edit (add_, +=, ...) of c = a * q, a product that no node saved?"""
+    node = call.grad_fn
+    return (call.name.endswith("_") and not call.name.startswith("_") and type(node).__name__ == "MulBackward0"
+            and any(getattr(parent, "variable", None) is q for parent, _ in node.next_functions))
 
 
 @exercise("in-place-operations/safe-edit",
@@ -141,3 +161,34 @@ def safe_edit(solution, check):
                    found=("; ".join(f"{name}.grad off by up to {d:.3g}" for name, d in wrong.items()),
                           "；".join(f"{name}.grad 最多差 {d:.3g}" for name, d in wrong.items())),
                    hint_en=hint_en, hint_zh=hint_zh)
+
+    # --- the method: the same computation, with only the breaking edits changed ---
+    check("forward still computes with the docstring's operations (a sigmoid, no custom Function)",
+          "forward 仍然用文档字符串里的那些运算来算（有 sigmoid，没有自定义 Function）")
+    x, q = inputs()
+    with TorchCalls() as seen:
+        out = solution.forward(x, q)
+    nodes = graph_nodes(out) if isinstance(out, torch.Tensor) else []
+    names = {type(node).__name__ for node in nodes}
+    custom = any(isinstance(node, torch.autograd.function.BackwardCFunction) for node in nodes)
+    if custom or "SigmoidBackward0" not in names:
+        raise Fail(f"the result is not computed by the code of forward any more (graph nodes: "
+                   f"{', '.join(sorted(names))}): fix the edits, don't replace the computation",
+                   f"结果已经不是由 forward 里那段代码算出来的了（图中节点：{', '.join(sorted(names))}）："
+                   "要修的是那几处修改，不是换掉整个计算",
+                   expected=("a graph with SigmoidBackward0, MulBackward0, AddBackward0 …",
+                             "图中有 SigmoidBackward0、MulBackward0、AddBackward0 ……"),
+                   found=", ".join(sorted(names)),
+                   hint_en="keep the starter's lines and rewrite only the in-place edits that backward rejects",
+                   hint_zh="保留起始文件里的代码，只改写让 backward() 报错的那几处原地修改")
+
+    check("the harmless in-place edit c.add_(1) is kept", "无害的原地修改 c.add_(1) 保留了下来")
+    if not any(edits_c(call, q) for call in seen.calls):
+        raise Fail("c.add_(1) was rewritten too: no node saved c, so that in-place edit was harmless; change only "
+                   "the edits of s and a",
+                   "c.add_(1) 也被改掉了：没有节点保存 c，这处原地修改是无害的；只改 s 和 a 的那两处",
+                   expected=("c = a * q, then c.add_(1), in place", "c = a * q，然后原地 c.add_(1)"),
+                   found=("c computed out of place", "c 是非原地算出来的"),
+                   hint_en="ask for each edit which node saved the tensor: sigmoid saved s, a * q saved a, nobody "
+                           "saved c",
+                   hint_zh="对每处修改问一句：是哪个节点保存了它？sigmoid 保存了 s，a * q 保存了 a，c 没有被任何节点保存")

@@ -1,8 +1,11 @@
 """Exercises of the chapter leaf-tensors."""
 
+import copy
+
 import torch
 from torch import nn
 
+from exercises._spies import autograd_passes, counted
 from judge import Fail, exercise
 
 ANSWERS = ("no-requires-grad", "not-a-leaf", "not-reached", "has-grad")
@@ -17,8 +20,8 @@ WHY = {
 
 
 def cases():
-    """(English name, Chinese description, tensor, loss, answer), built the way real code builds them;
-    every loss has been backwarded, as when a reader finds a None after backward."""
+    """(English name, Chinese description, tensor, loss, answer[, (hint_en, hint_zh)]), built the way real
+    code builds them; every loss has been backwarded, as when a reader finds a None after backward."""
     torch.manual_seed(0)
     x, y = torch.randn(8, 3), torch.randn(8, 1)
     mse = nn.functional.mse_loss
@@ -40,6 +43,7 @@ def cases():
 
     head, tail = nn.Linear(3, 4), nn.Linear(4, 1)
     loss5 = mse(tail(head(x).detach()), y)
+    twin = copy.deepcopy(tail)  # a copy of the layer, as for a target network: equal values, other tensors
 
     for loss in (loss1, loss2, loss3, loss4, loss5):
         loss.backward()
@@ -58,6 +62,18 @@ def cases():
         ("tail.bias, the layer after the detach()", "tail.bias，detach() 之后的那一层", tail.bias, loss5, "has-grad"),
         ("w2 against loss4, a loss it takes no part in (two reasons hold: the first one counts)",
          "w2 对 loss4，一个与它无关的 loss（两个原因都成立：按顺序取第一个）", w2, loss4, "not-a-leaf"),
+        # The method: a .grad left by another loss, and a tensor equal in value to a reached one.
+        ("second.weight against loss5 (its .grad is from loss4)", "second.weight 对 loss5（它的 .grad 来自 loss4）",
+         second.weight, loss5, "not-reached",
+         ("it holds a .grad from loss4, but backward from loss5 never reaches it. Don't read .grad: it may come from "
+          "any earlier backward. Walk from loss.grad_fn along next_functions",
+          "它的 .grad 来自 loss4，从 loss5 出发的反向传播走不到它。不要看 .grad：它可能来自之前任何一次 backward()。"
+          "从 loss.grad_fn 沿 next_functions 往回走")),
+        ("twin.weight against loss5 (twin = copy.deepcopy(tail))", "twin.weight 对 loss5（twin = copy.deepcopy(tail)）",
+         twin.weight, loss5, "not-reached",
+         ("twin.weight is equal in value to tail.weight, but it is another tensor. Compare node.variable with `is`: "
+          "equal values are not the same tensor",
+          "twin.weight 和 tail.weight 数值相等，却是另一个张量。用 `is` 比较 node.variable：数值相等不等于是同一个张量")),
     ]
 
 
@@ -93,9 +109,25 @@ def hint(tensor, answer, found):
           en="name the reason a .grad is None: requires_grad, then is_leaf, then the graph",
           zh="说出 .grad 为 None 的原因：先看 requires_grad，再看 is_leaf，最后查图")
 def why_none(solution, check):
-    for name_en, name_zh, tensor, loss, answer in cases():
+    for name_en, name_zh, tensor, loss, answer, *hints in cases():
         check(f"why_grad_is_none({name_en}) is {answer!r}", f"why_grad_is_none({name_zh}) 是 {answer!r}")
-        found = solution.why_grad_is_none(tensor, loss)
+        with autograd_passes() as passes:
+            try:
+                found = solution.why_grad_is_none(tensor, loss)
+            except RuntimeError:
+                if not passes:
+                    raise
+                found = None  # a second backward through a freed graph: named below
+        if passes:
+            raise Fail("why_grad_is_none ran a backward pass: decide from the attributes and the graph, without "
+                       "calling backward again",
+                       "why_grad_is_none 做了一次反向传播：要根据属性和计算图来判断，不要再调用 backward()",
+                       expected=("no backward pass", "不做任何反向传播"),
+                       found=(counted(passes), counted(passes, "zh")),
+                       hint_en="backward already ran; a second one raises on a freed graph, or adds into .grad. Read "
+                               "requires_grad, is_leaf, and walk from loss.grad_fn along next_functions",
+                       hint_zh="loss.backward() 已经调用过了；再调用一次，要么因为图已释放而报错，要么往 .grad 里又加一份。"
+                               "看 requires_grad 和 is_leaf，再从 loss.grad_fn 沿 next_functions 往回走")
         if not isinstance(found, str) or found not in ANSWERS:
             raise Fail("the answer is not one of the four names the starter file defines",
                        "返回值不是起始文件定义的四个名字之一",
@@ -103,7 +135,7 @@ def why_none(solution, check):
                        hint_en="return one of the constants NO_REQUIRES_GRAD, NOT_A_LEAF, NOT_REACHED, HAS_GRAD",
                        hint_zh="返回常量 NO_REQUIRES_GRAD、NOT_A_LEAF、NOT_REACHED、HAS_GRAD 之一")
         if found != answer:
-            hint_en, hint_zh = hint(tensor, answer, found)
+            hint_en, hint_zh = hints[0] if hints else hint(tensor, answer, found)
             raise Fail(f"wrong reason for {name_en}", f"{name_zh} 的原因不对",
                        expected=(f"{answer!r}: {WHY[answer][0]}", f"{answer!r}：{WHY[answer][1]}"),
                        found=(f"{found!r}", f"{found!r}"), hint_en=hint_en, hint_zh=hint_zh)

@@ -3,7 +3,8 @@
 import torch
 from torch import nn
 
-from judge import Fail, exercise
+from exercises._spies import TorchCalls
+from judge import Fail, exercise, times
 
 K = 3  # model[0] (Linear), model[1] (Tanh), model[2] (Linear) frozen; model[4] (Linear) trains
 STEPS = 5
@@ -67,6 +68,12 @@ def run_or_fail(model, x, after):
                found=found,
                hint_en="change only the parameters' requires_grad, not the layers",
                hint_zh="只改参数的 requires_grad，不要动层本身")
+
+
+def shown(names, language="en"):
+    """'0.weight', '2.bias' as model[0].weight, model[2].bias."""
+    return ("、" if language == "zh" else ", ").join(
+        f"model[{name.split('.')[0]}].{name.split('.', 1)[1]}" for name in names)
 
 
 def adamw_steps(model, forward):
@@ -268,3 +275,64 @@ def freeze_two_ways(solution, check):
                    expected=(f"model[{K}] and later moved", f"model[{K}] 及之后的层有变化"),
                    found=("no change", "没有变化"),
                    hint_en="cut after model[k - 1], not later", hint_zh="在 model[k - 1] 之后切，不要更靠后")
+
+    # --- the method: requires_grad_(False) on the parameters themselves, detach() on the activation ---
+    check(f"freeze_first(model, {K}) keeps the model's parameters and switches off their requires_grad",
+          f"freeze_first(model, {K}) 保留模型原来的参数，只关掉它们的 requires_grad")
+    model = make_model()
+    before = dict(model.named_parameters())
+    solution.freeze_first(model, K)
+    after = dict(model.named_parameters())
+    replaced = [name for name in before if after.get(name) is not before[name]]
+    if replaced:
+        raise Fail(f"freeze_first replaced parameters ({shown(replaced)} are no longer parameters of the model)",
+                   f"freeze_first 替换了参数（{shown(replaced, 'zh')} 不再是模型的参数）",
+                   expected=("the same parameter objects, with requires_grad False", "同样的参数对象，requires_grad 为 False"),
+                   found=(f"{shown(replaced)} gone from model.named_parameters()",
+                          f"model.named_parameters() 里没有了 {shown(replaced, 'zh')}"),
+                   hint_en="keep the parameters, switch off their requires_grad: model[:k].requires_grad_(False)",
+                   hint_zh="保留参数，只关掉它们的 requires_grad：model[:k].requires_grad_(False)")
+    still = [name for name, parameter in before.items() if int(name.split(".")[0]) < K and parameter.requires_grad]
+    if still:
+        raise Fail(f"freeze_first left requires_grad True on {shown(still)}: their gradients are still computed and "
+                   "thrown away",
+                   f"freeze_first 之后 {shown(still, 'zh')} 的 requires_grad 仍是 True：它们的梯度照样被算出来再扔掉",
+                   expected="requires_grad False", found="requires_grad True",
+                   hint_en="model[:k].requires_grad_(False): then backward does not compute them at all",
+                   hint_zh="用 model[:k].requires_grad_(False)：这样 backward() 根本不会计算它们的梯度")
+
+    check(f"forward_cut(model, x, {K}) runs model[:{K}] on the graph and calls detach() on its output",
+          f"forward_cut(model, x, {K}) 在计算图上运行 model[:{K}]，再对它的输出调用 detach()")
+    model, outputs = make_model(), []
+    handle = model[K - 1].register_forward_hook(lambda module, args, output: outputs.append(output))
+    try:
+        with TorchCalls() as seen:
+            solution.forward_cut(model, make_input(), K)
+    finally:
+        handle.remove()
+    if not outputs or not all(output.requires_grad for output in outputs):
+        raise Fail(f"model[:{K}] ran without recording a graph (torch.no_grad, or requires_grad switched off): the "
+                   "exercise asks for the other way, detach() on its output",
+                   f"model[:{K}] 运行时没有记录计算图（torch.no_grad，或关掉了 requires_grad）：这道练习要的是另一种方式，"
+                   "对它的输出 detach()",
+                   expected=(f"model[{K - 1}]'s output with a grad_fn, then detached",
+                             f"model[{K - 1}] 的输出带 grad_fn，然后被 detach"),
+                   found=(f"model[{K - 1}] ran {times(len(outputs))}, its output without a graph",
+                          f"model[{K - 1}] 运行了 {len(outputs)} 次，输出不在计算图上")
+                   if outputs else (f"model[{K - 1}] never ran", f"model[{K - 1}] 一次也没有运行"),
+                   hint_en=f"no_grad would cut too, but this exercise contrasts requires_grad_(False) with detach(): "
+                           f"h = model[:{K}](x).detach()",
+                   hint_zh=f"no_grad 也能切断，但这道练习对比的是 requires_grad_(False) 和 detach()："
+                           f"h = model[:{K}](x).detach()")
+    if not any(call.name in ("detach", "detach_") and any(call.tensor is output for output in outputs)
+               for call in seen.calls):
+        raise Fail(f"forward_cut did not call detach() on the output of model[{K - 1}] (.data cuts without a version "
+                   "counter; a copy is not a cut)",
+                   f"forward_cut 没有对 model[{K - 1}] 的输出调用 detach()（.data 切断了图却没有版本计数器；"
+                   "复制一份也不算切断）",
+                   expected=(f"model[:{K}](x).detach()", f"model[:{K}](x).detach()"),
+                   found=(f"no detach() of model[{K - 1}]'s output", f"没有对 model[{K - 1}] 的输出调用 detach()"),
+                   hint_en="detach() returns a tensor that shares the values, is off the graph, and keeps the version "
+                           "counter, so autograd still notices a later in-place edit",
+                   hint_zh="detach() 返回一个共享数值、不在计算图上的张量，并且沿用同一个版本计数器，"
+                           "之后的原地修改 autograd 依然能察觉")

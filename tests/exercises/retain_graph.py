@@ -1,7 +1,9 @@
 """Exercises of the chapter retain-graph."""
 
 import copy
+import gc
 import math
+import weakref
 
 import torch
 from torch import nn
@@ -51,6 +53,32 @@ def _reference_epoch():
         optimizer.step()
         losses.append(loss.item())
     return sum(losses) / len(losses), losses, model
+
+
+class _Sentinel:
+    """Hooked on a node, it lives exactly as long as that node: a weak reference tells whether the graph is alive."""
+
+    def __call__(self, *args):
+        return None
+
+
+def _watch_graphs(model):
+    """(the sentinels of the batch graphs still alive, how many were alive as each forward began)."""
+    alive, during = weakref.WeakSet(), []
+
+    def before(module, args):
+        gc.collect()
+        during.append(len(alive))
+
+    def after(module, args, output):
+        if output.grad_fn is not None:
+            sentinel = _Sentinel()
+            output.grad_fn.register_hook(sentinel)
+            alive.add(sentinel)
+
+    model.register_forward_pre_hook(before)
+    model.register_forward_hook(after)
+    return alive, during
 
 
 @exercise("retain-graph/total-loss",
@@ -145,6 +173,32 @@ def total_loss(solution, check):
                    hint_zh="要改的只是损失怎么累加：每个批次的 zero_grad、loss.backward()、optimizer.step() 都保留，"
                            "也不要 retain_graph")
 
+    # --- the method: count the batch graphs alive, through a sentinel hooked on each one ---
+    check("once train_epoch has returned, no batch's graph is alive",
+          "train_epoch 返回之后，没有任何批次的计算图还活着")
+    model, optimizer, batches = _training_run()
+    alive, during = _watch_graphs(model)
+    solution.train_epoch(model, optimizer, batches)
+    gc.collect()
+    if len(alive):
+        raise Fail(f"after train_epoch returned, {len(alive)} batch graphs are still alive (something outside the "
+                   "function still holds the losses)",
+                   f"train_epoch 返回之后，仍有 {len(alive)} 个批次的计算图活着（函数外面还有东西拿着这些损失）",
+                   expected="0", found=str(len(alive)),
+                   hint_en="keep only floats: loss.item()", hint_zh="只保留 float：loss.item()")
+
+    check("during the epoch, no earlier batch's graph is kept alive (each loss is added as a float)",
+          "epoch 进行中，不留住之前批次的计算图（每个损失都以 float 累加）")
+    if max(during, default=0) > 1:  # the previous batch's graph lives until `loss` is rebound: that one is fine
+        raise Fail(f"during the epoch up to {max(during)} earlier batches' graphs were alive at once: the total was "
+                   "summed as a tensor",
+                   f"epoch 进行中最多同时有 {max(during)} 个之前批次的计算图活着：总损失是用张量累加的",
+                   expected=("at most 1, the previous batch's, until `loss` is rebound",
+                             "至多 1 个：上一个批次的，直到 `loss` 被重新赋值"),
+                   found=", ".join(map(str, during)),
+                   hint_en="add loss.item() each batch; converting once at the end still keeps every graph until then",
+                   hint_zh="每个批次加 loss.item()；最后才转换的话，在那之前每张图都还活着")
+
 
 # --- retain-graph/eval-accuracy ---
 
@@ -186,9 +240,10 @@ def eval_accuracy(solution, check):
         saved.append(tuple(tensor.shape))
         return tensor.detach()  # keep no reference cycle alive through the hook
 
-    modes = []
+    modes, graphs = [], []
     hooks = [module.register_forward_pre_hook(lambda module, args: modes.append(module.training))
              for module in (model[1], model[3])]
+    hooks.append(model.register_forward_hook(lambda module, args, output: graphs.append(output.grad_fn is not None)))
 
     check("evaluate(model, batches) runs and returns a Python float",
           "evaluate(model, batches) 能运行完，并返回 Python float")
@@ -288,3 +343,16 @@ def eval_accuracy(solution, check):
                    found="model.training False",
                    hint_en="end evaluate with model.train(), so training resumes in the right mode",
                    hint_zh="在 evaluate 的最后调用 model.train()，让训练以正确的模式继续")
+
+    check("no forward returned logits with a grad_fn, whatever hooks were active",
+          "没有任何一次前向返回带 grad_fn 的 logits，不论当时有什么钩子")
+    if any(graphs):
+        raise Fail(f"{sum(graphs)} of {len(graphs)} forwards returned logits with a grad_fn: a graph was recorded "
+                   "(whatever hooks were active)",
+                   f"{len(graphs)} 次前向里有 {sum(graphs)} 次返回的 logits 带 grad_fn：记录了计算图（不论当时有什么钩子）",
+                   expected=("logits with grad_fn None", "logits 的 grad_fn 是 None"),
+                   found=(f"grad_fn in {sum(graphs)} of {len(graphs)} forwards",
+                          f"{len(graphs)} 次前向里有 {sum(graphs)} 次带 grad_fn"),
+                   hint_en="saved_tensors_hooks of your own hide the saved tensors, not the graph: run the loop under "
+                           "`with torch.no_grad():`",
+                   hint_zh="自己套的 saved_tensors_hooks 只能藏起保存的张量，藏不住计算图：把循环放进 `with torch.no_grad():`")

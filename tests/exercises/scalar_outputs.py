@@ -6,7 +6,8 @@ import torch
 import torch.autograd.functional
 import torch.func
 
-from judge import Fail, exercise
+from exercises._spies import autograd_passes, counted
+from judge import Fail, exercise, times
 
 # vjp must use backward(v): these compute Jacobians or vector-Jacobian products for you.
 READY_MADE = [(torch.autograd.functional, name) for name in ("jacobian", "vjp", "jvp", "hessian", "vhp", "hvp")]
@@ -156,3 +157,39 @@ def vjp(solution, check):
             raise Fail("vjp changed the values of the caller's x", "vjp 改动了调用方 x 的值",
                        expected=show(before), found=show(x.detach()),
                        hint_en="do not modify x in place", hint_zh="不要原地修改 x")
+
+    # --- the method: one forward, one backward pass weighted by v, asked for by the reader's own code ---
+    calls = []
+
+    def counted_f(t):
+        calls.append(1)
+        return f_wide(t)
+
+    x, v = torch.randn(4), torch.tensor([2.0, -1.0])
+    check("vjp calls f once and runs one backward pass, itself: no J, no ready-made transform",
+          "vjp 只调用一次 f，亲自做一次反向传播：不构造 J，也不用现成的变换")
+    with autograd_passes() as passes:
+        call_vjp(solution, counted_f, x, v)
+    if len(calls) != 1:
+        raise Fail(f"f was called {times(len(calls))}: one forward and one backward(v) are enough; building J column "
+                   "by column is what vjp avoids",
+                   f"f 被调用了 {len(calls)} 次：一次前向、一次 backward(v) 就够了；一列一列地构造 J 正是 vjp 要避免的",
+                   expected=("f called once", "f 调用一次"),
+                   found=(f"f called {times(len(calls))} for an x of {x.numel()} entries",
+                          f"x 有 {x.numel()} 个分量，f 被调用了 {len(calls)} 次"),
+                   hint_en="one f(leaf), then out.backward(v): v weights the outputs, and one pass gives vᵀJ",
+                   hint_zh="一次 f(leaf)，再 out.backward(v)：v 给各个输出加权，一次反向传播就得到 vᵀJ")
+    ready_made = [found for found in passes if not found.by(solution.__file__)]
+    if ready_made:
+        raise Fail(f"the backward pass was run by {ready_made[0].origin}, not by your code",
+                   f"反向传播是 {ready_made[0].origin} 做的，不是你的代码",
+                   expected=("one out.backward(v) in your code", "你的代码里的一次 out.backward(v)"),
+                   found=(counted(passes), counted(passes, "zh")),
+                   hint_en="the exercise is to get vᵀJ from backward itself: f(leaf).backward(v) on a leaf copy of x",
+                   hint_zh="这道练习要用 backward 本身得到 vᵀJ：在 x 的叶子拷贝上做 f(leaf).backward(v)")
+    if len(passes) != 1:
+        raise Fail(f"autograd ran {len(passes)} backward passes: expected exactly one backward(v)",
+                   f"autograd 做了 {len(passes)} 次反向传播：应当恰好一次 backward(v)",
+                   expected=("one backward pass", "一次反向传播"), found=(counted(passes), counted(passes, "zh")),
+                   hint_en="one backward per output row builds J. f(leaf).backward(v) gives vᵀJ directly",
+                   hint_zh="每个输出调用一次 backward()、得到 J 的一行，就是在构造 J。f(leaf).backward(v) 直接给出 vᵀJ")

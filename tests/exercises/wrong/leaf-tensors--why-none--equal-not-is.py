@@ -1,0 +1,30 @@
+# expect: wrong reason for twin.weight against loss5
+# Walks the graph, but compares AccumulateGrad's variable with the tensor by value, not with `is`.
+import torch
+
+NO_REQUIRES_GRAD = "no-requires-grad"
+NOT_A_LEAF = "not-a-leaf"
+NOT_REACHED = "not-reached"
+HAS_GRAD = "has-grad"
+
+
+def reaches(loss, tensor):
+    todo, seen = [loss.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        variable = getattr(node, "variable", None)
+        if variable is not None and variable.shape == tensor.shape and torch.equal(variable, tensor):
+            return True
+        todo += [parent for parent, _ in node.next_functions]
+    return False
+
+
+def why_grad_is_none(tensor, loss):
+    if not tensor.requires_grad:
+        return NO_REQUIRES_GRAD
+    if not tensor.is_leaf:
+        return NOT_A_LEAF
+    return HAS_GRAD if reaches(loss, tensor) else NOT_REACHED
