@@ -38,7 +38,7 @@ copied = [n for _, n, same in packed if not same]
 print(f"packed by save_on_cpu: {len(packed)} tensors, {sum(n for _, n, _ in packed) / MIB:.1f} MiB")
 print(f"  of them parameters (weights): {len(weights)}, {sum(weights) / MIB:.1f} MiB")
 print(f"  activations and x: {len(activations)}, {sum(activations) / MIB:.1f} MiB")
-print(f"copied to another place on this CPU-only machine: {len(copied)} tensors, {sum(copied) / MIB:.1f} MiB")
+print(f"copied to another place (the model is on the CPU): {len(copied)} tensors, {sum(copied) / MIB:.1f} MiB")
 # What the pack hook does with each tensor: torch's own source, the lines that move data.
 print("save_on_cpu's pack hook, the lines that copy:")
 for line in inspect.getsource(inner_pack).splitlines():
