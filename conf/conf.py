@@ -4,43 +4,44 @@
     sphinx-build -c conf -D language=en    docs/en build/en/html
 
 Everything that depends on the language (titles, callout labels, …) is set by the
-``languages`` extension once Sphinx knows the language; behaviour lives in ``conf/_ext``.
+``book_extensions.languages`` once Sphinx knows the language; behaviour lives in the package
+``conf/book_extensions``, and facts shared with the noxfile and tests in ``conf/book_settings.py``.
 """
 
 import os
 import sys
-import tomllib
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+sys.path.insert(0, str(Path(__file__).parent))
 
-from execution_cache import cache_path  # noqa: E402
+import book_settings  # noqa: E402
+from book_extensions.execution_cache import cache_path  # noqa: E402
 
-# The kernel inherits this: one thread, so float32 reductions sum in the same order everywhere.
-os.environ["OMP_NUM_THREADS"] = "1"
+# The kernel inherits these: one thread, so float32 reductions sum in the same order everywhere.
+os.environ.update(book_settings.RUN_ENV)
 
-project = "Autograd, Measured"  # title, author and copyright: per language, in _ext/languages.py
+project = "Autograd, Measured"  # title, author and copyright: per language, in book_extensions/languages.py
 
 extensions = [
-    "chrome",  # first: its catalogs must be registered before the theme's
+    "book_extensions.chrome",  # first: its catalogs must be registered before the theme's
     "myst_nb",
     "sphinx_design",
     "sphinx_copybutton",
-    "languages",
-    "twins",
-    "snippet_cells",
-    "callouts",
-    "badges",
-    "api_links",
-    "glossary",
-    "verification",
-    "torch_differences",
-    "claims",
-    "zh_search",
+    "book_extensions.languages",
+    "book_extensions.twins",
+    "book_extensions.snippet_cells",
+    "book_extensions.callouts",
+    "book_extensions.badges",
+    "book_extensions.api_links",
+    "book_extensions.glossary",
+    "book_extensions.verification",
+    "book_extensions.torch_differences",
+    "book_extensions.claims",
+    "book_extensions.zh_search",
 ]
 
 exclude_patterns = ["**/.ipynb_checkpoints"]
-locale_dirs = [str(Path(__file__).parent / "locales")]  # the themes' interface strings in Chinese (see _ext/chrome.py)
+locale_dirs = [str(Path(__file__).parent / "locales")]  # the themes' interface strings in Chinese (see book_extensions/chrome.py)
 templates_path = ["_templates"]
 
 # --- MyST and notebooks: every code cell is executed at build time, once per torch version.
@@ -68,14 +69,12 @@ html_last_updated_fmt = None
 html_favicon = "_static/favicon.svg"  # without one, every page load asks the server for /favicon.ico: a 404
 # Follow the reader's system until they pick a mode; the theme's default ("") logs a console error.
 html_context = {"default_mode": "auto"}
-with open(Path(__file__).parents[1] / "pyproject.toml", "rb") as pyproject:
-    REPOSITORY = tomllib.load(pyproject)["project"]["urls"]["Repository"]
 html_theme_options = {
     "home_page_in_toc": True,
     "show_navbar_depth": 1,
     "use_download_button": True,  # the page's Markdown source, and print to PDF
     "use_fullscreen_button": False,
-    "repository_url": REPOSITORY,
+    "repository_url": book_settings.REPOSITORY,
     "repository_branch": "main",
     "path_to_docs": "docs",  # languages.py appends the language's folder
     "use_edit_page_button": True,

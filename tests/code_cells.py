@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sybil import Document, Example, Region
 
-import pages
+from book_extensions import pages
 
 
 class CodeCellParser:

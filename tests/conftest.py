@@ -5,14 +5,15 @@ from pathlib import Path
 
 import pytest
 
-import pages
+import book_settings
+from book_extensions import pages
 from records import Records
-from snapshots import installed_torch
+from book_extensions.snapshots import installed_torch
 from snippet_runs import all_loaded_cells
 
 # `nox -s tests` builds the site of its torch and says where; bare pytest looks at the default's.
-SITE = Path(os.environ.get("BOOK_SITE", pages.ROOT / "build" / "site"))
-RECORDS = Path(os.environ.get("BOOK_RECORDS", pages.ROOT / "build" / "records"))
+SITE = Path(os.environ.get("BOOK_SITE", book_settings.BUILD / "site"))
+RECORDS = Path(os.environ.get("BOOK_RECORDS", book_settings.RECORDS))
 
 
 @pytest.fixture(scope="session")

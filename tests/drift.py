@@ -17,8 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = ROOT / "tests" / "snapshots"
+from book_settings import ROOT, TESTS
+
+SNAPSHOTS = TESTS / "snapshots"
 
 
 def own_snapshot(snippet: str, torch: str) -> Path:

@@ -15,8 +15,8 @@ from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
 
-import pages
-import snapshots
+from book_extensions import pages
+from book_extensions import snapshots
 
 
 class Records:

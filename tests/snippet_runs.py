@@ -15,12 +15,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import pages
+import book_settings
+from book_extensions import pages
 from measured import TIMING
-from snapshots import SNAPSHOTS, compared_torch, expected_snapshot, glued_values, snapshot_path  # noqa: F401
+from book_extensions.snapshots import SNAPSHOTS, compared_torch, expected_snapshot, glued_values, snapshot_path  # noqa: F401
 
 TORCH = compared_torch()  # whose snapshots this run checks: the installed torch's, except in the canary
-DEFAULT_TORCH = pages.default_torch()
+DEFAULT_TORCH = book_settings.DEFAULT_TORCH
 TIMEOUT_SECONDS = 600
 
 NORMALISE = [
@@ -58,8 +59,8 @@ class Run:
 
 def run_snippet(snippet: Path) -> Run:
     """`python snippets/<chapter>/<idea>.py` from the repository root, glued values shown."""
-    env = {**os.environ, "MEASURED_SHOW_GLUE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
-           "OMP_NUM_THREADS": "1"}  # as in the docs kernel: float32 sums in one order everywhere
+    env = {**os.environ, **book_settings.RUN_ENV,  # as in the docs kernel: float32 sums in one order everywhere
+           "MEASURED_SHOW_GLUE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, pages.relative(snippet)], cwd=pages.ROOT, env=env, text=True,

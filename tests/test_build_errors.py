@@ -7,11 +7,13 @@ the book's Sphinx flags; each test then looks for its error in that build's outp
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sybil import Sybil
 
-import pages
+import book_settings
+from book_extensions import pages
 from code_cells import CodeCellParser
 
 FRONT_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n---\n\n"
@@ -37,7 +39,7 @@ SNIPPETS = {
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
     root = tmp_path_factory.mktemp("checkout")
-    shutil.copytree(pages.ROOT / "conf", root / "conf", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(pages.ROOT / "conf", root / "conf", ignore=shutil.ignore_patterns("__pycache__", "locks"))
     (root / "snippets" / "demo").mkdir(parents=True)
     shutil.copy(pages.SNIPPETS / "measured.py", root / "snippets")
     shutil.copy(pages.ROOT / "pyproject.toml", root)  # conf.py reads the repository URL from it
@@ -54,18 +56,17 @@ def scratch(tmp_path_factory):
     return root
 
 
-def build(scratch, tree, language):
+def build(scratch, tree):
     """The book's Sphinx command on the scratch checkout; its output, stdout and stderr together."""
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-b", "html", "-c", "conf",
-         "-D", f"language={language}", f"docs/{tree}", f"build/{tree}/html"],
+        [sys.executable, *book_settings.sphinx_args(tree, Path("build") / tree)],
         cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
     )
 
 
 @pytest.fixture(scope="module")
 def zh_build(scratch):
-    done = build(scratch, "zh", "zh_CN")
+    done = build(scratch, "zh")
     assert done.returncode != 0, "the scratch build with broken pages succeeded:\n" + done.stdout
     return done.stdout
 
@@ -90,7 +91,7 @@ def test_raising_snippet_is_named_with_its_line(zh_build):
 
 def test_twinless_page_fails_the_build(scratch):
     (scratch / "docs" / "en" / "inline-code.md").unlink()
-    done = build(scratch, "en", "en")
+    done = build(scratch, "en")
     assert "docs/en/inline-code.md is missing: every page needs its twin" in done.stdout, done.stdout
 
 

@@ -8,8 +8,8 @@ from functools import cache
 
 import pytest
 
-import pages
-from claims import all_checks, check_hash
+from book_extensions import pages
+from book_extensions.claims import all_checks, check_hash
 
 CHECKS = all_checks()
 PAGES = [(language, page) for language in pages.LANGUAGES for page in pages.book_pages(language).values()]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-import pages
+from book_extensions import pages
 from judge import ROOT, judge, load_exercises
 
 EXERCISES = load_exercises()

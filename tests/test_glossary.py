@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-import pages
-from glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
+from book_extensions import pages
+from book_extensions.glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
 
 TERMS = load_terms()
 IDS = [term.get("code") or term["en"] for term in TERMS]

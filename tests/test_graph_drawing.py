@@ -3,7 +3,7 @@
 import runpy
 
 import measured
-import pages
+from book_extensions import pages
 
 SNIPPET = pages.SNIPPETS / "graph-lifecycle" / "draw-graph.py"
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-import pages
+from book_extensions import pages
 from snippet_runs import expected_snapshot, glued_values, normalise
 
 TAG = re.compile(r"<[^>]+>")

@@ -9,7 +9,8 @@ pytest-regressions, which knows one expected file per check). After reviewing a 
 
 import pytest
 
-import pages
+import book_settings
+from book_extensions import pages
 from snippet_runs import (DEFAULT_TORCH, SNAPSHOTS, TORCH, all_loaded_cells, expected_snapshot, run_snippet,
                           snapshot_path, snapshot_to_write)
 
@@ -49,14 +50,14 @@ def test_snippet_output_matches_snapshot(snippet, file_regression, request, reco
 
 
 def test_every_snapshot_belongs_to_a_snippet_and_a_supported_torch():
-    others = [torch for torch in pages.torch_versions() if torch != DEFAULT_TORCH]
+    others = [torch for torch in book_settings.TORCH_VERSIONS if torch != DEFAULT_TORCH]
     expected = {snapshot_path(snippet, torch) for snippet in CELLS for torch in [None, *others]}
     stale = sorted(pages.relative(p) for p in SNAPSHOTS.rglob("*.txt") if p not in expected)
     assert not stale, f"snapshots of no loaded snippet or no supported non-default torch (delete them): {stale}"
 
 
 def test_a_version_snapshot_records_a_real_difference():
-    same = [pages.relative(override) for snippet in CELLS for torch in pages.torch_versions()
+    same = [pages.relative(override) for snippet in CELLS for torch in book_settings.TORCH_VERSIONS
             if (override := snapshot_path(snippet, torch)).is_file()
             and override.read_text() == snapshot_path(snippet).read_text()]
     assert not same, f"these version snapshots equal the shared one (delete them): {same}"

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import pages
-import snapshots
+import book_settings
+from book_extensions import pages
+from book_extensions import snapshots
 from myst_nb.core.variables import format_plain_text
 
 SUMMARY = re.compile(r'<details class="torch-difference"><summary>(.*?)</summary>')
@@ -55,7 +56,7 @@ def test_each_glued_value_that_differs_on_another_torch_shows_that_value(site, l
 
 
 def test_the_appendix_links_every_reviewed_difference(site):
-    default = pages.default_torch()
+    default = book_settings.DEFAULT_TORCH
     overrides = sorted(snapshots.SNAPSHOTS.rglob("*.torch-*.txt"))
     assert overrides, "no version has its own snapshot: nothing to check here"
     for language in pages.LANGUAGES:
@@ -70,7 +71,7 @@ def test_the_appendix_links_every_reviewed_difference(site):
 
 @pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
 def test_each_torch_versions_claim_still_holds_on_some_supported_torch(language, name, page):
-    from torch_differences import versions_printing
+    from book_extensions.torch_differences import versions_printing
 
     for line, claim in page.version_claims:
         assert versions_printing(claim)[1], f"docs/{language}/{name}:{line}: no supported torch prints {claim!r}"

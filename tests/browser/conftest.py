@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-import pages
+from book_extensions import pages
 
 SITE = Path(os.environ.get("BOOK_SITE", pages.ROOT / "build" / "site"))
 AXE = Path(os.environ.get("BOOK_AXE", pages.ROOT / "build" / "tools" / "node_modules" / "axe-core" / "axe.min.js"))

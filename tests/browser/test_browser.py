@@ -156,8 +156,8 @@ def test_search_puts_the_page_first(open_tab, language, query, expected):
 
 def glossary_searches():
     """Each glossary term, as a reader of each language would type it, and the chapters using it."""
-    import pages
-    from glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
+    from book_extensions import pages
+    from book_extensions.glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
 
     cases = []
     for language in pages.LANGUAGES:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pages
+from book_extensions import pages
 
 
 def watch(app, name: str, files_of: Callable[[pages.Page], list[Path]]) -> None:

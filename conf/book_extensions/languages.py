@@ -6,12 +6,12 @@ here, on ``config-inited``. Other extensions look their labels up with ``text(en
 
 from __future__ import annotations
 
-import pages
+import book_settings
+from book_extensions import ENV_VERSION
 
 STRINGS = {
     "zh_CN": {
         "title": "实测 autograd",
-        "tree": "zh",
         "hreflang": "zh-CN",
         "switch-label": "中文",
         "search-placeholder": "搜索本书…",
@@ -60,7 +60,6 @@ STRINGS = {
     },
     "en": {
         "title": "Autograd, Measured",
-        "tree": "en",
         "hreflang": "en",
         "switch-label": "English",
         "search-placeholder": "Search the book…",
@@ -117,18 +116,25 @@ def text(env, key: str) -> str:
     return STRINGS[env.config.language][key]
 
 
+def tree_and_other(sphinx_language: str) -> tuple[str, str]:
+    """("zh", "en") for zh_CN: the page's language tree under docs/ and the other one."""
+    tree = book_settings.TREE_OF_SPHINX_LANGUAGE[sphinx_language]
+    return tree, next(other for other in book_settings.LANGUAGES if other != tree)
+
+
 def set_titles(app, config):
-    if config.language not in STRINGS:
-        raise ValueError(f"language {config.language!r} is not one of the book's: {', '.join(STRINGS)}")
+    if config.language not in book_settings.TREE_OF_SPHINX_LANGUAGE:
+        raise ValueError(f"language {config.language!r} is not one of the book's: "
+                         f"{', '.join(book_settings.TREE_OF_SPHINX_LANGUAGE)}")
     strings = STRINGS[config.language]
     config.project = config.html_title = strings["title"]
     config.author, config.copyright = strings["author"], strings["copyright"]
     # "Edit this page" opens the page's own tree: docs/zh/… or docs/en/…
-    config.html_theme_options["path_to_docs"] = f"docs/{strings['tree']}"
+    config.html_theme_options["path_to_docs"] = f"docs/{tree_and_other(config.language)[0]}"
     config.html_theme_options["search_bar_text"] = strings["search-placeholder"]
 
 
 def setup(app):
     app.connect("config-inited", set_titles)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

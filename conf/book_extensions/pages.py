@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -20,11 +19,8 @@ from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
-SNIPPETS = ROOT / "snippets"
-RECORDS = ROOT / "build" / "records"  # what each torch's test run found (tests/records.py writes them)
-LANGUAGES = ("zh", "en")  # the order of the book: Chinese first
+from book_settings import DOCS, LANGUAGES, ROOT, SNIPPETS  # noqa: F401  (the page model's places)
+
 CELL_LANGUAGE = "ipython3"  # `{code-cell} python` would collide with Sybil's Python parser
 RAISES_TAG = "raises-exception"
 
@@ -162,31 +158,9 @@ class Page:
         return found
 
 
-def extension_version(source_file: str) -> int:
-    """An extension's `env_version`: its source changing makes Sphinx re-read every page
-    (otherwise a changed extension would leave unchanged pages as the old code rendered them)."""
-    return int(hashlib.sha256(Path(source_file).read_bytes()).hexdigest()[:8], 16)
-
-
 def snippet_hash(snippet: Path) -> str:
     """Identifies a snippet's content: a test record of another content is stale."""
     return hashlib.sha256(Path(snippet).read_bytes()).hexdigest()[:16]
-
-
-@cache
-def _book_settings() -> dict:
-    with open(ROOT / "pyproject.toml", "rb") as f:
-        return tomllib.load(f)["tool"]["autograd-measured"]
-
-
-def torch_versions() -> list[str]:
-    """The torch versions the book supports, oldest first (pyproject.toml)."""
-    return list(_book_settings()["torch-versions"])
-
-
-def default_torch() -> str:
-    """The torch that builds the published site and owns the shared snapshots."""
-    return _book_settings()["default-torch"]
 
 
 def relative(path: Path) -> str:
@@ -217,6 +191,15 @@ def read_page(path: Path, text: str | None = None) -> Page:
                 body="\n".join(parsed.body),
             ))
     return page
+
+
+def missing_twins(docs: Path = DOCS) -> list[tuple[Path, Path]]:
+    """(missing page, its existing twin) for every page that exists in one language tree only."""
+    trees = {language: {p.relative_to(docs / language) for p in (docs / language).rglob("*.md")}
+             for language in LANGUAGES}
+    return [(docs / language / name, docs / other / name)
+            for language, names in trees.items() for other, other_names in trees.items()
+            for name in sorted(other_names - names)]
 
 
 def book_pages(language: str) -> dict[str, Page]:

@@ -23,13 +23,15 @@ from importlib.metadata import version
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-import pages
-import rereads
-from claims import all_checks, check_hash
-import snapshots
-from languages import text
+from book_extensions import ENV_VERSION
+import book_settings
+from book_extensions import pages
+from book_extensions import rereads
+from book_extensions.claims import all_checks, check_hash
+from book_extensions import snapshots
+from book_extensions.languages import text
 
-RECORDS = pages.RECORDS
+RECORDS = book_settings.RECORDS
 
 
 def _cell(content) -> nodes.Node:
@@ -64,7 +66,7 @@ class VerificationReport(SphinxDirective):
 
     def run(self):
         env, say = self.env, lambda key, **kw: text(self.env, key).format(**kw)
-        versions, default = pages.torch_versions(), pages.default_torch()
+        versions, default = book_settings.TORCH_VERSIONS, book_settings.DEFAULT_TORCH
         snippets = sorted({pages.relative(s) for lang in pages.LANGUAGES
                            for page in pages.book_pages(lang).values() for s in page.snippets})
         current = {name: pages.snippet_hash(pages.ROOT / name) for name in snippets}
@@ -157,11 +159,11 @@ def every_snapshot(page: pages.Page) -> list:
     if "{verification-report}" not in page.text:
         return []
     snippets = {s for lang in pages.LANGUAGES for p in pages.book_pages(lang).values() for s in p.snippets}
-    return [snapshots.snapshot_path(s, torch) for s in sorted(snippets) for torch in [None, *pages.torch_versions()]]
+    return [snapshots.snapshot_path(s, torch) for s in sorted(snippets) for torch in [None, *book_settings.TORCH_VERSIONS]]
 
 
 def setup(app):
     app.add_directive("verification-report", VerificationReport)
     rereads.watch(app, "all-snapshots", every_snapshot)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

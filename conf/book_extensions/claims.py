@@ -21,9 +21,11 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
-import pages
-import rereads
-from languages import text
+from book_extensions import ENV_VERSION
+import book_settings
+from book_extensions import pages
+from book_extensions import rereads
+from book_extensions.languages import text
 
 logger = logging.getLogger(__name__)
 
@@ -65,8 +67,8 @@ def check_hash(source: str) -> str:
 def passed_on(check: str, source: str) -> list[str]:
     """The supported versions whose latest record says this code of the check passed."""
     found = []
-    for torch in pages.torch_versions():
-        path = pages.RECORDS / f"torch-{torch}.json"
+    for torch in book_settings.TORCH_VERSIONS:
+        path = book_settings.RECORDS / f"torch-{torch}.json"
         entry = (json.loads(path.read_text(encoding="utf-8")).get("claims", {}).get(check, {})
                  if path.is_file() else {})
         if entry.get("status") == "passed" and entry.get("sha256") == check_hash(source):
@@ -117,7 +119,7 @@ class ClaimRole(SphinxRole):
 
 def records_of(page: pages.Page) -> list[Path]:
     """A page with claims shows what each version's record says: re-read it when one comes or changes."""
-    return [pages.RECORDS / f"torch-{torch}.json" for torch in pages.torch_versions()] if page.claims else []
+    return [book_settings.RECORDS / f"torch-{torch}.json" for torch in book_settings.TORCH_VERSIONS] if page.claims else []
 
 
 def setup(app):
@@ -125,4 +127,4 @@ def setup(app):
     app.add_role("claim", ClaimRole())
     rereads.watch(app, "claim-records", records_of)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

@@ -15,9 +15,10 @@ import re
 from importlib.metadata import version
 from pathlib import Path
 
-import pages
+import book_settings
+from book_extensions import pages
 
-SNAPSHOTS = pages.ROOT / "tests" / "snapshots"
+SNAPSHOTS = book_settings.TESTS / "snapshots"
 GLUE_LINE = re.compile(r"^\[glue\] (\S+) ([=~]) (.*)$", re.MULTILINE)
 
 
@@ -64,7 +65,7 @@ def differences(snippet: Path, this_torch: str) -> list[tuple[list[str], list[st
         return []
     ours = printed_lines(expected_snapshot(snippet, this_torch).read_text(encoding="utf-8"))
     by_output: dict[tuple[str, ...], list[str]] = {}
-    for torch in pages.torch_versions():
+    for torch in book_settings.TORCH_VERSIONS:
         theirs = printed_lines(expected_snapshot(snippet, torch).read_text(encoding="utf-8"))
         if torch != this_torch and theirs != ours:
             by_output.setdefault(tuple(theirs), []).append(torch)
@@ -88,7 +89,7 @@ def diff_lines(ours: list[str], theirs: list[str]) -> list[str]:
 def glue_by_version(snippets: list[Path]) -> dict[str, dict[str, str | None]]:
     """{torch: {key: repr}} of every value these snippets glue, from each version's snapshot."""
     found = {}
-    for torch in pages.torch_versions():
+    for torch in book_settings.TORCH_VERSIONS:
         values = {}
         for snippet in snippets:
             if snapshot_path(snippet).is_file():

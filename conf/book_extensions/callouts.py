@@ -21,8 +21,9 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-import pages
-from languages import text
+from book_extensions import ENV_VERSION
+from book_extensions import pages
+from book_extensions.languages import text
 
 # Reading speeds for technical text: Chinese characters, English words, lines of code.
 CHARACTERS_PER_MINUTE = 300
@@ -93,4 +94,4 @@ def setup(app):
     app.add_directive("often-said", OftenSaid)
     app.add_role("reading-time", ReadingTime())
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

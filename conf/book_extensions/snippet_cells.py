@@ -22,7 +22,8 @@ from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-import pages
+from book_extensions import ENV_VERSION
+from book_extensions import pages
 
 logger = logging.getLogger(__name__)
 
@@ -99,4 +100,4 @@ def setup(app):
     app.connect("source-read", check_page)
     app.connect("doctree-read", name_failing_snippet)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

@@ -14,8 +14,9 @@ import tomllib
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
-import pages
-from languages import text
+from book_extensions import ENV_VERSION
+from book_extensions import pages
+from book_extensions.languages import text
 
 REFERENCE = "https://docs.pytorch.org/docs/stable/"
 CALL = re.compile(r"^(?P<name>[A-Za-z_][\w.]*?)(?:\(.*\))?$")
@@ -53,5 +54,4 @@ class LinkPytorchNames(SphinxTransform):
 def setup(app):
     app.add_transform(LinkPytorchNames)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__) ^ pages.extension_version(
-                pages.ROOT / "conf" / "pytorch-api.toml")}
+            "env_version": ENV_VERSION}

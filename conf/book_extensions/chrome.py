@@ -15,7 +15,8 @@ from pathlib import Path
 
 from sphinx.util.i18n import CatalogInfo
 
-import pages
+from book_extensions import ENV_VERSION
+from book_extensions import pages
 
 LOCALES = Path(__file__).resolve().parents[1] / "locales"
 HARD_CODED = {
@@ -54,4 +55,4 @@ def setup(app):
     register_catalogs(app)
     app.connect("build-finished", replace_hard_coded)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

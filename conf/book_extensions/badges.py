@@ -14,8 +14,9 @@ from pathlib import Path
 from docutils import nodes
 from myst_nb.sphinx_ import NbMetadataCollector
 
-import pages
-from languages import text
+from book_extensions import ENV_VERSION
+from book_extensions import pages
+from book_extensions.languages import text
 
 
 def add_badge(app, doctree):
@@ -36,4 +37,4 @@ def add_badge(app, doctree):
 def setup(app):
     app.connect("doctree-read", add_badge)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

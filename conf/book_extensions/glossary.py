@@ -19,8 +19,9 @@ from sphinx import addnodes
 from sphinx.domains.std import make_glossary_term
 from sphinx.util.docutils import SphinxDirective
 
-import pages
-from languages import STRINGS, text
+from book_extensions import ENV_VERSION
+from book_extensions import pages
+from book_extensions.languages import text, tree_and_other
 
 GLOSSARY = pages.DOCS / "glossary.toml"
 NOT_CHAPTERS = {"index", "glossary", "verification"}
@@ -58,8 +59,7 @@ class BookGlossary(SphinxDirective):
     has_content = False
 
     def run(self):
-        tree = STRINGS[self.config.language]["tree"]
-        other = next(s["tree"] for s in STRINGS.values() if s["tree"] != tree)
+        tree, other = tree_and_other(self.config.language)
         chapters = {}
         for name, page in pages.book_pages(tree).items():
             docname = name.removesuffix(".md")
@@ -124,4 +124,4 @@ def setup(app):
     app.add_directive("book-glossary", BookGlossary)
     app.connect("config-inited", write_search_dictionary)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

@@ -28,10 +28,12 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
-import pages
-import rereads
-import snapshots
-from languages import text
+from book_extensions import ENV_VERSION
+import book_settings
+from book_extensions import pages
+from book_extensions import rereads
+from book_extensions import snapshots
+from book_extensions.languages import text
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +61,7 @@ def _page(env) -> pages.Page:
 def snapshot_files(page: pages.Page) -> list[Path]:
     """Every snapshot the page's snippets may have, shared and per version, existing or not."""
     return [snapshots.snapshot_path(snippet, torch) for snippet in page.snippets
-            for torch in [None, *pages.torch_versions()]]
+            for torch in [None, *book_settings.TORCH_VERSIONS]]
 
 
 class CellDifferences(SphinxTransform):
@@ -132,7 +134,7 @@ def versions_printing(claim: str) -> tuple[Path, list[str]]:
     if not sep or not wanted or not snippet.is_file():
         raise ValueError(f"write {{torch-versions}}`<chapter>/<idea>.py|<text it prints>`, not `{claim}`"
                          + ("" if not sep or snippet.is_file() else f": there is no snippets/{name.strip()}"))
-    return snippet, [torch for torch in pages.torch_versions()
+    return snippet, [torch for torch in book_settings.TORCH_VERSIONS
                      if wanted in snapshots.expected_snapshot(snippet, torch).read_text(encoding="utf-8")]
 
 
@@ -145,7 +147,7 @@ class TorchVersionsRole(SphinxRole):
         except ValueError as error:
             logger.error(str(error), location=self.get_location(), type="snippet", subtype="versions")
             return [], []
-        for torch in pages.torch_versions():  # the page's own snippets are watched; this one may be another's
+        for torch in book_settings.TORCH_VERSIONS:  # the page's own snippets are watched; this one may be another's
             self.env.note_dependency(str(snapshots.expected_snapshot(snippet, torch)))
         if not versions:
             logger.error(f"no supported torch prints {self.text.partition('|')[2]!r} in {pages.relative(snippet)} "
@@ -170,4 +172,4 @@ def setup(app):
     app.add_role_to_domain("glue", "text", PasteTextWithVersions(), override=True)
     app.add_role("torch-versions", TorchVersionsRole())
     return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": pages.extension_version(__file__)}
+            "env_version": ENV_VERSION}

@@ -1,0 +1,69 @@
+"""Every fact about the book that more than one tool needs, in one place, importable without Sphinx.
+
+The noxfile, conf.py, the extensions in ``book_extensions``, the tests, the exercise judge and the
+GitHub workflow (``python conf/book_settings.py --github-output``) read these names; none of them
+keeps its own copy. Only the standard library is imported here: the noxfile runs outside the venvs.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONF = ROOT / "conf"
+DOCS = ROOT / "docs"
+SNIPPETS = ROOT / "snippets"
+TESTS = ROOT / "tests"
+BUILD = ROOT / "build"
+RECORDS = BUILD / "records"  # what each torch's test run found, read by the verification page
+
+with open(ROOT / "pyproject.toml", "rb") as _file:
+    _PYPROJECT = tomllib.load(_file)
+_BOOK = _PYPROJECT["tool"]["autograd-measured"]
+
+TORCH_VERSIONS: list[str] = list(_BOOK["torch-versions"])  # oldest first
+DEFAULT_TORCH: str = _BOOK["default-torch"]  # builds the published site, owns the shared snapshots
+REPOSITORY: str = _PYPROJECT["project"]["urls"]["Repository"]
+
+# The language trees under docs/, in the book's order (Chinese first: the en build reuses the
+# zh build's executions), each with the code Sphinx is given as `-D language=…`.
+LANGUAGES: dict[str, str] = {"zh": "zh_CN", "en": "en"}
+TREE_OF_SPHINX_LANGUAGE = {code: tree for tree, code in LANGUAGES.items()}
+
+# Thread count changes the last digits of float32 reductions: the docs kernel, Sybil, the snippet
+# runs and the judge all run with one thread, so that a number is the same on every machine.
+RUN_ENV: dict[str, str] = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+
+LOCKS = CONF / "locks"  # one pip lock file per torch version (`nox -s lock` writes them)
+NODE_TOOLS = TESTS / "node"  # package.json and package-lock.json of the npm tools; `npm ci` there
+
+
+def lock_file(torch: str) -> Path:
+    return LOCKS / f"torch-{torch}.txt"
+
+
+def out_root(torch: str) -> Path:
+    """The default torch builds build/<lang>/ and build/site; any other under build/torch-<v>/."""
+    return BUILD if torch == DEFAULT_TORCH else BUILD / f"torch-{torch}"
+
+
+def execution_cache(torch: str, helpers_hash: str) -> Path:
+    """Where myst-nb keeps executed notebooks: jupyter-cache keys a notebook by its code only,
+    so the path names the torch that ran it and the helper module every snippet imports."""
+    return BUILD / "cache" / f"torch-{torch}" / f"helpers-{helpers_hash}"
+
+
+def sphinx_args(tree: str, out: Path, *extra: str) -> list[str]:
+    """`python -m sphinx …` for one language tree into out/html (doctrees in out/doctrees), run
+    from the repository root (or a scratch checkout laid out like it)."""
+    return ["-m", "sphinx", "-W", "--keep-going", "-n", "-b", "html", "-c", "conf", *extra,
+            "-D", f"language={LANGUAGES[tree]}", "-d", str(out / "doctrees"), f"docs/{tree}", str(out / "html")]
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--github-output"]:
+    import json
+
+    print(f"torch={json.dumps(TORCH_VERSIONS)}")
+    print(f"default={DEFAULT_TORCH}")
