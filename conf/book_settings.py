@@ -55,11 +55,17 @@ def execution_cache(torch: str, helpers_hash: str) -> Path:
     return BUILD / "cache" / f"torch-{torch}" / f"helpers-{helpers_hash}"
 
 
+def sphinx_options(tree: str, out: Path, *extra: str) -> list[str]:
+    """The book's Sphinx options for one language tree, doctrees in out/doctrees: every warning
+    fails the build, after all pages were tried."""
+    return ["-W", "--keep-going", "-n", "-b", "html", "-c", "conf", *extra,
+            "-D", f"language={LANGUAGES[tree]}", "-d", str(out / "doctrees")]
+
+
 def sphinx_args(tree: str, out: Path, *extra: str) -> list[str]:
-    """`python -m sphinx …` for one language tree into out/html (doctrees in out/doctrees), run
-    from the repository root (or a scratch checkout laid out like it)."""
-    return ["-m", "sphinx", "-W", "--keep-going", "-n", "-b", "html", "-c", "conf", *extra,
-            "-D", f"language={LANGUAGES[tree]}", "-d", str(out / "doctrees"), f"docs/{tree}", str(out / "html")]
+    """`python -m sphinx …` for one language tree into out/html, run from the repository root
+    (or a scratch checkout laid out like it)."""
+    return ["-m", "sphinx", *sphinx_options(tree, out, *extra), f"docs/{tree}", str(out / "html")]
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--github-output"]:

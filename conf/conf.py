@@ -24,6 +24,7 @@ project = "Autograd, Measured"  # title, author and copyright: per language, in 
 
 extensions = [
     "book_extensions.chrome",  # first: its catalogs must be registered before the theme's
+    "book_extensions.pages",  # the page model, parsed once per page, before the others read it
     "myst_nb",
     "sphinx_design",
     "sphinx_copybutton",

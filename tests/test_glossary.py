@@ -16,37 +16,15 @@ def chapters(tree):
             if name.removesuffix(".md") not in NOT_CHAPTERS}
 
 
-INLINE_CODE = re.compile(r"`[^`\n]*`")
-FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})")
-CODE_DIRECTIVES = {"{code-cell", "{code-block", "{literalinclude", "{code"}
-
-
-def prose_lines(page):
-    """(number, line) of the page's prose, without code, inline code, labels and options:
-    a variable named `loss` is code, not the word the Chinese prose should write as 损失."""
-    fences = []  # the open fences, innermost last: (marker, holds code)
-    for number, line in enumerate(page.text.splitlines(), 1):
-        if fence := FENCE.match(line):
-            marker = fence.group(1)
-            if fences and line.strip() == fences[-1][0]:
-                fences.pop()  # a closing fence
-            else:
-                info = line.strip()[len(marker):].strip()
-                code = marker[0] != ":" and (not info.startswith("{") or info.split("}")[0] in CODE_DIRECTIVES)
-                fences.append((marker, code))
-            continue
-        if any(code for _, code in fences) or line.lstrip().startswith((":", "(", "%")):
-            continue
-        yield number, INLINE_CODE.sub("", line)
-
-
 @pytest.mark.parametrize("tree", pages.LANGUAGES)
 def test_pages_avoid_the_variants_the_glossary_rules_out(tree):
     found = []
     for name, page in pages.book_pages(tree).items():
         for term in TERMS:
             for variant in term.get(f"{tree}_avoid", []):
-                for number, line in prose_lines(page):
+                # The prose only (page.prose): a variable named `loss` is code, not the word
+                # the Chinese prose should write as 损失.
+                for number, line in page.prose:
                     if count_uses(line, [variant], tree):
                         found.append(f"docs/{tree}/{name}:{number}: {variant!r} (write {spellings(term, tree)[0]!r})")
     assert not found, "\n".join(found)

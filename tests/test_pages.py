@@ -1,6 +1,5 @@
 """The two language trees mirror each other, and every page follows the book's rules."""
 
-import re
 from collections import Counter
 
 import pytest
@@ -11,7 +10,6 @@ from book_extensions import pages
 
 ZH, EN = (pages.book_pages(language) for language in pages.LANGUAGES)
 ALL_PAGES = [page for tree in (ZH, EN) for page in tree.values()]
-OFTEN_SAID = re.compile(r"\{often-said\}[ \t]+(\S+)")
 prose_code = Sybil(parsers=[PythonCodeBlockParser()])
 
 
@@ -40,7 +38,7 @@ def test_twins_agree(name, what):
         if what == "glue keys":
             return sorted(Counter(page.glue_keys).items())
         if what == "often-said ids":
-            return OFTEN_SAID.findall(page.text)
+            return page.directive_arguments("often-said")
         if what == "torch-version claims":
             return sorted(claim for _, claim in page.version_claims)
         document = prose_code.parse(page.path)
@@ -82,6 +80,6 @@ OFTEN_SAID_BY_CHAPTER = {
 def test_each_correction_of_the_sources_has_its_callout(tree, name):
     page = (ZH if tree == "zh" else EN).get(name)
     assert page is not None, f"docs/{tree}/{name} is missing"
-    found = OFTEN_SAID.findall(page.text)
+    found = page.directive_arguments("often-said")
     missing = [i for i in OFTEN_SAID_BY_CHAPTER[name] if i not in found]
     assert not missing, f"docs/{tree}/{name} lacks the often-said callout(s) {missing}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from importlib.metadata import version
-from pathlib import Path
 
 from docutils import nodes
 from myst_nb.sphinx_ import NbMetadataCollector
@@ -23,7 +22,7 @@ def add_badge(app, doctree):
     data = NbMetadataCollector.get_exec_data(app.env, app.env.docname)
     if not data or not data.get("succeeded"):
         return
-    cells = len(pages.read_page(Path(app.env.doc2path(app.env.docname))).code_cells)
+    cells = len(pages.page_of(app.env).code_cells)
     ran = datetime.fromtimestamp(data["mtime"], tz=timezone.utc)
     line = text(app.env, "badge").format(
         torch=version("torch").split("+")[0], date=f"{ran:%Y-%m-%d %H:%M} UTC",

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -30,7 +29,6 @@ CHARACTERS_PER_MINUTE = 300
 WORDS_PER_MINUTE = 180
 CODE_LINES_PER_MINUTE = 25  # non-blank lines
 
-FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 HAN = re.compile(r"[\u4e00-\u9fff]")
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
@@ -75,8 +73,8 @@ class OftenSaid(SphinxDirective):
 
 class ReadingTime(SphinxRole):
     def run(self):
-        page = pages.read_page(Path(self.env.doc2path(self.env.docname)))
-        prose = FENCE.sub("", page.text.split("\n---\n", 1)[-1] if page.front_matter else page.text)
+        page = pages.page_of(self.env)
+        prose = "\n".join(words for _, words in page.prose)
         if self.env.config.language.startswith("zh"):
             units, per_minute = len(HAN.findall(prose)) + len(WORD.findall(prose)), CHARACTERS_PER_MINUTE
         else:

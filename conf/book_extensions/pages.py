@@ -1,14 +1,18 @@
-"""What a book page holds: notebook front matter, code cells, labels and glue references.
+"""What a book page holds, from one parse of its Markdown: front matter, code cells, labels,
+roles and directives, each with its line.
 
-The Sphinx build (``snippet_cells``) and the tests read pages through this one module, so
-that both agree on what a page contains. Code cells are found the way myst-nb finds them:
-top-level ``{code-cell}`` fences of the Markdown token stream.
+The Sphinx build and the tests read pages through this one module, so that both agree on what a
+page contains. The page is parsed once, by myst-parser's own markdown-it parser (the one
+myst-nb uses), and everything is taken from its tokens: top-level ``{code-cell}`` fences are the
+code cells, ``(label)=`` targets the labels, ``{name}`content``` inline tokens the roles, and
+directive fences the directives, whose Markdown bodies are parsed the same way. No regular
+expression looks at the Markdown again. In the build, ``page_of(env, docname)`` keeps each
+page's model on the Sphinx environment.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -23,17 +27,9 @@ from book_settings import DOCS, LANGUAGES, ROOT, SNIPPETS  # noqa: F401  (the pa
 
 CELL_LANGUAGE = "ipython3"  # `{code-cell} python` would collide with Sybil's Python parser
 RAISES_TAG = "raises-exception"
-
-LABEL = re.compile(r"^\(([^()\s]+)\)=[ \t]*$", re.MULTILINE)
-# {glue}`key`, {glue:text}`key:.1f`, and the directive forms ```{glue:figure} key
-GLUE_ROLE = re.compile(r"\{glue(?::(\w+))?\}`([^`]+)`")
-VERSIONS_ROLE = re.compile(r"\{torch-versions\}`([^`]+)`")  # which supported torch prints a text
-CLAIM_ROLE = re.compile(r"\{claim\}`([^`]+)`")  # the check that proves the sentence before it
 CLAIMS_FILE = "claims.py"  # snippets/<chapter>/claims.py: the chapter's checks, one function each
-# Files a page offers without running them: {download}`starter <../../snippets/…>` and literalinclude.
-DOWNLOAD = re.compile(r"\{download\}`(?:[^`<]*<([^`>]+)>|([^`<>]+))`")
-LITERALINCLUDE = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{literalinclude\}[ \t]+(\S+)", re.MULTILINE)
-GLUE_DIRECTIVE = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{glue(?::\w+)?\}[ \t]+(\S+)", re.MULTILINE)
+# Directives whose body is code or a list, not Markdown: their bodies hold no roles to find.
+LITERAL_BODIES = {"code-cell", "code-block", "code", "sourcecode", "literalinclude", "toctree", "math", "raw"}
 
 
 class _AnyOptions:
@@ -78,12 +74,35 @@ class CodeCell:
         return f"{relative(self.page)}:{self.line}"
 
 
+@dataclass(frozen=True)
+class Role:
+    """{name}`content` in the prose, e.g. Role("glue:text", "retain_second:.1f", 42)."""
+
+    name: str
+    content: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Directive:
+    """A fenced directive other than a code cell: ```{name} argument (or :::{name} argument)."""
+
+    name: str
+    argument: str
+    line: int
+    options: dict
+
+
 @dataclass
 class Page:
     path: Path
     text: str
     front_matter: dict = field(default_factory=dict)
     code_cells: list[CodeCell] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    roles: list[Role] = field(default_factory=list)
+    directives: list[Directive] = field(default_factory=list)
+    prose: list[tuple[int, str]] = field(default_factory=list)  # (line, words): no code, roles or markup
 
     @property
     def root(self) -> Path:
@@ -99,29 +118,33 @@ class Page:
             fm.get("file_format") == "mystnb" or jupytext.get("format_name") == "myst"
         )
 
-    @property
-    def labels(self) -> list[str]:
-        return LABEL.findall(self.text)
+    def roles_named(self, name: str) -> list[Role]:
+        return [role for role in self.roles if role.name == name]
+
+    def directive_arguments(self, name: str) -> list[str]:
+        return [d.argument for d in self.directives if d.name == name]
 
     @property
     def glue_refs(self) -> list[tuple[str, str, str]]:
         """(role, key, format) of every glue role in the prose: ("text", "retain_second", ".1f")."""
-        return [(role, *(ref.rsplit(":", 1) if ":" in ref else (ref, "")))
-                for role, ref in GLUE_ROLE.findall(self.text)]
+        return [(role.name.partition(":")[2], *(role.content.rsplit(":", 1) if ":" in role.content
+                                                else (role.content, "")))
+                for role in self.roles if role.name == "glue" or role.name.startswith("glue:")]
 
     @property
     def version_claims(self) -> list[tuple[int, str]]:
         """(line, "<chapter>/<idea>.py|<text>") of every {torch-versions} role in the prose."""
-        return [(self.text.count("\n", 0, m.start()) + 1, m.group(1)) for m in VERSIONS_ROLE.finditer(self.text)]
+        return [(role.line, role.content) for role in self.roles_named("torch-versions")]
 
     @property
     def claims(self) -> list[tuple[int, str]]:
         """(line, "<chapter>/<check>") of every {claim} role in the prose."""
-        return [(self.text.count("\n", 0, m.start()) + 1, m.group(1)) for m in CLAIM_ROLE.finditer(self.text)]
+        return [(role.line, role.content) for role in self.roles_named("claim")]
 
     @property
     def glue_keys(self) -> list[str]:
-        return [key for _, key, _ in self.glue_refs] + GLUE_DIRECTIVE.findall(self.text)
+        return [key for _, key, _ in self.glue_refs] + [
+            d.argument for d in self.directives if d.name == "glue" or d.name.startswith("glue:")]
 
     @property
     def snippets(self) -> list[Path]:
@@ -131,7 +154,9 @@ class Page:
     def references(self) -> list[Path]:
         """Files the page links for download or shows without running (exercises), and the
         chapters' claims.py whose checks it names."""
-        targets = [a or b for a, b in DOWNLOAD.findall(self.text)] + LITERALINCLUDE.findall(self.text)
+        # {download}`title <target>` or {download}`target`
+        targets = [role.content.rpartition("<")[2].rstrip(">") for role in self.roles_named("download")]
+        targets += self.directive_arguments("literalinclude")
         claimed = sorted({SNIPPETS / claim.split("/")[0] / CLAIMS_FILE for _, claim in self.claims})
         return [(self.path.parent / target.strip()).resolve() for target in targets] + claimed
 
@@ -177,20 +202,47 @@ def read_page(path: Path, text: str | None = None) -> Page:
     path = Path(path).resolve()
     text = path.read_text(encoding="utf-8") if text is None else text
     page = Page(path, text)
-    for token in _markdown_parser().parse(text):
-        if token.type == "front_matter":
-            page.front_matter = yaml.safe_load(token.content) or {}
-        elif token.type == "fence" and token.level == 0 and token.info.startswith("{code-cell}"):
-            parsed = parse_directive_text(_AnyOptions, "", token.content, validate_options=False)
-            page.code_cells.append(CodeCell(
-                page=path,
-                line=token.map[0] + 1,
-                end_line=token.map[1],
-                language=token.info.removeprefix("{code-cell}").strip(),
-                options=parsed.options,
-                body="\n".join(parsed.body),
-            ))
+    _read_tokens(page, text, first_line=1, top_level=True)
     return page
+
+
+def _read_tokens(page: Page, markdown: str, first_line: int, top_level: bool) -> None:
+    """Add what `markdown` (the page, or a directive's body starting at `first_line`) holds."""
+    for token in _markdown_parser().parse(markdown):
+        line = first_line + (token.map[0] if token.map else 0)
+        if token.type == "front_matter" and top_level:
+            page.front_matter = yaml.safe_load(token.content) or {}
+        elif token.type == "myst_target":
+            page.labels.append(token.content)
+        elif token.type in ("fence", "colon_fence") and token.info.startswith("{") and "}" in token.info:
+            name, _, argument = token.info[1:].partition("}")
+            parsed = parse_directive_text(_AnyOptions, "", token.content, validate_options=False)
+            if name == "code-cell":
+                if top_level and token.level == 0:  # myst-nb runs top-level cells only
+                    page.code_cells.append(CodeCell(
+                        page=page.path, line=line, end_line=first_line + token.map[1] - 1,
+                        language=argument.strip(), options=parsed.options, body="\n".join(parsed.body)))
+                continue
+            page.directives.append(Directive(name, argument.strip(), line, parsed.options))
+            if name not in LITERAL_BODIES and parsed.body:
+                # The body starts after the fence line and the options (body_offset counts those).
+                _read_tokens(page, "\n".join(parsed.body), line + 1 + parsed.body_offset, top_level=False)
+        elif token.type == "inline":
+            _read_inline(page, token, line)
+
+
+def _read_inline(page: Page, token, line: int) -> None:
+    """Roles and plain words of one inline token, with the line each stands on."""
+    words = []
+    for child in token.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            page.prose.append((line, "".join(words)))
+            words, line = [], line + 1
+        elif child.type == "myst_role":
+            page.roles.append(Role(child.meta["name"], child.content, line))
+        elif child.type == "text":
+            words.append(child.content)
+    page.prose.append((line, "".join(words)))
 
 
 def missing_twins(docs: Path = DOCS) -> list[tuple[Path, Path]]:
@@ -200,6 +252,45 @@ def missing_twins(docs: Path = DOCS) -> list[tuple[Path, Path]]:
     return [(docs / language / name, docs / other / name)
             for language, names in trees.items() for other, other_names in trees.items()
             for name in sorted(other_names - names)]
+
+
+def page_of(env, docname: str | None = None) -> Page:
+    """The model of a page in the Sphinx build, parsed once when Sphinx reads it and kept on the
+    environment (pickled with it, so an unchanged page is not parsed again on the next build)."""
+    docname = docname or env.docname
+    models = _models(env)
+    if docname not in models:
+        models[docname] = read_page(Path(env.doc2path(docname)))
+    return models[docname]
+
+
+def _models(env) -> dict[str, Page]:
+    if not hasattr(env, "book_pages"):
+        env.book_pages = {}
+    return env.book_pages
+
+
+def _remember(app, docname, source):
+    # Before any other source-read handler (priority 100): the text as the author wrote it.
+    _models(app.env)[docname] = read_page(Path(app.env.doc2path(docname)), source[0])
+
+
+def _forget(app, env, docname):
+    _models(env).pop(docname, None)
+
+
+def _merge(app, env, docnames, other):
+    _models(env).update({d: page for d, page in _models(other).items() if d in docnames})
+
+
+def setup(app):
+    """The page model as a Sphinx extension: every other extension reads pages through page_of."""
+    from book_extensions import ENV_VERSION
+
+    app.connect("source-read", _remember, priority=100)
+    app.connect("env-purge-doc", _forget)
+    app.connect("env-merge-info", _merge)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}
 
 
 def book_pages(language: str) -> dict[str, Page]:

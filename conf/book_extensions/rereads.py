@@ -29,12 +29,12 @@ def watch(app, name: str, files_of: Callable[[pages.Page], list[Path]]) -> None:
         return tuple((str(path), path.stat().st_mtime_ns) for path in files_of(page) if path.is_file())
 
     def remember(app, docname, source):
-        stored(app.env)[docname] = fingerprint(pages.read_page(Path(app.env.doc2path(docname)), source[0]))
+        stored(app.env)[docname] = fingerprint(pages.page_of(app.env, docname))
 
     def outdated(app, env, added, changed, removed):
         return [docname for docname, old in stored(env).items()
                 if docname in env.found_docs and docname not in removed | changed
-                and fingerprint(pages.read_page(Path(env.doc2path(docname)))) != old]
+                and fingerprint(pages.page_of(env, docname)) != old]
 
     def purge(app, env, docname):
         stored(env).pop(docname, None)

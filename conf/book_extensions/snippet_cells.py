@@ -32,8 +32,7 @@ IPYTHON_FRAME = re.compile(r"Cell In\[(\d+)\], line (\d+)")
 
 
 def check_page(app, docname, source):
-    path = Path(app.env.doc2path(docname))
-    page = pages.read_page(path, source[0])
+    page = pages.page_of(app.env, docname)
     problems = page.problems()
     for line, message in problems:
         logger.error(message, location=(docname, line), type="snippet", subtype="page")
@@ -62,7 +61,7 @@ def name_failing_snippet(app, doctree):
     traceback = ANSI.sub("", data["traceback"])
     frames = IPYTHON_FRAME.findall(traceback)
     error = next((line for line in reversed(traceback.splitlines()) if line.strip()), "")
-    cells = pages.read_page(Path(app.env.doc2path(docname))).code_cells
+    cells = pages.page_of(app.env, docname).code_cells
     if not frames:
         logger.error(f"executing the page failed: {error}", location=docname, type="snippet", subtype="exec")
         return
@@ -85,7 +84,7 @@ class SnippetDownloads(SphinxTransform):
 
     def apply(self):
         cells = [node for node in self.document.findall(nodes.container) if "cell" in node["classes"]]
-        code_cells = pages.read_page(Path(self.env.doc2path(self.env.docname))).code_cells
+        code_cells = pages.page_of(self.env).code_cells
         if len(cells) != len(code_cells):
             return  # a broken page: snippet_cells has already reported it
         for cell, code_cell in zip(cells, code_cells):

@@ -55,7 +55,7 @@ def _versions(versions: list[str]) -> str:
 
 
 def _page(env) -> pages.Page:
-    return pages.read_page(Path(env.doc2path(env.docname)))
+    return pages.page_of(env)
 
 
 def snapshot_files(page: pages.Page) -> list[Path]:

@@ -156,7 +156,7 @@ STATUSES = ("same", "reviewed", "unreviewed", "failed", "stale", "missing")
 
 def every_snapshot(page: pages.Page) -> list:
     """The report lists every version's snapshot of every snippet: re-read it when one comes or goes."""
-    if "{verification-report}" not in page.text:
+    if not any(directive.name == "verification-report" for directive in page.directives):
         return []
     snippets = {s for lang in pages.LANGUAGES for p in pages.book_pages(lang).values() for s in p.snippets}
     return [snapshots.snapshot_path(s, torch) for s in sorted(snippets) for torch in [None, *book_settings.TORCH_VERSIONS]]
