@@ -83,3 +83,20 @@ def test_each_correction_of_the_sources_has_its_callout(tree, name):
     found = page.directive_arguments("often-said")
     missing = [i for i in OFTEN_SAID_BY_CHAPTER[name] if i not in found]
     assert not missing, f"docs/{tree}/{name} lacks the often-said callout(s) {missing}"
+
+
+def test_the_page_model_finds_roles_labels_and_directives_where_they_stand():
+    """One parse gives every fact with its line, inside nested directive bodies too, and never
+    mistakes code (a fenced block, inline code) for a role."""
+    text = ("(top)=\n# Title {glue:text}`a:.1f`\n\n::::{dropdown} Answers\n:open:\n\n"
+            "1. {claim}`ch/check` and\n   {glue}`b`\n\n:::{often-said} some-id\nSaid.\n\nMeasured {glue:text}`c`.\n:::\n"
+            "::::\n\n```python\nx = '{glue}`not_a_role`'\n```\n\n`{glue}`not_either`` {download}`get <../f.py>`\n")
+    page = pages.read_page(pages.DOCS / "en" / "model-test.md", text)
+    assert page.labels == ["top"]
+    assert [(r.name, r.content, r.line) for r in page.roles] == [
+        ("glue:text", "a:.1f", 2), ("claim", "ch/check", 7), ("glue", "b", 8), ("glue:text", "c", 13),
+        ("download", "get <../f.py>", 21)]
+    assert [(d.name, d.argument, d.line) for d in page.directives] == [
+        ("dropdown", "Answers", 4), ("often-said", "some-id", 10)]
+    assert page.glue_refs == [("text", "a", ".1f"), ("", "b", ""), ("text", "c", "")]
+    assert page.references == [(pages.DOCS / "f.py").resolve(), pages.SNIPPETS / "ch" / pages.CLAIMS_FILE]
