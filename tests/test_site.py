@@ -1,86 +1,211 @@
-"""The built site shows what the snippets printed, with the glued numbers in its prose."""
+"""The built site shows, cell by cell, what each snippet printed, and in its prose the values the build glued.
 
-import ast
-import html
+These checks read what Sphinx built, not the HTML's text: a line such as `True` is found anywhere
+on a page, but only one cell's output is that cell's. Each page's pickled doctree
+(<build>/<lang>/doctrees/<page>.doctree) holds its code cells in order, as myst-nb renders them
+(a `cell_code` container with a `cell_code_source` and a `cell_code_output`), and its glued values
+as `pasted-text` inlines; myst-nb writes the glue data it pasted from, collected from the executed
+notebook, beside it (<build>/<lang>/jupyter_execute/<page>.glue.json).
+"""
+
+import difflib
+import json
+import pickle
 import re
+from ast import literal_eval
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
+from docutils import nodes
+from myst_nb.core.variables import format_plain_text
 
 from book_extensions import pages
+from book_extensions.snapshots import printed_lines
+from book_settings import DOCS
 from snippet_runs import expected_snapshot, glued_values, normalise
 
-TAG = re.compile(r"<[^>]+>")
-# What other torch versions print, folded under a cell: not what this build's torch printed.
-OTHER_VERSIONS = re.compile(r'<details class="torch-difference">.*?</details>', re.DOTALL)
-PASTED = re.compile(r'<span class="pasted-text">(.*?)</span>', re.DOTALL)
 PAGES = [(language, name, page) for language in pages.LANGUAGES
          for name, page in pages.book_pages(language).items()]
-MACHINE_DEPENDENT = "<a number measured on the build machine>"
-NUMBER = re.compile(r"[-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?%?")
 IDS = [f"{language}/{name}" for language, name, _ in PAGES]
+TRACEBACK = "Traceback (most recent call last):"
 
 
-def page_html(site, language, name):
-    path = site / language / name.replace(".md", ".html")
+@pytest.fixture(scope="session")
+def build(site) -> Path:
+    """Where the site's languages were built: <build>/site beside <build>/zh and <build>/en."""
+    return site.parent
+
+
+@cache
+def doctree(build: Path, language: str, name: str) -> nodes.document:
+    path = build / language / "doctrees" / Path(name).with_suffix(".doctree")
     assert path.is_file(), f"{pages.relative(path)} was not built"
-    return path.read_text(encoding="utf-8")
+    return pickle.loads(path.read_bytes())
+
+
+def glue_data(build: Path, language: str, name: str) -> dict[str, dict[str, str]]:
+    """{key: mime bundle} of what the page's execution glued (myst-nb writes no file for none)."""
+    path = build / language / "jupyter_execute" / Path(name).with_suffix(".glue.json")
+    if not path.is_file():
+        return {}
+    return {key: output["data"] for key, output in json.loads(path.read_text(encoding="utf-8")).items()}
+
+
+def rendered_cells(build: Path, language: str, name: str) -> list[nodes.container]:
+    return [node for node in doctree(build, language, name).findall(nodes.container)
+            if node.get("nb_element") == "cell_code"]
+
+
+def shown_lines(cell: nodes.container, raises: bool) -> list[str]:
+    """The text under a rendered cell, normalised: stream outputs, and results that have only a
+    text/plain form (a figure has no text), in order; of a traceback, the raised error's line when
+    the cell is tagged raises-exception, all of it when not. Only the `cell_code_output` container
+    is read: the torch-difference folds are its siblings, not outputs."""
+    texts, traceback = [], []
+    for output in (child for child in cell.children if child.get("nb_element") == "cell_code_output"):
+        for node in output.findall(nodes.Element):
+            classes = set(node.get("classes", []))
+            if isinstance(node, nodes.literal_block) and classes & {"stream", "stderr"}:
+                texts.append(node.astext())
+            elif isinstance(node, nodes.literal_block) and "traceback" in classes:
+                traceback = node.astext().rstrip().splitlines()
+            elif node.get("nb_element") == "mime_bundle" and [m["mime_type"] for m in node.children] == ["text/plain"]:
+                texts.append(node.astext())
+    if traceback:
+        texts.append(traceback[-1] if raises else "\n".join(traceback))
+    return lines(normalise("".join(text if text.endswith("\n") else text + "\n" for text in texts)))
+
+
+def expected_lines(cell: pages.CodeCell) -> list[str]:
+    """The snapshot without the `[glue]` lines, which the page shows in its prose. A cell tagged
+    raises-exception shows IPython's traceback, not Python's: of that, only the error's line."""
+    snapshot = printed_lines(expected_snapshot(cell.snippet).read_text(encoding="utf-8"))
+    if cell.raises and TRACEBACK in snapshot:
+        snapshot = snapshot[:snapshot.index(TRACEBACK)] + snapshot[-1:]
+    return lines("\n".join(snapshot))
+
+
+def lines(text: str) -> list[str]:
+    """Without trailing blank lines: a blank line a snippet prints last does not reach the page."""
+    return text.rstrip("\n").splitlines()
+
+
+@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
+def test_each_cell_shows_its_snippets_snapshot(build, language, name, page):
+    """Cell i of the page shows the reviewed output of the snippet cell i loads, line for line."""
+    cells = rendered_cells(build, language, name)
+    loads = [pages.relative((DOCS / language / name).parent / node["cell_metadata"].get("load", ""))
+             for node in cells]
+    assert loads == [pages.relative(cell.snippet) for cell in page.code_cells], \
+        f"{language}/{name}: the rendered cells load {loads}, the page's cells {[pages.relative(s) for s in page.snippets]}"
+    wrong = []
+    for cell, node in zip(page.code_cells, cells):
+        expected, shown = expected_lines(cell), shown_lines(node, cell.raises)
+        if shown != expected:
+            snapshot = pages.relative(expected_snapshot(cell.snippet))
+            wrong.append(f"{language}/{name}, the cell at {cell.where}, shows other lines than {snapshot}:\n"
+                         + "\n".join(difflib.unified_diff(expected, shown, snapshot, "the page", lineterm="")))
+    if wrong:
+        pytest.fail("\n\n".join(wrong), pytrace=False)
+
+
+@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
+def test_the_build_glued_what_the_snapshots_recorded(build, language, name, page):
+    """The build glued the reviewed values, so that a number in the prose is one a reviewer read:
+    the keys of the snapshots' `[glue]` lines, their values, except that one glued with
+    varies=True (`~`, a timing) may be any number. Figures have no text to compare."""
+    data, recorded = glue_data(build, language, name), {}
+    for snippet in page.snippets:
+        recorded |= glued_values(expected_snapshot(snippet).read_text(encoding="utf-8"))
+    assert sorted(data) == sorted(recorded), \
+        f"{language}/{name}: the build glued {sorted(data)}, the snapshots record {sorted(recorded)}"
+    wrong = []
+    for key, bundle in data.items():
+        glued = bundle.get("text/plain")
+        if set(bundle) != {"text/plain"} or (recorded[key] is None and is_number(glued)):
+            continue
+        if glued != recorded[key]:
+            wrong.append(f"{key}: the build glued {glued}, the snapshot records {recorded[key] or 'a number'}")
+    assert not wrong, f"{language}/{name}:\n" + "\n".join(wrong)
+
+
+def is_number(text: str) -> bool:
+    try:
+        return isinstance(literal_eval(text), int | float)
+    except (SyntaxError, ValueError):
+        return False
+
+
+@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
+def test_prose_shows_the_glued_values(build, language, name, page):
+    """Each {glue:text} of the prose, in order, pasted its key's glued value in the role's format
+    (myst-nb's formatting, format spec `s` when none is given)."""
+    data = glue_data(build, language, name)
+    refs = [(key, spec) for role, key, spec in page.glue_refs if role == "text"]
+    unknown = sorted({key for key, _ in refs if "text/plain" not in data.get(key, {})})
+    assert not unknown, f"{language}/{name} glues {unknown}, which its execution did not glue as text"
+    expected = [format_plain_text(data[key]["text/plain"], spec or "s") for key, spec in refs]
+    shown = [node.astext() for node in doctree(build, language, name).findall(nodes.inline)
+             if "pasted-text" in node["classes"]]
+    wrong = [f"{i}: {key}:{spec} should show {want!r}, shows {got!r}"
+             for i, ((key, spec), want, got) in enumerate(zip(refs, expected, shown)) if want != got]
+    assert len(shown) == len(expected) and not wrong, \
+        f"{language}/{name}: {len(expected)} glue roles, {len(shown)} pasted values\n" + "\n".join(wrong)
+
+
+class Tags(HTMLParser):
+    """The start tags of an HTML file, each as (tag, {attribute: value})."""
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.feed(path.read_text(encoding="utf-8"))
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, {key: value or "" for key, value in attrs}))
 
 
 def test_site_holds_both_languages_and_a_language_chooser(site):
+    """What GitHub Pages serves: the two languages, a chooser, and nothing of the build's own."""
     assert sorted(p.name for p in site.iterdir()) == ["404.html", "en", "index.html", "zh"]
-    chooser = (site / "index.html").read_text(encoding="utf-8")
-    assert 'href="zh/index.html"' in chooser and 'href="en/index.html"' in chooser
+    links = {attrs.get("href") for tag, attrs in Tags(site / "index.html").tags if tag == "a"}
+    assert {"zh/index.html", "en/index.html"} <= links
     for language in pages.LANGUAGES:
         assert not list((site / language).rglob("*.ipynb")), "executed notebooks leaked into the site"
         assert not (site / language / ".buildinfo").exists()
 
 
-@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
-def test_page_shows_every_line_its_snippets_printed(site, language, name, page):
-    text = normalise(html.unescape(TAG.sub("", OTHER_VERSIONS.sub("", page_html(site, language, name)))))
-    for snippet in page.snippets:
-        printed = [line for line in expected_snapshot(snippet).read_text(encoding="utf-8").splitlines()
-                   if line.strip() and not line.startswith("[glue]")]
-        missing = [line for line in printed if line.strip() not in text]
-        assert not missing, f"{language}/{name} does not show these lines of {pages.relative(snippet)}: {missing}"
-
-
-@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
-def test_prose_numbers_are_the_glued_values(site, language, name, page):
-    glued = {}
-    for snippet in page.snippets:
-        glued |= glued_values(expected_snapshot(snippet).read_text(encoding="utf-8"))
-    expected = []
-    for key, spec in ((key, spec) for role, key, spec in page.glue_refs if role == "text"):
-        assert key in glued, f"{language}/{name} glues {key!r}, which none of its snippets glues"
-        if glued[key] is None:  # machine-dependent: any number will do
-            expected.append(MACHINE_DEPENDENT)
-            continue
-        value = ast.literal_eval(glued[key])  # the repr that measured.glue printed
-        expected.append(format(value, spec) if spec else str(value))
-    shown = [html.unescape(TAG.sub("", span)) for span in PASTED.findall(page_html(site, language, name))]
-    shown = [MACHINE_DEPENDENT if want is MACHINE_DEPENDENT and NUMBER.fullmatch(got) else got
-             for got, want in zip(shown, expected)] + shown[len(expected):]
-    assert shown == expected, f"{language}/{name}: prose shows {shown}, the snapshots say {expected}"
-
-
 def test_no_kernel_or_install_paths_in_outputs(site):
+    """Normalisation hides these in the comparisons; a reader must not see them either."""
     leaks = [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*.html")
              for m in re.finditer(r"/tmp/ipykernel_\d+|site-packages/|" + re.escape(str(pages.ROOT)),
                                   p.read_text(encoding="utf-8"))]
     assert not leaks, "\n".join(leaks[:20])
 
 
-LOADING_TAG = re.compile(r"<(?:script|img|iframe|source|video|audio|embed)\b[^>]*\bsrc=\"(https?:)?//[^\"]*\"|"
-                         r"<link\b(?=[^>]*\brel=\"(?:stylesheet|preload|modulepreload|icon)\")[^>]*\bhref=\"(https?:)?//[^\"]*\"")
+REMOTE = re.compile(r"(?:https?:)?//")
+LOADS_SRC = {"script", "img", "iframe", "source", "video", "audio", "embed"}
+LOADS_HREF = {"stylesheet", "preload", "modulepreload", "icon"}  # <link rel=…> that fetch their href
 CSS_REMOTE = re.compile(r"url\(\s*['\"]?(?:https?:)?//")
+
+
+def fetched(tag: str, attrs: dict[str, str]) -> str:
+    """The URL a start tag makes the browser fetch, or ''."""
+    if tag in LOADS_SRC:
+        return attrs.get("src", "")
+    if tag == "link" and LOADS_HREF & set(attrs.get("rel", "").split()):
+        return attrs.get("href", "")
+    return ""
 
 
 def test_pages_load_nothing_from_another_host(site):
     """A link to another site is fine; a script, style, font or image from one is not (the real
     browser test records the requests; this reads what the files ask for)."""
-    loads = [f"{pages.relative(p)}: {m.group(0)[:120]}" for p in site.rglob("*.html")
-             for m in LOADING_TAG.finditer(p.read_text(encoding="utf-8"))]
+    loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in site.rglob("*.html") for tag, attrs in Tags(p).tags
+             if REMOTE.match(url := fetched(tag, attrs))]
     loads += [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*.css")
               for m in CSS_REMOTE.finditer(p.read_text(encoding="utf-8"))]
     assert not loads, "\n".join(loads[:20])
