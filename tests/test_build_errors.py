@@ -29,6 +29,8 @@ BROKEN_PAGES = {
     "inline-code.md": FRONT_MATTER + "# Inline\n\n```{code-cell} ipython3\nprint('inline')\n```\n",
     "raising-snippet.md": FRONT_MATTER + "# Raises\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/divides-by-zero.py"),
+    "unrendered-cell.md": FRONT_MATTER + "# Unrendered\n\n" + cell("../../snippets/demo/fine.py")
+                          + "\n" + cell("../../snippets/demo/fine.py", ":tags: [remove-input, remove-output]\n"),
 }
 SNIPPETS = {
     "fine.py": "print('fine')\n",
@@ -87,6 +89,11 @@ def test_inline_code_in_a_cell_fails(zh_build):
 def test_raising_snippet_is_named_with_its_line(zh_build):
     assert "snippets/demo/divides-by-zero.py:3: ERROR: ZeroDivisionError: float division by zero" in zh_build, zh_build
     assert "in the code cell at" in zh_build and "raising-snippet.md:13" in zh_build, zh_build
+
+
+def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_links(zh_build):
+    assert ("docs/zh/unrendered-cell.md: ERROR: 2 code cell(s) in the page but myst-nb rendered 1, so no cell "
+            "can be matched with its snippet's download link") in zh_build, zh_build
 
 
 def test_twinless_page_fails_the_build(scratch):

@@ -6,7 +6,8 @@
   here and registered before the theme registers its catalog, so that ours is consulted first.
 - A few strings the themes hard-code in their templates (aria labels, tooltips) are replaced
   in the written pages: copying the theme's templates to translate four words would pin us to
-  their current layout.
+  their current layout. The canary ``upstream.WORKAROUNDS["theme-hard-coded-strings"]`` fails when a
+  theme no longer hard-codes one of them (the replacement would silently stop).
 """
 
 from __future__ import annotations

@@ -218,7 +218,8 @@ def _read_tokens(page: Page, markdown: str, first_line: int, top_level: bool) ->
             name, _, argument = token.info[1:].partition("}")
             parsed = parse_directive_text(_AnyOptions, "", token.content, validate_options=False)
             if name == "code-cell":
-                if top_level and token.level == 0:  # myst-nb runs top-level cells only
+                # myst-nb runs top-level backtick cells only (a :::{code-cell} is not one)
+                if top_level and token.level == 0 and token.type == "fence":
                     page.code_cells.append(CodeCell(
                         page=page.path, line=line, end_line=first_line + token.map[1] - 1,
                         language=argument.strip(), options=parsed.options, body="\n".join(parsed.body)))

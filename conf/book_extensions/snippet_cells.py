@@ -8,7 +8,8 @@
   snippet leaves the old output in place. (The execution cache is keyed by the helpers too.)
 - When a cell raises, myst-nb names only the page; this names ``snippets/<path>.py:<line>``.
 - Above each cell, the snippet's path links to a download of the file, so a reader can run
-  it exactly as the book did.
+  it exactly as the book did. Rendered cells are matched with code cells by order, so a page
+  where myst-nb rendered another number of cells fails the build instead of losing its links.
 """
 
 from __future__ import annotations
@@ -53,20 +54,28 @@ def _blank_code_cells(text, page):
     return "\n".join(lines)
 
 
+def parse_traceback(traceback: str) -> tuple[str, tuple[int, int] | None]:
+    """The error line of a failed run, and (execution count, line in the cell) of the innermost
+    cell frame, or None. IPython's traceback format is not an API: the canary
+    ``upstream.WORKAROUNDS["ipython-traceback"]`` runs a real kernel through this."""
+    traceback = ANSI.sub("", traceback)
+    frames = IPYTHON_FRAME.findall(traceback)
+    error = next((line for line in reversed(traceback.splitlines()) if line.strip()), "")
+    return error, (tuple(int(n) for n in frames[-1]) if frames else None)
+
+
 def name_failing_snippet(app, doctree):
     docname = app.env.docname
     data = NbMetadataCollector.get_exec_data(app.env, docname) or {}
     if not data.get("traceback"):
         return
-    traceback = ANSI.sub("", data["traceback"])
-    frames = IPYTHON_FRAME.findall(traceback)
-    error = next((line for line in reversed(traceback.splitlines()) if line.strip()), "")
+    error, frame = parse_traceback(data["traceback"])
     cells = pages.page_of(app.env, docname).code_cells
-    if not frames:
+    if not frame:
         logger.error(f"executing the page failed: {error}", location=docname, type="snippet", subtype="exec")
         return
     # IPython names a cell by its execution count, which nbclient gives the cells in order.
-    count, line = (int(n) for n in frames[-1])
+    count, line = frame
     cell = cells[count - 1] if 0 < count <= len(cells) else None
     where = f"{pages.relative(cell.snippet)}:{line}" if cell and cell.snippet else docname
     report = Path(app.outdir, "reports", f"{docname}.err.log")
@@ -84,9 +93,18 @@ class SnippetDownloads(SphinxTransform):
 
     def apply(self):
         cells = [node for node in self.document.findall(nodes.container) if "cell" in node["classes"]]
-        code_cells = pages.page_of(self.env).code_cells
+        page = pages.page_of(self.env)
+        if page.problems():
+            return  # its code cells were blanked, and check_page has reported why
+        code_cells = page.code_cells
         if len(cells) != len(code_cells):
-            return  # a broken page: snippet_cells has already reported it
+            # Matched by order, one shift would link every cell to another cell's snippet.
+            logger.error(
+                f"{len(code_cells)} code cell(s) in the page but myst-nb rendered {len(cells)}, so no cell "
+                "can be matched with its snippet's download link (myst-nb drops a cell tagged both "
+                "remove-input and remove-output: keep one of the two tags)",
+                location=self.env.docname, type="snippet", subtype="download")
+            return
         for cell, code_cell in zip(cells, code_cells):
             link = addnodes.download_reference("", "", refdoc=self.env.docname, reftarget=code_cell.load,
                                                refexplicit=True, classes=["snippet-download"])

@@ -5,7 +5,8 @@ that does not exist (zh stems its Latin words with the English stemmer), so ever
 throws "ChineseStemmer is not defined" and stays on "Searching…" (sphinx-doc/sphinx#14229, fixed
 upstream by #14416 after 9.0.4). Sphinx names the class after ``language_name``; naming it after
 the stemmer it really ships makes the script define ``window.Stemmer``. With a fixed Sphinx this
-changes nothing but a log line ("dumping search index in English (code: zh)").
+changes nothing but a log line ("dumping search index in English (code: zh)"); the canary
+``upstream.WORKAROUNDS["zh-stemmer-bug"]`` fails once the installed Sphinx no longer has the bug.
 """
 
 from __future__ import annotations

@@ -1,0 +1,386 @@
+"""The book's workarounds of other packages' internals, each with a canary.
+
+Each workaround relies on something its package does not promise: an internal function, the
+wording of a theme's template, a copied default, a bug. An upgrade that changes it would not
+break the build; the workaround would just stop working (or stop being needed) in silence.
+So each one is listed here with the file that holds it, what it assumes, and a check that reads
+the installed package and returns what no longer holds, each problem starting with that file.
+``tests/test_upstream.py`` runs every check, and proves each one fails on a broken upstream by
+passing it a modified copy of the upstream text or object (``upstream``; None reads the
+installed package). Not a Sphinx extension: only the tests import it.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import importlib
+import inspect
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+import book_settings
+
+
+@dataclass(frozen=True)
+class Workaround:
+    guards: str  # the file holding the workaround, from the repository root
+    assumes: str
+    check: Callable[[Any], list[str]]
+
+    def problems(self, upstream: Any = None) -> list[str]:
+        return [f"{self.guards}: {problem}" for problem in self.check(upstream)]
+
+
+WORKAROUNDS: dict[str, Workaround] = {}
+
+
+def _workaround(name: str, guards: str, assumes: str):
+    def register(check):
+        WORKAROUNDS[name] = Workaround(guards, assumes, check)
+        return check
+    return register
+
+
+def _package_file(package: str, *parts: str) -> Path:
+    return Path(importlib.import_module(package).__file__).parent.joinpath(*parts)
+
+
+def _conf_value(name: str):
+    """A literal setting of conf.py, read without running it."""
+    tree = ast.parse((book_settings.CONF / "conf.py").read_text(encoding="utf-8"))
+    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                and any(getattr(target, "id", None) == name for target in node.targets))
+
+
+# --- pages.py reads code cells with myst-parser's internals, as myst-nb does.
+
+MYST_INTERNALS = {  # name: (module, arguments as pages.py, or for myst-nb's reader this check, passes them)
+    "create_md_parser": ("myst_parser.parsers.mdit", ((None, None), {})),
+    "parse_directive_text": ("myst_parser.parsers.directives", ((None, "", ""), {"validate_options": False})),
+    "read_myst_markdown_notebook": ("myst_nb.core.read", (("",), {"config": None, "add_source_map": True,
+                                                                   "path": None})),
+}
+
+# Cases the book's pages may not show yet: tags in either option syntax, and fences that look
+# like code cells but are not (myst-nb runs top-level `{code-cell}` fences only).
+CELL_SAMPLE = """---
+file_format: mystnb
+kernelspec:
+  name: python3
+---
+
+# Sample
+
+```{code-cell} ipython3
+:tags: [raises-exception, remove-output]
+print(1)
+```
+
+> ```{code-cell} ipython3
+> print("quoted")
+> ```
+
+- ```{code-cell} ipython3
+  print("listed")
+  ```
+
+````{note}
+```{code-cell} ipython3
+print("in a note")
+```
+````
+
+:::{code-cell} ipython3
+print("a colon fence")
+:::
+
+````{code-cell} ipython3
+---
+tags: [hide-input]
+---
+print(2)
+````
+"""
+
+
+@_workaround(
+    "myst-parser-internals", "conf/book_extensions/pages.py",
+    "myst-parser's create_md_parser and parse_directive_text (internal API) still take the arguments "
+    "pages.py passes, and the page model finds the code cells (line, options, tags, code) myst-nb reads",
+)
+def _code_cells_as_myst_nb_reads(upstream=None) -> list[str]:
+    """upstream: a namespace holding the three functions of MYST_INTERNALS."""
+    functions, problems = {}, []
+    for name, (module, (args, kwargs)) in MYST_INTERNALS.items():
+        try:
+            functions[name] = (getattr(importlib.import_module(module), name) if upstream is None
+                               else getattr(upstream, name))
+            inspect.signature(functions[name]).bind(*args, **kwargs)
+        except (ImportError, AttributeError, TypeError) as error:
+            problems.append(f"{module}.{name} is gone or takes other arguments ({error}): "
+                            "read the code cells the way the installed myst-nb does")
+    if problems:
+        return problems
+
+    from myst_parser.config.main import MdParserConfig
+
+    from book_extensions import pages
+
+    config = MdParserConfig(enable_extensions=set(_conf_value("myst_enable_extensions")))
+    samples = [(pages.relative(page.path), page.path, page.text) for language in book_settings.LANGUAGES
+               for page in pages.book_pages(language).values()]
+    for name, path, text in [*samples, ("upstream.CELL_SAMPLE", None, CELL_SAMPLE)]:
+        page = pages.read_page(path or book_settings.CONF / "cell-sample.md", text)
+        ours = [(cell.line, cell.options, cell.tags,
+                 cell.snippet.read_text() if cell.snippet and cell.snippet.is_file() else cell.body)
+                for cell in page.code_cells]
+        try:
+            notebook = functions["read_myst_markdown_notebook"](text, config=config, add_source_map=True, path=path)
+        except Exception as error:  # a page's own problems (a missing :load: file) fail the build anyway
+            problems.append(f"myst-nb cannot read {name}: {error!r}")
+            continue
+        theirs = [(line, dict(cell.metadata), list(cell.metadata.get("tags", [])), cell.source)
+                  for cell, line in zip(notebook.cells, notebook.metadata["source_map"]) if cell.cell_type == "code"]
+        if ours != theirs:
+            first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+            cell_of = lambda cells: cells[first][:3] if first < len(cells) else None  # noqa: E731
+            problems.append(
+                f"in {name}, the page model finds {len(ours)} code cell(s), myst-nb reads {len(theirs)}; "
+                f"the first that differs (line, options, tags): ours {cell_of(ours)}, myst-nb's {cell_of(theirs)}"
+                + ("; their code differs" if cell_of(ours) == cell_of(theirs) else ""))
+    return problems
+
+
+# --- chrome.py replaces English words the themes hard-code in their templates.
+
+def _theme_templates() -> dict[str, str]:
+    return {f"{package}/{path.relative_to(_package_file(package))}": path.read_text(encoding="utf-8")
+            for package in ("pydata_sphinx_theme", "sphinx_book_theme")
+            for path in sorted(_package_file(package, "theme").rglob("*.html"))}
+
+
+@_workaround(
+    "theme-hard-coded-strings", "conf/book_extensions/chrome.py",
+    "the themes' templates still hard-code each English string chrome.HARD_CODED replaces in the written pages",
+)
+def _hard_coded_strings_still_in_themes(upstream=None) -> list[str]:
+    """upstream: {template path: text} of the installed themes."""
+    from book_extensions.chrome import HARD_CODED
+
+    templates = _theme_templates() if upstream is None else upstream
+    return [f"no template of the installed themes holds {english!r} any more, so the {language} pages "
+            f"show the theme's new wording untranslated: find it and update HARD_CODED"
+            for language, replacements in HARD_CODED.items() for english in replacements
+            if not any(english in text for text in templates.values())]
+
+
+# --- conf/_templates/search-button-field.html is the theme's component minus its aria-label.
+
+SEARCH_BUTTON = ("pydata_sphinx_theme", "theme", "pydata_sphinx_theme", "components", "search-button-field.html")
+SEARCH_BUTTON_EDIT = " aria-label=\"{{ _('Search') }}\""  # what our copy removes
+JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
+
+
+@_workaround(
+    "search-button-copy", "conf/_templates/search-button-field.html",
+    "pydata-sphinx-theme's components/search-button-field.html is still, but for its aria-label, what "
+    "our copy was made from; otherwise our copy renders an outdated button",
+)
+def _search_button_copy_matches(upstream=None) -> list[str]:
+    """upstream: the text of the theme's component."""
+    theirs_path = _package_file(*SEARCH_BUTTON[:1]).joinpath(*SEARCH_BUTTON[1:])
+    if upstream is None:
+        if not theirs_path.is_file():
+            return [f"the theme has no {'/'.join(SEARCH_BUTTON)} any more, so our copy replaces nothing: remove it"]
+        upstream = theirs_path.read_text(encoding="utf-8")
+    ours = (book_settings.CONF / "_templates" / "search-button-field.html").read_text(encoding="utf-8")
+    theirs = JINJA_COMMENT.sub("", upstream).strip()
+    if SEARCH_BUTTON_EDIT not in theirs:
+        return [f"the theme's {SEARCH_BUTTON[-1]} no longer has{SEARCH_BUTTON_EDIT}: if its button is now "
+                "named by its visible text, remove our copy, else copy the component again without it"]
+    expected, ours = theirs.replace(SEARCH_BUTTON_EDIT, ""), JINJA_COMMENT.sub("", ours).strip()
+    if expected == ours:
+        return []
+    diff = "\n".join(difflib.unified_diff(ours.splitlines(), expected.splitlines(), "ours", "theme minus aria-label",
+                                          lineterm=""))
+    return [f"the theme's {SEARCH_BUTTON[-1]} changed since our copy was made: copy it again without its "
+            f"aria-label\n{diff}"]
+
+
+# --- conf/search-scorer.js replaces Sphinx's whole Scorer, so it repeats Sphinx's default weights.
+
+SEARCHTOOLS = ("sphinx", "themes", "basic", "static", "searchtools.js")
+JS_NUMBER_MEMBER = re.compile(r"(\w+)\s*:\s*(-?\d+(?:\.\d+)?)\b")
+SCORE_RESULT = re.compile(r"const\s*\[([^\]]*)\]\s*=\s*result")
+
+
+def _js_object(source: str, name: str) -> str:
+    """The text of `name = {…}` in a script, comments dropped."""
+    start = source.find("{", source.index(f"{name} = {{"))
+    kept, depth, i = [], 0, start
+    while i < len(source):
+        if source.startswith("//", i):
+            end = source.find("\n", i)
+            i = len(source) if end < 0 else end
+            continue
+        if source.startswith("/*", i):
+            i = source.index("*/", i) + 2
+            continue
+        kept.append(source[i])
+        depth += {"{": 1, "}": -1}.get(source[i], 0)
+        if depth == 0:
+            break
+        i += 1
+    return "".join(kept)
+
+
+def _weights(scorer: str) -> dict[str, str]:
+    """Every `name: number` of a Scorer object (objPrio's entries by their priority)."""
+    return dict(JS_NUMBER_MEMBER.findall(scorer))
+
+
+@_workaround(
+    "search-scorer-defaults", "conf/search-scorer.js",
+    "Sphinx's default Scorer weights are the ones our Scorer repeats, and its score() receives "
+    "[docname, title, anchor, descr, score, …]",
+)
+def _scorer_repeats_sphinx_defaults(upstream=None) -> list[str]:
+    """upstream: the text of Sphinx's searchtools.js."""
+    if upstream is None:
+        upstream = _package_file(*SEARCHTOOLS[:1]).joinpath(*SEARCHTOOLS[1:]).read_text(encoding="utf-8")
+    ours_text = (book_settings.CONF / "search-scorer.js").read_text(encoding="utf-8")
+    try:
+        theirs_scorer = _js_object(upstream, "Scorer")
+    except ValueError:
+        return ["Sphinx's searchtools.js defines no `Scorer = {…}` any more: check html_search_scorer by hand"]
+    ours, theirs = _weights(_js_object(ours_text, "Scorer")), _weights(theirs_scorer)
+    problems = []
+    if differing := {name: (theirs.get(name), ours.get(name)) for name in sorted(theirs.keys() | ours.keys())
+                     if theirs.get(name) != ours.get(name)}:
+        problems.append(f"Sphinx's default Scorer weights differ from our copy's, as name: (Sphinx's, ours): "
+                        f"{differing}; ours replaces Sphinx's whole Scorer, so copy its weights again")
+    # Sphinx documents the result's layout only in the comment above its default Scorer.
+    their_fields, our_fields = ([field.strip() for field in match.group(1).split(",")] if match else []
+                                for match in (SCORE_RESULT.search(upstream), SCORE_RESULT.search(ours_text)))
+    if not our_fields or their_fields[:len(our_fields)] != our_fields:
+        problems.append(f"Sphinx's searchtools.js documents score()'s result as {their_fields}, our score() "
+                        f"unpacks {our_fields}: unpack what Sphinx now passes")
+    return problems
+
+
+# --- zh_search.py works around sphinx-doc/sphinx#14229 (a zh search script that throws).
+
+STEMMER_ASSIGNMENT = re.compile(r"window\.Stemmer\s*=\s*(\w+)\s*;")
+
+
+def _zh_stemmer_code(language) -> str:
+    """What Sphinx writes into language_data.js for a search language."""
+    from sphinx.search import IndexBuilder
+
+    return IndexBuilder.get_js_stemmer_code(SimpleNamespace(lang=language))
+
+
+def _assigned_but_undefined(code: str) -> list[str]:
+    return [name for name in STEMMER_ASSIGNMENT.findall(code)
+            if not re.search(rf"\b(?:var|let|const|class|function)\s+{name}\b", code)]
+
+
+@_workaround(
+    "zh-stemmer-bug", "conf/book_extensions/zh_search.py",
+    "Sphinx's zh search script still assigns window.Stemmer a class it does not define (sphinx-doc/sphinx#14229)",
+)
+def _zh_search_still_broken(upstream=None) -> list[str]:
+    """upstream: the stemmer code Sphinx writes for its own zh search language."""
+    from sphinx.search.zh import SearchChinese
+
+    from book_extensions.zh_search import SearchChineseWithItsStemmer
+
+    try:
+        theirs = _zh_stemmer_code(SearchChinese) if upstream is None else upstream
+        ours = _zh_stemmer_code(SearchChineseWithItsStemmer)
+    except Exception as error:  # an internal method: any change in it is news
+        return [f"Sphinx's IndexBuilder.get_js_stemmer_code no longer works as assumed ({error!r}): "
+                "check the zh search page by hand"]
+    if not STEMMER_ASSIGNMENT.search(theirs):
+        return ["Sphinx's zh stemmer code no longer assigns window.Stemmer: check the zh search page by hand"]
+    problems = []
+    if not _assigned_but_undefined(theirs):
+        problems.append("Sphinx's zh search now defines the stemmer it assigns (sphinx-doc/sphinx#14229 is "
+                        "fixed), so the workaround is no longer needed: remove it and its line in conf.py")
+    if missing := _assigned_but_undefined(ours):
+        problems.append(f"with the workaround, the zh search script still assigns undefined {missing}")
+    return problems
+
+
+# --- badges.py and snippet_cells.py read myst-nb's execution record of a page.
+
+def _exec_data_problems(keys: tuple[str, ...], upstream) -> list[str]:
+    """upstream: myst-nb's ExecutionResult (a TypedDict), the declared shape of the record."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    if upstream is None:
+        from myst_nb.core.execute import ExecutionResult as upstream
+    problems = [f"myst-nb's execution record (ExecutionResult) has no key {key!r} any more"
+                for key in keys if key not in getattr(upstream, "__annotations__", {})]
+    try:
+        inspect.signature(NbMetadataCollector.get_exec_data).bind(None, "docname")
+    except (AttributeError, TypeError) as error:
+        problems.append(f"myst-nb's NbMetadataCollector.get_exec_data(env, docname) is gone ({error})")
+    return problems
+
+
+@_workaround(
+    "badge-exec-data", "conf/book_extensions/badges.py",
+    "myst-nb's execution record of a page (NbMetadataCollector.get_exec_data) has succeeded, mtime and runtime",
+)
+def _badge_exec_data(upstream=None) -> list[str]:
+    return _exec_data_problems(("succeeded", "mtime", "runtime"), upstream)
+
+
+@_workaround(
+    "failing-snippet-exec-data", "conf/book_extensions/snippet_cells.py",
+    "myst-nb's execution record of a page (NbMetadataCollector.get_exec_data) has the failed run's traceback",
+)
+def _failing_snippet_exec_data(upstream=None) -> list[str]:
+    return _exec_data_problems(("traceback",), upstream)
+
+
+# --- snippet_cells.py finds the failing snippet line in IPython's traceback text.
+
+RAISING_CELLS = ["print('fine')", "import math\n\nratio = math.pi / 0\nprint(ratio)\n"]
+RAISED = ("ZeroDivisionError: float division by zero", (2, 3))  # the second cell, its line 3
+
+
+def failed_run_traceback() -> str:
+    """The traceback text myst-nb records when a cell raises, from a real kernel run of RAISING_CELLS,
+    by the function myst-nb's cache mode executes notebooks with."""
+    import nbformat
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "python3"}})
+    notebook.cells = [nbformat.v4.new_code_cell(code) for code in RAISING_CELLS]
+    with tempfile.TemporaryDirectory() as cwd:
+        result = single_nb_execution(notebook, cwd=cwd, timeout=120, allow_errors=False)
+    return result.exc_string or ""
+
+
+@_workaround(
+    "ipython-traceback", "conf/book_extensions/snippet_cells.py",
+    "IPython names a failing cell's frame `Cell In[<execution count>], line <n>` and ends with the error line",
+)
+def _traceback_still_parsed(upstream=None) -> list[str]:
+    """upstream: the traceback text of a failed run of RAISING_CELLS."""
+    from book_extensions.snippet_cells import ANSI, parse_traceback
+
+    traceback = failed_run_traceback() if upstream is None else upstream
+    found = parse_traceback(traceback)
+    if found == RAISED:
+        return []
+    return [f"parse_traceback finds {found} in the traceback of a failed run of RAISING_CELLS, not {RAISED}: "
+            "IPython's traceback format changed, so a raising snippet would be named by its page only:\n"
+            + ANSI.sub("", traceback)[-1500:]]

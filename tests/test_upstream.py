@@ -1,0 +1,143 @@
+"""Every workaround of another package's internals has a canary, and each canary can fail.
+
+Each check of ``book_extensions.upstream`` must find nothing wrong with the installed packages,
+and must fail, naming the workaround's file, when given a simulated upgrade: a modified copy of
+the upstream text or object that breaks (or fixes) what the workaround relies on.
+"""
+
+import re
+from types import SimpleNamespace
+from typing import TypedDict
+
+import pytest
+from myst_nb.core.execute import ExecutionResult
+from myst_nb.core.read import read_myst_markdown_notebook
+from myst_parser.parsers.directives import parse_directive_text
+from myst_parser.parsers.mdit import create_md_parser
+
+import book_settings
+from book_extensions import upstream
+from book_extensions.chrome import HARD_CODED
+from book_extensions.snippet_cells import ANSI
+from book_extensions.upstream import WORKAROUNDS
+
+
+@pytest.fixture(scope="module")
+def failed_run():
+    return upstream.failed_run_traceback()
+
+
+def read_counting_lines_from_zero(text, **options):
+    notebook = read_myst_markdown_notebook(text, **options)
+    notebook.metadata["source_map"] = [line - 1 for line in notebook.metadata["source_map"]]
+    return notebook
+
+
+def parse_directive_text_without_validate_options(directive_class, first_line, content, *, line=None):
+    return parse_directive_text(directive_class, first_line, content, line=line)
+
+
+def myst(**replaced):
+    return SimpleNamespace(**{"create_md_parser": create_md_parser, "parse_directive_text": parse_directive_text,
+                              "read_myst_markdown_notebook": read_myst_markdown_notebook, **replaced})
+
+
+def themes_with(old, new):
+    templates = upstream._theme_templates()
+    return {path: text.replace(old, new) for path, text in templates.items()}
+
+
+def search_button(old, new):
+    path = upstream._package_file(upstream.SEARCH_BUTTON[0]).joinpath(*upstream.SEARCH_BUTTON[1:])
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new)
+
+
+def searchtools(old, new):
+    text = upstream._package_file(upstream.SEARCHTOOLS[0]).joinpath(*upstream.SEARCHTOOLS[1:]).read_text()
+    assert old in text
+    return text.replace(old, new)
+
+
+def zh_stemmer_code_fixed_upstream():
+    """What sphinx-doc/sphinx#14416 makes Sphinx write: the class named after the stemmer's file."""
+    from sphinx.search.zh import SearchChinese
+
+    code = upstream._zh_stemmer_code(SearchChinese)
+    assert "window.Stemmer = ChineseStemmer;" in code
+    return code.replace("window.Stemmer = ChineseStemmer;", "window.Stemmer = EnglishStemmer;")
+
+
+def execution_result_without(key, instead):
+    fields = {name: hint for name, hint in ExecutionResult.__annotations__.items() if name != key}
+    return TypedDict("ExecutionResult", {**fields, instead: "str | None"})
+
+
+def ipython_7_traceback(real):
+    """The same failure as IPython 7 printed it: the cell named by its input file, no line number."""
+    text = ANSI.sub("", real)
+    assert "Cell In[2], line 3" in text
+    return re.sub(r"Cell In\[(\d+)\], line \d+", r"<ipython-input-\1-5f3b2c0a9e1d> in <module>", text)
+
+
+# (workaround, what the simulated upgrade does, the modified upstream, a phrase its problem must hold)
+SIMULATIONS = [
+    ("myst-parser-internals", "myst-nb counts cell lines from 0",
+     lambda _: myst(read_myst_markdown_notebook=read_counting_lines_from_zero), "the page model finds"),
+    ("myst-parser-internals", "parse_directive_text drops validate_options",
+     lambda _: myst(parse_directive_text=parse_directive_text_without_validate_options),
+     "parse_directive_text is gone or takes other arguments"),
+    ("theme-hard-coded-strings", "the book theme translates its sidebar toggle's title",
+     lambda _: themes_with('title="Toggle primary sidebar"', "title=\"{{ _('Toggle primary sidebar') }}\""),
+     "'title=\"Toggle primary sidebar\"'"),
+    ("search-button-copy", "the theme's search button gains a class",
+     lambda _: search_button('class="btn search-button-field', 'class="btn btn-sm search-button-field'),
+     "changed since our copy was made"),
+    ("search-button-copy", "the theme names its search button by its visible text",
+     lambda _: search_button(upstream.SEARCH_BUTTON_EDIT, ""), "no longer has"),
+    ("search-scorer-defaults", "Sphinx raises its title weight",
+     lambda _: searchtools("title: 15,", "title: 16,"), "default Scorer weights"),
+    ("search-scorer-defaults", "Sphinx adds a weight",
+     lambda _: searchtools("partialTerm: 2,", "partialTerm: 2,\n    exactTerm: 9,"), "'exactTerm': ('9', None)"),
+    ("search-scorer-defaults", "Sphinx passes score() the result in another order",
+     lambda _: searchtools("const [docname, title, anchor, descr, score,", "const [docname, title, score, anchor, descr,"),
+     "unpack what Sphinx now passes"),
+    ("zh-stemmer-bug", "Sphinx fixes its zh stemmer (sphinx-doc/sphinx#14416)",
+     lambda _: zh_stemmer_code_fixed_upstream(), "the workaround is no longer needed: remove it"),
+    ("badge-exec-data", "myst-nb renames mtime", lambda _: execution_result_without("mtime", "executed_at"), "'mtime'"),
+    ("failing-snippet-exec-data", "myst-nb renames traceback",
+     lambda _: execution_result_without("traceback", "exc_string"), "'traceback'"),
+    ("ipython-traceback", "IPython names a cell as IPython 7 did", ipython_7_traceback,
+     "IPython's traceback format changed"),
+]
+
+
+@pytest.mark.parametrize("name", WORKAROUNDS)
+def test_the_installed_packages_still_behave_as_each_workaround_assumes(name):
+    problems = WORKAROUNDS[name].problems()
+    assert problems == [], f"{name} ({WORKAROUNDS[name].assumes}):\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(("name", "change", "broken", "phrase"), SIMULATIONS,
+                         ids=[f"{name}: {change}" for name, change, _, _ in SIMULATIONS])
+def test_each_canary_fails_naming_its_workaround_when_upstream_changes(name, change, broken, phrase, failed_run):
+    workaround = WORKAROUNDS[name]
+    problems = workaround.problems(broken(failed_run))
+    assert problems, f"the canary of {workaround.guards} did not notice: {change}"
+    assert all(problem.startswith(f"{workaround.guards}: ") for problem in problems), problems
+    assert phrase in "\n".join(problems), problems
+
+
+def test_every_workaround_has_a_simulated_upgrade_and_names_a_file_that_exists():
+    assert {name for name, *_ in SIMULATIONS} == set(WORKAROUNDS)
+    missing = [w.guards for w in WORKAROUNDS.values() if not (book_settings.ROOT / w.guards).is_file()]
+    assert not missing, missing
+
+
+def test_the_zh_pages_show_the_hard_coded_theme_words_translated(site):
+    """The other half of chrome.py's canary: the replacement reached the written pages."""
+    written = "\n".join(page.read_text(encoding="utf-8") for page in sorted((site / "zh").rglob("*.html")))
+    replacements = HARD_CODED["zh_CN"]
+    assert [english for english in replacements if english in written] == []
+    assert [zh for zh in replacements.values() if zh not in written] == []
