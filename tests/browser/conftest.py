@@ -19,10 +19,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+import book_settings
 from book_extensions import pages
 
 SITE = Path(os.environ.get("BOOK_SITE", pages.ROOT / "build" / "site"))
-AXE = Path(os.environ.get("BOOK_AXE", pages.ROOT / "build" / "tools" / "node_modules" / "axe-core" / "axe.min.js"))
+AXE = Path(os.environ.get("BOOK_AXE", book_settings.NODE_TOOLS / "node_modules" / "axe-core" / "axe.min.js"))
 CHROMIUM = Path(os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = pages.ROOT / "build" / "screenshots"
 REPORT = pages.ROOT / "build" / "browser-report.json"
@@ -168,7 +169,7 @@ def totals() -> Totals:
 @pytest.fixture(scope="session")
 def axe_script() -> Path:
     if not AXE.is_file():
-        pytest.fail(f"no axe-core at {AXE}: `nox -s browser` installs it with npm")
+        pytest.fail(f"no axe-core at {AXE}: `nox -s browser` installs it (npm ci --prefix tests/node)")
     return AXE
 
 
