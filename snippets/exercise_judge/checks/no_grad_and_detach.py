@@ -3,8 +3,8 @@
 import torch
 from torch import nn
 
-from exercises._spies import TorchCalls
-from judge import Fail, exercise, times
+from exercise_judge.checking import Fail, exercise, times
+from exercise_judge.spies import TorchCalls
 
 K = 3  # model[0] (Linear), model[1] (Tanh), model[2] (Linear) frozen; model[4] (Linear) trains
 STEPS = 5
@@ -20,10 +20,10 @@ def make_input(requires_grad=False):
     return torch.randn(8, 6).requires_grad_(requires_grad)
 
 
-def layer_names(model, indices, language="en"):
-    if language == "zh":
-        return "、".join(f"model[{i}]（{type(model[i]).__name__}）" for i in sorted(indices))
-    return ", ".join(f"model[{i}] ({type(model[i]).__name__})" for i in sorted(indices))
+def layer_names(model, indices) -> tuple[str, str]:
+    """'model[0] (Linear), model[2] (Linear)': the layers, in English and in Chinese."""
+    return (", ".join(f"model[{i}] ({type(model[i]).__name__})" for i in sorted(indices)),
+            "、".join(f"model[{i}]（{type(model[i]).__name__}）" for i in sorted(indices)))
 
 
 def layers_with_params(model):
@@ -70,25 +70,59 @@ def run_or_fail(model, x, after):
                hint_zh="只改参数的 requires_grad，不要动层本身")
 
 
-def shown(names, language="en"):
-    """'0.weight', '2.bias' as model[0].weight, model[2].bias."""
-    return ("、" if language == "zh" else ", ").join(
-        f"model[{name.split('.')[0]}].{name.split('.', 1)[1]}" for name in names)
+def parameter_names(names) -> tuple[str, str]:
+    """'0.weight', '2.bias' as model[0].weight, model[2].bias, in English and in Chinese."""
+    named = [f"model[{name.split('.')[0]}].{name.split('.', 1)[1]}" for name in names]
+    return ", ".join(named), "、".join(named)
 
 
-def adamw_steps(model, forward):
-    """STEPS AdamW steps on all of model.parameters(), frozen ones included on purpose."""
+def each_k(check, after_en: str, after_zh: str):
+    """The values of k each tool is tried with, each announced as the check of the gradients left
+    after `after_en` (`after_zh` in Chinese), formatted with k."""
+    for k in (K, 2):
+        check(f"after {after_en.format(k=k)}, model[0]…model[{k - 1}] have .grad None, the later layers have gradients",
+              f"{after_zh.format(k=k)}之后，model[0]…model[{k - 1}] 的 .grad 是 None，后面的层有梯度")
+        yield k
+
+
+def check_gradient_pattern(model, k, leaked, starved) -> None:
+    """After a backward, Fail unless model[0]…model[k - 1] have .grad None and the later layers have
+    gradients. Each tool says why in its own words, each an (English, Chinese) pair: leaked is
+    (because, found, hint) for an earlier layer with a gradient (found None: the layers' names),
+    starved is (because, hint) for a later layer without one."""
+    too_early, too_late = gradient_pattern(model, k)
+    if too_early:
+        (because, found, hint), names = leaked, layer_names(model, too_early)
+        raise Fail(f"the parameters of {names[0]} still received gradients: {because[0]}",
+                   f"{names[1]} 的参数仍然收到了梯度：{because[1]}",
+                   expected=(f".grad None for model[0]…model[{k - 1}]", f"model[0]…model[{k - 1}] 的 .grad 是 None"),
+                   found=found or (f"gradients in {names[0]}", f"{names[1]} 有梯度"), hint_en=hint[0], hint_zh=hint[1])
+    if too_late:
+        (because, hint), names = starved, layer_names(model, too_late)
+        raise Fail(f"{names[0]} got no gradient: {because[0]}", f"{names[1]} 没有梯度：{because[1]}",
+                   expected=(f"gradients from model[{k}] on", f"从 model[{k}] 起都有梯度"),
+                   found=(".grad None", ".grad 是 None"), hint_en=hint[0], hint_zh=hint[1])
+
+
+def check_adamw(model, forward, frozen, idle) -> None:
+    """STEPS AdamW steps (weight decay 0.1) on all of model.parameters(), the frozen ones included on
+    purpose, each through forward(model, x). Fail when a layer of model[:K] moved, or one after them
+    did not: frozen is (expected, hint), idle is (text, hint), each an (English, Chinese) pair."""
+    before = {i: [p.detach().clone() for p in model[i].parameters()] for i in layers_with_params(model)}
     optimizer = torch.optim.AdamW(model.parameters(), lr=0.01, weight_decay=0.1)
     x = make_input()
     for _ in range(STEPS):
         optimizer.zero_grad()
         forward(model, x).pow(2).mean().backward()
         optimizer.step()
-
-
-def moved_layers(model, before):
-    return {i for i in layers_with_params(model)
-            if any(not torch.equal(p, q) for p, q in zip(model[i].parameters(), before[i]))}
+    moved = {i for i, old in before.items() if any(not torch.equal(p, q) for p, q in zip(model[i].parameters(), old))}
+    if moved & set(range(K)):
+        names = layer_names(model, moved & set(range(K)))
+        raise Fail(f"{names[0]} moved under AdamW", f"{names[1]} 被 AdamW 改动了", expected=frozen[0],
+                   found=("changed values", "数值变了"), hint_en=frozen[1][0], hint_zh=frozen[1][1])
+    if not moved >= set(before) - set(range(K)):
+        raise Fail(*idle[0], expected=(f"model[{K}] and later moved", f"model[{K}] 及之后的层有变化"),
+                   found=("no change", "没有变化"), hint_en=idle[1][0], hint_zh=idle[1][1])
 
 
 @exercise("no-grad-and-detach/freeze-two-ways",
@@ -109,41 +143,30 @@ def freeze_two_ways(solution, check):
                            "don't zero, re-initialise or replace anything",
                    hint_zh="冻结只决定参数拿不拿梯度，不改它的值：不要清零、重新初始化或替换任何东西")
 
-    for k in (K, 2):
-        check(f"after freeze_first(model, {k}) and a backward, model[0]…model[{k - 1}] have .grad None, "
-              f"the later layers have gradients",
-              f"freeze_first(model, {k}) 再反向之后，model[0]…model[{k - 1}] 的 .grad 是 None，后面的层有梯度")
+    for k in each_k(check, "freeze_first(model, {k}) and a backward", "freeze_first(model, {k}) 再反向"):
         model = make_model()
         solution.freeze_first(model, k)
         out = run_or_fail(model, make_input(), f"freeze_first(model, {k})")
         if out.requires_grad:  # otherwise every layer is frozen: the check below names the later ones
             out.sum().backward()
-        leaked, starved = gradient_pattern(model, k)
-        if leaked:
-            still = [f"model[{i}].{name}" for i in sorted(leaked) for name, p in model[i].named_parameters()
-                     if p.grad is not None]
-            # None of the first k layers frozen: the reader "froze" without touching requires_grad.
-            untouched = all(p.requires_grad for i in range(k) for p in model[i].parameters())
-            raise Fail(f"the parameters of {layer_names(model, leaked)} still received gradients: "
-                       "not frozen",
-                       f"{layer_names(model, leaked, 'zh')} 的参数仍然收到了梯度：没有冻结",
-                       expected=(f".grad None for model[0]…model[{k - 1}]", f"model[0]…model[{k - 1}] 的 .grad 是 None"),
-                       found=(f"a gradient in {', '.join(still)}", f"{'、'.join(still)} 有梯度"),
-                       hint_en=("their requires_grad is still True, so the next backward fills .grad again: setting "
-                                ".grad to None or a torch.no_grad() block changes nothing for later backwards. Call "
-                                "requires_grad_(False) on the first k layers")
-                       if untouched else f"freeze every layer from model[0] to model[{k - 1}]: model[:k] is a slice of them",
-                       hint_zh=("它们的 requires_grad 还是 True，下一次反向又会填上 .grad：把 .grad 设成 None、"
-                                "或者套一个 torch.no_grad() 块，对之后的反向都不起作用。要对前 k 层调用 "
-                                "requires_grad_(False)")
-                       if untouched else f"从 model[0] 到 model[{k - 1}] 每一层都要冻结：model[:k] 就是它们")
-        if starved:
-            raise Fail(f"{layer_names(model, starved)} got no gradient: frozen too",
-                       f"{layer_names(model, starved, 'zh')} 没有梯度：也被冻结了",
-                       expected=(f"gradients from model[{k}] on", f"从 model[{k}] 起都有梯度"),
-                       found=(".grad None", ".grad 是 None"),
-                       hint_en=f"freeze only the first k = {k} entries of the Sequential, model[:{k}]",
-                       hint_zh=f"只冻结 Sequential 的前 k = {k} 项，也就是 model[:{k}]")
+        still = [f"model[{i}].{name}" for i in range(k)
+                 for name, p in model[i].named_parameters() if p.grad is not None]
+        # None of the first k layers frozen: the reader "froze" without touching requires_grad.
+        untouched = all(p.requires_grad for i in range(k) for p in model[i].parameters())
+        check_gradient_pattern(
+            model, k,
+            leaked=(("not frozen", "没有冻结"), (f"a gradient in {', '.join(still)}", f"{'、'.join(still)} 有梯度"),
+                    ("their requires_grad is still True, so the next backward fills .grad again: setting .grad to "
+                     "None or a torch.no_grad() block changes nothing for later backwards. Call requires_grad_(False) "
+                     "on the first k layers",
+                     "它们的 requires_grad 还是 True，下一次反向又会填上 .grad：把 .grad 设成 None、或者套一个 "
+                     "torch.no_grad() 块，对之后的反向都不起作用。要对前 k 层调用 requires_grad_(False)")
+                    if untouched else
+                    (f"freeze every layer from model[0] to model[{k - 1}]: model[:k] is a slice of them",
+                     f"从 model[0] 到 model[{k - 1}] 每一层都要冻结：model[:k] 就是它们")),
+            starved=(("frozen too", "也被冻结了"),
+                     (f"freeze only the first k = {k} entries of the Sequential, model[:{k}]",
+                      f"只冻结 Sequential 的前 k = {k} 项，也就是 model[:{k}]")))
 
     check("with freeze_first, the gradient still flows through the frozen layers to the input",
           "用 freeze_first 冻结时，梯度仍然穿过被冻结的层，流到输入")
@@ -164,22 +187,13 @@ def freeze_two_ways(solution, check):
           f"把全部参数交给 AdamW(weight_decay=0.1) 走 {STEPS} 步，冻结参数一位不变")
     model = make_model()
     solution.freeze_first(model, K)
-    before = {i: [p.detach().clone() for p in model[i].parameters()] for i in layers_with_params(model)}
-    adamw_steps(model, lambda m, x: m(x))
-    moved = moved_layers(model, before)
-    if moved & set(range(K)):
-        raise Fail(f"{layer_names(model, moved & set(range(K)))} moved under AdamW",
-                   f"{layer_names(model, moved & set(range(K)), 'zh')} 被 AdamW 改动了",
-                   expected=("frozen parameters unchanged: AdamW skips a parameter whose .grad is None, weight decay "
-                             "included", "冻结参数不变：.grad 为 None 的参数，AdamW 整个跳过，权重衰减也不做"),
-                   found=("changed values", "数值变了"),
-                   hint_en="a frozen parameter must keep .grad None through every backward: requires_grad_(False)",
-                   hint_zh="冻结参数在每次反向之后都要保持 .grad 为 None：用 requires_grad_(False)")
-    if not moved >= set(layers_with_params(model)) - set(range(K)):
-        raise Fail("the layers after the frozen ones did not train", "冻结层之后的层没有训练",
-                   expected=(f"model[{K}] and later moved", f"model[{K}] 及之后的层有变化"),
-                   found=("no change", "没有变化"),
-                   hint_en="freeze only model[:k]", hint_zh="只冻结 model[:k]")
+    check_adamw(model, lambda m, x: m(x),
+                frozen=(("frozen parameters unchanged: AdamW skips a parameter whose .grad is None, weight decay "
+                         "included", "冻结参数不变：.grad 为 None 的参数，AdamW 整个跳过，权重衰减也不做"),
+                        ("a frozen parameter must keep .grad None through every backward: requires_grad_(False)",
+                         "冻结参数在每次反向之后都要保持 .grad 为 None：用 requires_grad_(False)")),
+                idle=(("the layers after the frozen ones did not train", "冻结层之后的层没有训练"),
+                      ("freeze only model[:k]", "只冻结 model[:k]")))
 
     # --- forward_cut: the activation is detached; the parameters keep requires_grad=True ---
     check("forward_cut(model, x, 3) returns the same output as model(x)",
@@ -196,11 +210,8 @@ def freeze_two_ways(solution, check):
                            "change the values",
                    hint_zh="先用 model[:k] 算 x，把结果 detach，再交给 model[k:]；detach() 不改数值")
 
-    for k in (K, 2):
-        check(f"after forward_cut(model, x, {k}).sum().backward(), model[0]…model[{k - 1}] have .grad None, "
-              f"the later layers have gradients",
-              f"forward_cut(model, x, {k}).sum().backward() 之后，model[0]…model[{k - 1}] 的 .grad 是 None，"
-              f"后面的层有梯度")
+    for k in each_k(check, "forward_cut(model, x, {k}).sum().backward()",
+                    "forward_cut(model, x, {k}).sum().backward() "):
         model = make_model()
         found = as_output(solution.forward_cut(model, make_input(), k), expected.shape, f"forward_cut(model, x, {k})")
         if found.grad_fn is None:
@@ -211,24 +222,16 @@ def freeze_two_ways(solution, check):
                                "run the later layers under no_grad",
                        hint_zh="只 detach model[k - 1] 之后的中间结果，不要 detach 最终输出，也不要在 no_grad 里跑后面的层")
         found.sum().backward()
-        leaked, starved = gradient_pattern(model, k)
-        if leaked:
-            raise Fail(f"the parameters of {layer_names(model, leaked)} still received gradients: the cut is not "
-                       f"after model[{k - 1}]",
-                       f"{layer_names(model, leaked, 'zh')} 的参数仍然收到了梯度：切口不在 model[{k - 1}] 之后",
-                       expected=(f".grad None for model[0]…model[{k - 1}]", f"model[0]…model[{k - 1}] 的 .grad 是 None"),
-                       found=(f"gradients in {layer_names(model, leaked)}", f"{layer_names(model, leaked, 'zh')} 有梯度"),
-                       hint_en=f"h = model[:{k}](x).detach(), then model[{k}:](h): detach the activation itself and "
-                               "use the detached tensor",
-                       hint_zh=f"h = model[:{k}](x).detach()，再算 model[{k}:](h)：要 detach 中间结果本身，"
-                               "并且接着用 detach 出来的那个张量")
-        if starved:
-            raise Fail(f"{layer_names(model, starved)} got no gradient: the cut is too late",
-                       f"{layer_names(model, starved, 'zh')} 没有梯度：切口太靠后了",
-                       expected=(f"gradients from model[{k}] on", f"从 model[{k}] 起都有梯度"),
-                       found=(".grad None", ".grad 是 None"),
-                       hint_en=f"cut right after the first k = {k} entries: model[:{k}](x).detach()",
-                       hint_zh=f"就在前 k = {k} 项之后切：model[:{k}](x).detach()")
+        check_gradient_pattern(
+            model, k,
+            leaked=((f"the cut is not after model[{k - 1}]", f"切口不在 model[{k - 1}] 之后"), None,
+                    (f"h = model[:{k}](x).detach(), then model[{k}:](h): detach the activation itself and use the "
+                     "detached tensor",
+                     f"h = model[:{k}](x).detach()，再算 model[{k}:](h)：要 detach 中间结果本身，并且接着用 detach 出来的"
+                     "那个张量")),
+            starved=(("the cut is too late", "切口太靠后了"),
+                     (f"cut right after the first k = {k} entries: model[:{k}](x).detach()",
+                      f"就在前 k = {k} 项之后切：model[:{k}](x).detach()")))
 
     check("forward_cut leaves every parameter's requires_grad True",
           "forward_cut 不改任何参数的 requires_grad，都还是 True")
@@ -236,8 +239,9 @@ def freeze_two_ways(solution, check):
     solution.forward_cut(model, make_input(), K)
     changed = {int(name.split(".")[0]) for name, p in model.named_parameters() if not p.requires_grad}
     if changed:
-        raise Fail(f"after forward_cut, the parameters of {layer_names(model, changed)} no longer require grad",
-                   f"forward_cut 之后，{layer_names(model, changed, 'zh')} 的参数不再要梯度了",
+        names = layer_names(model, changed)
+        raise Fail(f"after forward_cut, the parameters of {names[0]} no longer require grad",
+                   f"forward_cut 之后，{names[1]} 的参数不再要梯度了",
                    expected="requires_grad True", found="requires_grad False",
                    hint_en="that freezes those layers for every later forward too: forward_cut must cut the data "
                            "flow, with detach() on the activation, and leave the parameters as they are",
@@ -258,23 +262,12 @@ def freeze_two_ways(solution, check):
 
     check(f"AdamW(weight_decay=0.1) for {STEPS} steps through forward_cut leaves model[:3] bit-for-bit unchanged",
           f"经过 forward_cut 用 AdamW(weight_decay=0.1) 走 {STEPS} 步，model[:3] 一位不变")
-    model = make_model()
-    before = {i: [p.detach().clone() for p in model[i].parameters()] for i in layers_with_params(model)}
-    adamw_steps(model, lambda m, x: solution.forward_cut(m, x, K))
-    moved = moved_layers(model, before)
-    if moved & set(range(K)):
-        raise Fail(f"{layer_names(model, moved & set(range(K)))} moved under AdamW",
-                   f"{layer_names(model, moved & set(range(K)), 'zh')} 被 AdamW 改动了",
-                   expected=("unchanged: their .grad stays None, so AdamW skips them",
-                             "不变：它们的 .grad 一直是 None，AdamW 跳过它们"),
-                   found=("changed values", "数值变了"),
-                   hint_en="the layers before the cut must get no gradient in any step",
-                   hint_zh="切口之前的层在每一步都不能拿到梯度")
-    if not moved >= set(layers_with_params(model)) - set(range(K)):
-        raise Fail("the layers after the cut did not train", "切口之后的层没有训练",
-                   expected=(f"model[{K}] and later moved", f"model[{K}] 及之后的层有变化"),
-                   found=("no change", "没有变化"),
-                   hint_en="cut after model[k - 1], not later", hint_zh="在 model[k - 1] 之后切，不要更靠后")
+    check_adamw(make_model(), lambda m, x: solution.forward_cut(m, x, K),
+                frozen=(("unchanged: their .grad stays None, so AdamW skips them",
+                         "不变：它们的 .grad 一直是 None，AdamW 跳过它们"),
+                        ("the layers before the cut must get no gradient in any step", "切口之前的层在每一步都不能拿到梯度")),
+                idle=(("the layers after the cut did not train", "切口之后的层没有训练"),
+                      ("cut after model[k - 1], not later", "在 model[k - 1] 之后切，不要更靠后")))
 
     # --- the method: requires_grad_(False) on the parameters themselves, detach() on the activation ---
     check(f"freeze_first(model, {K}) keeps the model's parameters and switches off their requires_grad",
@@ -285,18 +278,19 @@ def freeze_two_ways(solution, check):
     after = dict(model.named_parameters())
     replaced = [name for name in before if after.get(name) is not before[name]]
     if replaced:
-        raise Fail(f"freeze_first replaced parameters ({shown(replaced)} are no longer parameters of the model)",
-                   f"freeze_first 替换了参数（{shown(replaced, 'zh')} 不再是模型的参数）",
+        gone = parameter_names(replaced)
+        raise Fail(f"freeze_first replaced parameters ({gone[0]} are no longer parameters of the model)",
+                   f"freeze_first 替换了参数（{gone[1]} 不再是模型的参数）",
                    expected=("the same parameter objects, with requires_grad False", "同样的参数对象，requires_grad 为 False"),
-                   found=(f"{shown(replaced)} gone from model.named_parameters()",
-                          f"model.named_parameters() 里没有了 {shown(replaced, 'zh')}"),
+                   found=(f"{gone[0]} gone from model.named_parameters()", f"model.named_parameters() 里没有了 {gone[1]}"),
                    hint_en="keep the parameters, switch off their requires_grad: model[:k].requires_grad_(False)",
                    hint_zh="保留参数，只关掉它们的 requires_grad：model[:k].requires_grad_(False)")
     still = [name for name, parameter in before.items() if int(name.split(".")[0]) < K and parameter.requires_grad]
     if still:
-        raise Fail(f"freeze_first left requires_grad True on {shown(still)}: their gradients are still computed and "
+        unfrozen = parameter_names(still)
+        raise Fail(f"freeze_first left requires_grad True on {unfrozen[0]}: their gradients are still computed and "
                    "thrown away",
-                   f"freeze_first 之后 {shown(still, 'zh')} 的 requires_grad 仍是 True：它们的梯度照样被算出来再扔掉",
+                   f"freeze_first 之后 {unfrozen[1]} 的 requires_grad 仍是 True：它们的梯度照样被算出来再扔掉",
                    expected="requires_grad False", found="requires_grad True",
                    hint_en="model[:k].requires_grad_(False): then backward does not compute them at all",
                    hint_zh="用 model[:k].requires_grad_(False)：这样 backward() 根本不会计算它们的梯度")

@@ -5,8 +5,9 @@ import copy
 import torch
 from torch import nn
 
-from exercises._spies import autograd_passes, counted
-from judge import Fail, exercise
+from exercise_judge.checking import Fail, exercise
+from exercise_judge.checks._shared import refuse_passes
+from exercise_judge.spies import autograd_passes
 
 ANSWERS = ("no-requires-grad", "not-a-leaf", "not-reached", "has-grad")
 
@@ -118,16 +119,14 @@ def why_none(solution, check):
                 if not passes:
                     raise
                 found = None  # a second backward through a freed graph: named below
-        if passes:
-            raise Fail("why_grad_is_none ran a backward pass: decide from the attributes and the graph, without "
-                       "calling backward again",
-                       "why_grad_is_none 做了一次反向传播：要根据属性和计算图来判断，不要再调用 backward()",
-                       expected=("no backward pass", "不做任何反向传播"),
-                       found=(counted(passes), counted(passes, "zh")),
-                       hint_en="backward already ran; a second one raises on a freed graph, or adds into .grad. Read "
-                               "requires_grad, is_leaf, and walk from loss.grad_fn along next_functions",
-                       hint_zh="loss.backward() 已经调用过了；再调用一次，要么因为图已释放而报错，要么往 .grad 里又加一份。"
-                               "看 requires_grad 和 is_leaf，再从 loss.grad_fn 沿 next_functions 往回走")
+        refuse_passes(passes, ("why_grad_is_none ran a backward pass: decide from the attributes and the graph, "
+                               "without calling backward again",
+                               "why_grad_is_none 做了一次反向传播：要根据属性和计算图来判断，不要再调用 backward()"),
+                      ("no backward pass", "不做任何反向传播"),
+                      ("backward already ran; a second one raises on a freed graph, or adds into .grad. Read "
+                       "requires_grad, is_leaf, and walk from loss.grad_fn along next_functions",
+                       "loss.backward() 已经调用过了；再调用一次，要么因为图已释放而报错，要么往 .grad 里又加一份。"
+                       "看 requires_grad 和 is_leaf，再从 loss.grad_fn 沿 next_functions 往回走"))
         if not isinstance(found, str) or found not in ANSWERS:
             raise Fail("the answer is not one of the four names the starter file defines",
                        "返回值不是起始文件定义的四个名字之一",

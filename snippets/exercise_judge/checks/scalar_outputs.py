@@ -6,8 +6,9 @@ import torch
 import torch.autograd.functional
 import torch.func
 
-from exercises._spies import autograd_passes, counted
-from judge import Fail, exercise, times
+from exercise_judge.checking import Fail, exercise, times
+from exercise_judge.checks._shared import explained
+from exercise_judge.spies import autograd_passes, counted
 
 # vjp must use backward(v): these compute Jacobians or vector-Jacobian products for you.
 READY_MADE = [(torch.autograd.functional, name) for name in ("jacobian", "vjp", "jvp", "hessian", "vhp", "hvp")]
@@ -75,16 +76,12 @@ def as_result(found, x):
 
 def call_vjp(solution, f, x, v):
     """solution.vjp(f, x, v), with the usual error of a backward on an x that needs no grad explained."""
-    try:
+    with explained("does not require grad",
+                   ("backward found nothing that requires grad", "backward 找不到任何要梯度的张量"),
+                   ("f(x) computed from a leaf that requires grad", "f(x) 由一个要梯度的叶子张量算出"),
+                   ("the x you are given does not require grad: run f on x.detach().requires_grad_()",
+                    "传进来的 x 不要梯度：对 x.detach().requires_grad_() 算 f")):
         return solution.vjp(f, x, v)
-    except RuntimeError as error:
-        if "does not require grad" not in str(error):
-            raise
-        raise Fail("backward found nothing that requires grad", "backward 找不到任何要梯度的张量",
-                   expected=("f(x) computed from a leaf that requires grad", "f(x) 由一个要梯度的叶子张量算出"),
-                   found=(f"RuntimeError: {error}", f"RuntimeError: {error}"),
-                   hint_en="the x you are given does not require grad: run f on x.detach().requires_grad_()",
-                   hint_zh="传进来的 x 不要梯度：对 x.detach().requires_grad_() 算 f") from None
 
 
 def show(t):
@@ -170,13 +167,12 @@ def vjp(solution, check):
           "vjp 只调用一次 f，亲自做一次反向传播：不构造 J，也不用现成的变换")
     with autograd_passes() as passes:
         call_vjp(solution, counted_f, x, v)
-    if len(calls) != 1:
-        raise Fail(f"f was called {times(len(calls))}: one forward and one backward(v) are enough; building J column "
+    if (n := len(calls)) != 1:
+        raise Fail(f"f was called {times(n)}: one forward and one backward(v) are enough; building J column "
                    "by column is what vjp avoids",
-                   f"f 被调用了 {len(calls)} 次：一次前向、一次 backward(v) 就够了；一列一列地构造 J 正是 vjp 要避免的",
+                   f"f 被调用了 {n} 次：一次前向、一次 backward(v) 就够了；一列一列地构造 J 正是 vjp 要避免的",
                    expected=("f called once", "f 调用一次"),
-                   found=(f"f called {times(len(calls))} for an x of {x.numel()} entries",
-                          f"x 有 {x.numel()} 个分量，f 被调用了 {len(calls)} 次"),
+                   found=(f"f called {times(n)} for an x of {x.numel()} entries", f"x 有 {x.numel()} 个分量，f 被调用了 {n} 次"),
                    hint_en="one f(leaf), then out.backward(v): v weights the outputs, and one pass gives vᵀJ",
                    hint_zh="一次 f(leaf)，再 out.backward(v)：v 给各个输出加权，一次反向传播就得到 vᵀJ")
     ready_made = [found for found in passes if not found.by(solution.__file__)]
@@ -184,12 +180,12 @@ def vjp(solution, check):
         raise Fail(f"the backward pass was run by {ready_made[0].origin}, not by your code",
                    f"反向传播是 {ready_made[0].origin} 做的，不是你的代码",
                    expected=("one out.backward(v) in your code", "你的代码里的一次 out.backward(v)"),
-                   found=(counted(passes), counted(passes, "zh")),
+                   found=counted(passes),
                    hint_en="the exercise is to get vᵀJ from backward itself: f(leaf).backward(v) on a leaf copy of x",
                    hint_zh="这道练习要用 backward 本身得到 vᵀJ：在 x 的叶子拷贝上做 f(leaf).backward(v)")
     if len(passes) != 1:
         raise Fail(f"autograd ran {len(passes)} backward passes: expected exactly one backward(v)",
                    f"autograd 做了 {len(passes)} 次反向传播：应当恰好一次 backward(v)",
-                   expected=("one backward pass", "一次反向传播"), found=(counted(passes), counted(passes, "zh")),
+                   expected=("one backward pass", "一次反向传播"), found=counted(passes),
                    hint_en="one backward per output row builds J. f(leaf).backward(v) gives vᵀJ directly",
                    hint_zh="每个输出调用一次 backward()、得到 J 的一行，就是在构造 J。f(leaf).backward(v) 直接给出 vᵀJ")

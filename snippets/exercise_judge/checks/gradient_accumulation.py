@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from judge import Fail, exercise, times
+from exercise_judge.checking import Fail, exercise, times
 
 
 @exercise("gradient-accumulation/micro-batches",

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import torch
 
-from exercises._spies import TorchCalls
-from judge import Fail, exercise
+from exercise_judge.checking import Fail, exercise
+from exercise_judge.checks._shared import graph_nodes
+from exercise_judge.spies import TorchCalls
 
 
 def reference(x, q):
@@ -56,18 +57,6 @@ def backward_hint(message: str) -> tuple[str, str]:
                 "让计算留在图上，只改会破坏反向的那几处编辑")
     return ("read the error: it names the tensor that changed after a node saved it",
             "读一读报错：它说出了哪个张量在被某个节点保存之后又被改了")
-
-
-def graph_nodes(tensor) -> list:
-    """Every node in tensor's graph."""
-    seen, todo = [], [tensor.grad_fn]
-    while todo:
-        node = todo.pop()
-        if node is None or node in seen:
-            continue
-        seen.append(node)
-        todo += [parent for parent, _ in node.next_functions]
-    return seen
 
 
 def edits_c(call, q) -> bool:

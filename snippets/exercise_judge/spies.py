@@ -101,14 +101,15 @@ def autograd_passes():
         _recordings.remove(recording)
 
 
-def counted(passes: list[Pass], language: str = "en") -> str:
-    """'2 × backward(), 1 × torch.autograd.grad (by torch.func)': the passes in a few words."""
-    kinds: dict[str, int] = {}
-    for found in passes:
-        by = "" if not found.caller.startswith(TORCH) else \
-            f" (by {found.origin})" if language == "en" else f"（由 {found.origin} 发起）"
-        kinds[found.kind + by] = kinds.get(found.kind + by, 0) + 1
-    return ("、" if language == "zh" else ", ").join(f"{n} × {kind}" for kind, n in kinds.items())
+def counted(passes: list[Pass]) -> tuple[str, str]:
+    """'2 × backward(), 1 × torch.autograd.grad (by torch.func)': the passes in a few words, in English and Chinese."""
+    def said(by: str, separator: str) -> str:
+        kinds: dict[str, int] = {}
+        for found in passes:
+            kind = found.kind + (by.format(found.origin) if found.caller.startswith(TORCH) else "")
+            kinds[kind] = kinds.get(kind, 0) + 1
+        return separator.join(f"{n} × {kind}" for kind, n in kinds.items())
+    return said(" (by {})", ", "), said("（由 {} 发起）", "、")
 
 
 @dataclass

@@ -4,8 +4,9 @@ import torch
 from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
 
-from exercises._spies import autograd_passes, counted
-from judge import Fail, exercise
+from exercise_judge.checking import Fail, exercise
+from exercise_judge.checks._shared import refuse_passes
+from exercise_judge.spies import autograd_passes, counted
 
 
 FLOAT32_EN = ("right to about seven digits only, the precision of float32: don't cast inside the Function "
@@ -211,11 +212,9 @@ def custom_function(solution, check):
     with autograd_passes() as passes:
         torch.autograd.grad(out, x, torch.ones_like(out))
     asked = [found for found in passes if not found.by(__file__)]  # the judge's own call excepted
-    if asked:
-        raise Fail(f"Cube.backward asked autograd for the derivative ({counted(asked)}): the exercise is to write "
-                   f"it by hand",
-                   f"Cube.backward 让 autograd 替它求导（{counted(asked, 'zh')}）：这道练习要你亲手写出导数",
-                   expected=("grad_output times 3x², written out", "亲手写出的 grad_output 乘以 3x²"),
-                   found=(counted(asked), counted(asked, "zh")),
-                   hint_en="return grad_output * 3 * x ** 2, computed from the saved x",
-                   hint_zh="返回 grad_output * 3 * x ** 2，用保存的 x 来算")
+    asked_en, asked_zh = counted(asked)
+    refuse_passes(asked, (f"Cube.backward asked autograd for the derivative ({asked_en}): the exercise is to write "
+                          f"it by hand", f"Cube.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你亲手写出导数"),
+                  ("grad_output times 3x², written out", "亲手写出的 grad_output 乘以 3x²"),
+                  ("return grad_output * 3 * x ** 2, computed from the saved x",
+                   "返回 grad_output * 3 * x ** 2，用保存的 x 来算"))

@@ -6,7 +6,7 @@ import numbers
 import torch
 from torch import nn
 
-from judge import Fail, exercise, times
+from exercise_judge.checking import Fail, exercise, times
 
 
 def model_and_input(rows, input_requires_grad=False):
@@ -165,13 +165,12 @@ def saved_bytes(solution, check):
           "saved_bytes 只运行一次 model(x)，并且在 saved_tensors_hooks 里")
     forwards = forwards_inside_hooks(model, lambda: solution.saved_bytes(model, x))
     if forwards != [True]:
-        raise Fail(f"model(x) ran {times(len(forwards))}, {sum(forwards)} of them inside saved_tensors_hooks: "
-                   f"expected one forward, inside the hooks",
-                   f"model(x) 运行了 {len(forwards)} 次，其中 {sum(forwards)} 次在 saved_tensors_hooks 里："
-                   f"应当只做一次前向，并且在钩子里",
+        ran, inside = len(forwards), sum(forwards)
+        raise Fail(f"model(x) ran {times(ran)}, {inside} of them inside saved_tensors_hooks: expected one forward, "
+                   f"inside the hooks",
+                   f"model(x) 运行了 {ran} 次，其中 {inside} 次在 saved_tensors_hooks 里：应当只做一次前向，并且在钩子里",
                    expected=("one forward, inside saved_tensors_hooks", "一次前向，在 saved_tensors_hooks 里"),
-                   found=(f"forwards: {len(forwards)}, inside the hooks: {sum(forwards)}",
-                          f"{len(forwards)} 次前向，{sum(forwards)} 次在钩子里"),
+                   found=(f"forwards: {ran}, inside the hooks: {inside}", f"{ran} 次前向，{inside} 次在钩子里"),
                    hint_en="count in pack: it sees every saved tensor, even those of layers you don't know",
                    hint_zh="在 pack 里计数：它能看到每一个被保存的张量，连你不认识的层保存的也不例外")
 

@@ -8,27 +8,28 @@ import weakref
 import torch
 from torch import nn
 
-from judge import Fail, exercise
+from exercise_judge.checking import Fail, described, exercise, shown
+from exercise_judge.checks._shared import explained, graph_nodes
 
 BATCHES, BATCH = 8, 16
 
 
 def _loss_nodes(tensor):
     """How many batch losses hang below `tensor`: the loss nodes reachable from its grad_fn."""
-    seen, stack, losses = set(), [tensor.grad_fn], 0
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        losses += type(node).__name__.endswith("LossBackward0")
-        stack.extend(parent for parent, _ in node.next_functions)
-    return losses
+    return sum(type(node).__name__.endswith("LossBackward0") for node in graph_nodes(tensor))
 
 
-def _shown(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+def _a_float(found, expected, tensor_text, tensor_hint, other_text, other_hint) -> float:
+    """`found`, when it is a Python float; else the Fail of the exercise, with its own words (each an
+    (English, Chinese) pair): tensor_text and tensor_hint for a tensor, other_text and other_hint
+    for anything else."""
+    if isinstance(found, float):
+        return found
+    if isinstance(found, torch.Tensor):
+        text, hint, what = tensor_text, tensor_hint, shown(found)
+    else:
+        text, hint, what = other_text, other_hint, described(found)
+    raise Fail(*text, expected=expected, found=what, hint_en=hint[0], hint_zh=hint[1])
 
 
 # --- retain-graph/total-loss ---
@@ -91,20 +92,16 @@ def total_loss(solution, check):
 
     check("train_epoch(model, optimizer, batches) returns a Python float",
           "train_epoch(model, optimizer, batches) 返回一个 Python float")
-    try:
+    with explained("second time",
+                   ("backward ran through a graph that an earlier backward had already freed",
+                    "反向传播走进了一张已经被之前的反向释放过的图"),
+                   ("one loss.backward() per batch, on that batch's loss",
+                    "每个批次一次 loss.backward()，只对这个批次的损失"),
+                   ("something you backwarded holds earlier batches' graphs (a total summed as a tensor?): "
+                    "backward only each batch's own loss, and sum the losses with loss.item()",
+                    "你反向的东西挂着之前批次的图（用张量累加的总损失？）：只对每个批次自己的损失反向，"
+                    "累加损失用 loss.item()")):
         found = solution.train_epoch(model, optimizer, batches)
-    except RuntimeError as error:
-        if "second time" not in str(error):
-            raise
-        raise Fail("backward ran through a graph that an earlier backward had already freed",
-                   "反向传播走进了一张已经被之前的反向释放过的图",
-                   expected=("one loss.backward() per batch, on that batch's loss",
-                             "每个批次一次 loss.backward()，只对这个批次的损失"),
-                   found=f"RuntimeError: {str(error)[:120]}...",
-                   hint_en="something you backwarded holds earlier batches' graphs (a total summed as a tensor?): "
-                           "backward only each batch's own loss, and sum the losses with loss.item()",
-                   hint_zh="你反向的东西挂着之前批次的图（用张量累加的总损失？）：只对每个批次自己的损失反向，"
-                           "累加损失用 loss.item()") from None
     if isinstance(found, torch.Tensor) and found.grad_fn is not None:
         held, divided = _loss_nodes(found), type(found.grad_fn).__name__ == "DivBackward0"
         raise Fail(
@@ -112,26 +109,22 @@ def total_loss(solution, check):
             f"graph ({held} batch losses hang below it) for as long as anyone keeps the returned value",
             f"train_epoch 返回了带 grad_fn={type(found.grad_fn).__name__} 的张量：它挂着每个批次的计算图"
             f"（下面挂着 {held} 个批次的损失），返回值被留多久，这些图就活多久",
-            expected=("a Python float", "一个 Python float"), found=_shown(found),
+            expected=("a Python float", "一个 Python float"), found=shown(found),
             hint_en=("dividing is right, but the total was summed as a tensor, and the quotient still carries "
                      "its graph: " if divided else "`total_loss += loss` puts every batch's graph under total_loss: ")
             + "add loss.item() instead, a float that ends the graph with its batch, and divide by the number of batches",
             hint_zh=("除法没错，但总和是用张量累加的，商照样带着它的图：" if divided
                      else "`total_loss += loss` 把每个批次的图都挂到 total_loss 下面：")
             + "改为累加 loss.item()，它是个 float，图随这个批次一起结束；最后除以批次数")
-    if isinstance(found, torch.Tensor):
-        raise Fail("train_epoch returned a tensor; it has no graph, but the task asks for a Python float",
-                   "train_epoch 返回了张量；它虽然不带计算图，但题目要的是 Python float",
-                   expected=("a Python float", "一个 Python float"), found=_shown(found),
-                   hint_en="sum loss.item() of each batch: a float from the start, no tensor to convert at the end",
-                   hint_zh="累加每个批次的 loss.item()：从一开始就是 float，最后不用再转换")
-    if not isinstance(found, float):
-        raise Fail("train_epoch must return the epoch's mean loss as a Python float",
-                   "train_epoch 应当以 Python float 返回这个 epoch 的平均损失",
-                   expected=("a Python float", "一个 Python float"),
-                   found=(f"{type(found).__name__}: {_shown(found)}", f"{type(found).__name__}：{_shown(found)}"),
-                   hint_en="end the function with `return total / len(batches)`, where total sums loss.item()",
-                   hint_zh="函数最后 `return total / len(batches)`，其中 total 累加的是 loss.item()")
+    found = _a_float(found, ("a Python float", "一个 Python float"),
+                     ("train_epoch returned a tensor; it has no graph, but the task asks for a Python float",
+                      "train_epoch 返回了张量；它虽然不带计算图，但题目要的是 Python float"),
+                     ("sum loss.item() of each batch: a float from the start, no tensor to convert at the end",
+                      "累加每个批次的 loss.item()：从一开始就是 float，最后不用再转换"),
+                     ("train_epoch must return the epoch's mean loss as a Python float",
+                      "train_epoch 应当以 Python float 返回这个 epoch 的平均损失"),
+                     ("end the function with `return total / len(batches)`, where total sums loss.item()",
+                      "函数最后 `return total / len(batches)`，其中 total 累加的是 loss.item()"))
 
     check(f"the value is the mean of the {len(batches)} batch losses",
           f"返回值是 {len(batches)} 个批次损失的平均值")
@@ -219,6 +212,11 @@ def _classifier():
     return model, batches
 
 
+def _in_forwards(count: int, forwards: int, what_en: str, what_zh: str) -> tuple[str, str]:
+    """'training mode in 3 of 5 forwards', in English and in Chinese."""
+    return f"{what_en} in {count} of {forwards} forwards", f"{forwards} 次前向里有 {count} 次{what_zh}"
+
+
 def _reference_accuracy(model, batches):
     model = copy.deepcopy(model).eval()
     with torch.no_grad():
@@ -248,38 +246,27 @@ def eval_accuracy(solution, check):
     check("evaluate(model, batches) runs and returns a Python float",
           "evaluate(model, batches) 能运行完，并返回 Python float")
     try:
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        with explained("does not require grad",
+                       ("a backward raised: an accuracy has no gradient, and evaluation needs no backward",
+                        "反向传播报错了：准确率没有梯度，评估也根本不需要反向"),
+                       ("evaluate returns the accuracy, with no backward() anywhere",
+                        "evaluate 返回准确率，全程没有 backward()"),
+                       ("argmax and == are not differentiable, so the accuracy has no grad_fn and backward() "
+                        "has nothing to go back through; and evaluation updates nothing: delete the backward "
+                        "and run the loop under `with torch.no_grad():`",
+                        "argmax 和 == 不可导，所以准确率没有 grad_fn，backward() 无路可走；评估也不更新任何参数："
+                        "删掉 backward，把循环放进 `with torch.no_grad():`")), \
+                torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
             found = solution.evaluate(model, batches)
-    except RuntimeError as error:
-        if "does not require grad" not in str(error):
-            raise
-        raise Fail(
-            "a backward raised: an accuracy has no gradient, and evaluation needs no backward",
-            "反向传播报错了：准确率没有梯度，评估也根本不需要反向",
-            expected=("evaluate returns the accuracy, with no backward() anywhere",
-                      "evaluate 返回准确率，全程没有 backward()"),
-            found=f"RuntimeError: {error}",
-            hint_en="argmax and == are not differentiable, so the accuracy has no grad_fn and backward() "
-                    "has nothing to go back through; and evaluation updates nothing: delete the backward "
-                    "and run the loop under `with torch.no_grad():`",
-            hint_zh="argmax 和 == 不可导，所以准确率没有 grad_fn，backward() 无路可走；评估也不更新任何参数："
-                    "删掉 backward，把循环放进 `with torch.no_grad():`") from None
     finally:
         for hook in hooks:
             hook.remove()
-    if isinstance(found, torch.Tensor):
-        raise Fail("evaluate returned a tensor, not a Python float",
-                   "evaluate 返回的是张量，不是 Python float",
-                   expected=("a Python float between 0 and 1", "0 到 1 之间的 Python float"), found=_shown(found),
-                   hint_en="count the correct predictions with .sum().item() and divide by the number of samples",
-                   hint_zh="用 .sum().item() 数出预测对的个数，再除以样本数")
-    if not isinstance(found, float):
-        raise Fail("evaluate must return the accuracy as a Python float",
-                   "evaluate 应当以 Python float 返回准确率",
-                   expected=("a Python float between 0 and 1", "0 到 1 之间的 Python float"),
-                   found=(f"{type(found).__name__}: {_shown(found)}", f"{type(found).__name__}：{_shown(found)}"),
-                   hint_en="return correct / total, both counted over every batch",
-                   hint_zh="返回 correct / total，两者都是对所有批次计数")
+    found = _a_float(found, ("a Python float between 0 and 1", "0 到 1 之间的 Python float"),
+                     ("evaluate returned a tensor, not a Python float", "evaluate 返回的是张量，不是 Python float"),
+                     ("count the correct predictions with .sum().item() and divide by the number of samples",
+                      "用 .sum().item() 数出预测对的个数，再除以样本数"),
+                     ("evaluate must return the accuracy as a Python float", "evaluate 应当以 Python float 返回准确率"),
+                     ("return correct / total, both counted over every batch", "返回 correct / total，两者都是对所有批次计数"))
 
     check("no tensor was saved for backward while evaluate ran",
           "evaluate 运行期间，没有任何张量被保存给反向传播")
@@ -313,8 +300,7 @@ def eval_accuracy(solution, check):
                    "statistics (and updated its running ones)",
                    "模型在训练模式下运行：dropout 随机丢弃了神经元，batch norm 用了批次自己的统计量（还改写了累计统计量）",
                    expected=("model.training False during every forward", "每次前向时 model.training 都是 False"),
-                   found=(f"training mode in {sum(modes) // 2} of {len(modes) // 2} forwards",
-                          f"{len(modes) // 2} 次前向里有 {sum(modes) // 2} 次是训练模式"),
+                   found=_in_forwards(sum(modes) // 2, len(modes) // 2, "training mode", "是训练模式"),
                    hint_en="call model.eval() before the loop: no_grad stops the recording, but it does not "
                            "switch dropout and batch norm to evaluation",
                    hint_zh="在循环之前调用 model.eval()：no_grad 只停止记录，并不会把 dropout 和 batch norm 切到评估行为")
@@ -351,8 +337,7 @@ def eval_accuracy(solution, check):
                    "(whatever hooks were active)",
                    f"{len(graphs)} 次前向里有 {sum(graphs)} 次返回的 logits 带 grad_fn：记录了计算图（不论当时有什么钩子）",
                    expected=("logits with grad_fn None", "logits 的 grad_fn 是 None"),
-                   found=(f"grad_fn in {sum(graphs)} of {len(graphs)} forwards",
-                          f"{len(graphs)} 次前向里有 {sum(graphs)} 次带 grad_fn"),
+                   found=_in_forwards(sum(graphs), len(graphs), "grad_fn", "带 grad_fn"),
                    hint_en="saved_tensors_hooks of your own hide the saved tensors, not the graph: run the loop under "
                            "`with torch.no_grad():`",
                    hint_zh="自己套的 saved_tensors_hooks 只能藏起保存的张量，藏不住计算图：把循环放进 `with torch.no_grad():`")
