@@ -26,6 +26,11 @@ _BOOK = _PYPROJECT["tool"]["autograd-measured"]
 TORCH_VERSIONS: list[str] = list(_BOOK["torch-versions"])  # oldest first
 DEFAULT_TORCH: str = _BOOK["default-torch"]  # builds the published site, owns the shared snapshots
 REPOSITORY: str = _PYPROJECT["project"]["urls"]["Repository"]
+# What the project installs from snippets/ beside the chapters' snippets: the helper modules (measured,
+# prewarmed) and packages (exercise_judge). They are tools, not snippets a page loads.
+_SETUPTOOLS = _PYPROJECT["tool"]["setuptools"]
+INSTALLED_FROM_SNIPPETS: list[Path] = ([SNIPPETS / f"{name}.py" for name in _SETUPTOOLS["py-modules"]]
+                                       + [SNIPPETS / name for name in _SETUPTOOLS["packages"] if "." not in name])
 
 # The language trees under docs/, in the book's order (Chinese first: the en build reuses the
 # zh build's executions), each with the code Sphinx is given as `-D language=…`.

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 import book_settings
+import prewarmed
 from book_extensions import pages
 from records import Records
 from book_extensions.snapshots import installed_torch
@@ -32,6 +33,14 @@ def records(request):
 
 
 RECORDS_KEY = pytest.StashKey[Records]()
+
+
+@pytest.fixture(scope="session")
+def launch():
+    """Starts the snippet runs and the judge's runs, each as a fork of one process that imported torch
+    once (prewarmed.Server) instead of a new interpreter that imports it again."""
+    with prewarmed.Server({**os.environ, **book_settings.RUN_ENV, "PYTHONUNBUFFERED": "1"}) as server:
+        yield server
 
 
 def pytest_sessionfinish(session, exitstatus):

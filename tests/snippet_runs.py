@@ -18,6 +18,7 @@ from pathlib import Path
 import book_settings
 from book_extensions import pages
 from measured import TIMING
+from prewarmed import launch_subprocess
 from book_extensions.snapshots import SNAPSHOTS, compared_torch, expected_snapshot, glued_values, snapshot_path  # noqa: F401
 
 TORCH = compared_torch()  # whose snapshots this run checks: the installed torch's, except in the canary
@@ -54,19 +55,22 @@ class Run:
     snippet: Path
     returncode: int
     output: str  # stdout and stderr, interleaved as printed, normalised
-    seconds: float  # wall time of the whole process, torch import included
+    seconds: float  # wall time of the whole process (torch import included unless prewarmed)
 
 
-def run_snippet(snippet: Path) -> Run:
-    """`python snippets/<chapter>/<idea>.py` from the repository root, glued values shown."""
+def run_snippet(snippet: Path, launch=launch_subprocess) -> Run:
+    """`python snippets/<chapter>/<idea>.py` from the repository root, glued values shown; `launch`
+    starts it (the tests pass a prewarmed.Server: a fork of a process that imported torch already)."""
     env = {**os.environ, **book_settings.RUN_ENV,  # as in the docs kernel: float32 sums in one order everywhere
            "MEASURED_SHOW_GLUE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
     start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, pages.relative(snippet)], cwd=pages.ROOT, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT_SECONDS,
-    )
-    return Run(snippet, done.returncode, normalise(done.stdout), time.perf_counter() - start)
+    with launch([sys.executable, pages.relative(snippet)], env=env, cwd=pages.ROOT) as process:
+        try:
+            output, _ = process.communicate(timeout=TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    return Run(snippet, process.returncode, normalise(output), time.perf_counter() - start)
 
 
 def snapshot_to_write(snippet: Path, output: str, torch: str = TORCH) -> Path:

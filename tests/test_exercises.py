@@ -21,15 +21,15 @@ def test_there_are_at_least_ten_exercises():
 
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
-def test_reference_solution_passes(exercise):
-    verdict = judge(exercise, EXERCISES[exercise].solution)
+def test_reference_solution_passes(exercise, launch):
+    verdict = judge(exercise, EXERCISES[exercise].solution, launch=launch)
     assert verdict.passed, verdict.text
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
-def test_starter_fails_readably(exercise, language):
-    verdict = judge(exercise, EXERCISES[exercise].starter, language)
+def test_starter_fails_readably(exercise, language, launch):
+    verdict = judge(exercise, EXERCISES[exercise].starter, language, launch=launch)
     text = verdict.text
     assert not verdict.passed, f"the starter of {exercise} already passes: nothing left to do\n{text}"
     assert "Traceback" not in text and "✘" in text, text
@@ -43,14 +43,14 @@ def test_every_exercise_has_a_typical_wrong_attempt(exercise):
 
 
 @pytest.mark.parametrize("attempt", sorted(WRONG.glob("*.py")), ids=lambda path: path.stem)
-def test_a_wrong_attempt_gets_its_specific_verdict(attempt):
+def test_a_wrong_attempt_gets_its_specific_verdict(attempt, launch):
     """Every file in tests/wrong_attempts/: <chapter>--<name>.py, the typical mistake, and
     <chapter>--<name>--<what-it-skips>.py, a solution that reaches the right numbers without the
     exercise's method. Its first line says `# expect: <words only that verdict contains>`."""
     exercise = "/".join(attempt.stem.split("--")[:2])
     assert exercise in EXERCISES, f"{pages.relative(attempt)} names no exercise"
     expected = attempt.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect:").strip()
-    verdict = judge(exercise, attempt)
+    verdict = judge(exercise, attempt, launch=launch)
     text = verdict.text
     assert not verdict.passed and expected in text, f"expected {expected!r} in:\n{text}"
 
@@ -66,18 +66,18 @@ def test_both_chapter_pages_offer_the_exercise(exercise):
         assert exercise in page.text, f"docs/{language}/{found.chapter}.md does not name the judge command"
 
 
-def test_a_solution_that_hangs_or_floods_is_stopped(tmp_path):
+def test_a_solution_that_hangs_or_floods_is_stopped(tmp_path, launch):
     hang, flood = tmp_path / "hang.py", tmp_path / "flood.py"
     hang.write_text("while True:\n    pass\n")
     flood.write_text("while True:\n    print('x' * 100)\n")
     any_exercise = sorted(EXERCISES)[0]
-    hung = judge(any_exercise, hang, timeout=5)
+    hung = judge(any_exercise, hang, timeout=5, launch=launch)
     assert not hung.passed and "did not finish" in hung.text
-    flooded = judge(any_exercise, flood, "zh")
+    flooded = judge(any_exercise, flood, "zh", launch=launch)
     assert not flooded.passed and "输出超过了" in flooded.text
 
 
-def test_a_file_that_writes_the_result_itself_is_not_believed(tmp_path):
+def test_a_file_that_writes_the_result_itself_is_not_believed(tmp_path, launch):
     """The reader's file runs in the child that writes the result, and can see where: the parent
     believes only a result that carries the token it handed the child on stdin."""
     forged = tmp_path / "forged.py"
@@ -85,7 +85,7 @@ def test_a_file_that_writes_the_result_itself_is_not_believed(tmp_path):
                       "passed = {'checks': [{'check': {'en': 'all', 'zh': 'all'}, 'ok': True}]}\n"
                       "json.dump(passed, open(sys.argv[-1], 'w'))\n"
                       "os._exit(0)\n")
-    verdict = judge(sorted(EXERCISES)[0], forged)
+    verdict = judge(sorted(EXERCISES)[0], forged, launch=launch)
     assert not verdict.passed and "ended abruptly" in verdict.text, verdict.text
 
 

@@ -18,9 +18,9 @@ CELLS = all_loaded_cells()
 
 
 @pytest.mark.parametrize("snippet", sorted(CELLS), ids=lambda p: pages.relative(p))
-def test_snippet_output_matches_snapshot(snippet, file_regression, request, records):
+def test_snippet_output_matches_snapshot(snippet, file_regression, request, records, launch):
     name = pages.relative(snippet)
-    run = run_snippet(snippet)
+    run = run_snippet(snippet, launch)
     raises = {cell.raises for cell in CELLS[snippet]}
     assert len(raises) == 1, f"{name} is tagged raises-exception by some pages only"
     if raises.pop():

@@ -37,7 +37,7 @@ if importlib.util.find_spec("book_settings") is None:
     sys.path.append(str(Path(__file__).resolve().parents[2] / "conf"))
 
 from exercise_judge.checking import Exercise, load  # noqa: E402
-from exercise_judge.runner import TIMEOUT_SECONDS, run  # noqa: E402
+from exercise_judge.runner import TIMEOUT_SECONDS, Launch, launch_subprocess, run  # noqa: E402
 from exercise_judge.verdict import LANGUAGES, Verdict, refused, report  # noqa: E402
 
 __all__ = ["LANGUAGES", "Exercise", "Verdict", "exercises", "judge"]
@@ -49,12 +49,14 @@ def exercises() -> dict[str, Exercise]:
     return load()
 
 
-def judge(exercise_id: str, file: str | Path, language: str = "en", timeout: float = TIMEOUT_SECONDS) -> Verdict:
-    """Run the checks of one exercise on `file` and say what they found, in `language` ("en" or "zh")."""
+def judge(exercise_id: str, file: str | Path, language: str = "en", timeout: float = TIMEOUT_SECONDS,
+          launch: Launch = launch_subprocess) -> Verdict:
+    """Run the checks of one exercise on `file` and say what they found, in `language` ("en" or "zh");
+    `launch` starts the child process (see ``runner.run``)."""
     file = Path(file)
     found = exercises().get(exercise_id)
     if found is None:
         return refused(exercise_id, language, "unknown", id=exercise_id)
     if not file.is_file():
         return refused(exercise_id, language, "no-file", file=file)
-    return report(found, file, run(exercise_id, file, timeout), language, timeout)
+    return report(found, file, run(exercise_id, file, timeout, launch), language, timeout)

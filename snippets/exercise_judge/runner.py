@@ -11,15 +11,18 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from book_settings import ROOT, RUN_ENV
+from prewarmed import launch_subprocess
+
+Launch = Callable[..., object]  # prewarmed.launch_subprocess or a prewarmed.Server
 
 TIMEOUT_SECONDS = 60
 OUTPUT_LIMIT = 20_000  # characters a solution may print before it is stopped
@@ -35,13 +38,13 @@ class Run:
     status: int | None  # the child's exit status
 
 
-def run(exercise_id: str, file: Path, timeout: float = TIMEOUT_SECONDS) -> Run:
+def run(exercise_id: str, file: Path, timeout: float = TIMEOUT_SECONDS, launch: Launch = launch_subprocess) -> Run:
+    """`launch` starts the child: a plain subprocess, or a fork of a process that imported torch already
+    (``prewarmed.Server``, as the tests use for their hundreds of runs)."""
     with tempfile.TemporaryDirectory() as folder:
         result_path, token = Path(folder) / "result.json", secrets.token_hex(16)
-        with subprocess.Popen(
-                [sys.executable, "-m", "exercise_judge.child", exercise_id, str(file.resolve()), str(result_path)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                env={**os.environ, **RUN_ENV, "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}, cwd=ROOT) as child:
+        with launch([sys.executable, "-m", "exercise_judge.child", exercise_id, str(file.resolve()), str(result_path)],
+                    env={**os.environ, **RUN_ENV, "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}, cwd=ROOT) as child:
             try:
                 child.stdin.write(token + "\n")
                 child.stdin.close()
