@@ -147,8 +147,15 @@ def npm_tools(session: nox.Session) -> Path:
 
 
 def build_site(session: nox.Session, python: Path, torch: str) -> Path:
-    """Build zh then en from the one conf, then assemble <root>/site with nothing but the site."""
+    """Build zh then en from the one conf, then assemble <root>/site with nothing but the site;
+    a second build of the same torch waits for the first."""
     root = out_root(torch)
+    with book_settings.exclusive(root / "build.lock",
+                                 lambda: session.log(f"waiting for another build into {root.relative_to(ROOT)}")):
+        return _build_site(session, python, torch, root)
+
+
+def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> Path:
     session.run(str(python), "-m", "book_extensions.execution_cache")
     for language in LANGUAGES:
         out = root / language
@@ -320,14 +327,7 @@ def workflows(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
-def benchmark(session: nox.Session) -> None:
-    """Time `nox -s docs` for the default torch cold (build/ deleted) and warm (nothing changed)."""
-    shutil.rmtree(BUILD, ignore_errors=True)
-    seconds = {}
-    for kind in ("cold", "warm"):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "nox", "-s", f"docs(torch-{DEFAULT_TORCH})"], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        seconds[kind] = time.perf_counter() - start
-    print(f"nox -s docs(torch-{DEFAULT_TORCH}): cold {seconds['cold']:.1f} s, warm {seconds['warm']:.1f} s "
-          f"(warm = {seconds['warm'] / seconds['cold']:.0%} of cold)")
+def bench(session: nox.Session) -> None:
+    """Time the floor, a cold, no-change, prose-edit and snippet-edit docs build and the tests of the default torch."""
+    use_torch_env(session, DEFAULT_TORCH)  # the scratch copy shares this venv
+    session.run(sys.executable, "tests/bench.py")

@@ -7,8 +7,11 @@ keeps its own copy. Only the standard library is imported here: the noxfile runs
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import sys
 import tomllib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +44,10 @@ TREE_OF_SPHINX_LANGUAGE = {code: tree for tree, code in LANGUAGES.items()}
 # runs and the judge all run with one thread, so that a number is the same on every machine.
 RUN_ENV: dict[str, str] = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
+# A snippet still running after this many seconds is stopped, wherever it runs: per code cell in the
+# docs kernel, per cell under Sybil, per snapshot run. The slowest snippet takes a few seconds.
+SNIPPET_TIMEOUT_SECONDS = 60
+
 LOCKS = CONF / "locks"  # one pip lock file per torch version (`nox -s lock` writes them)
 NODE_TOOLS = TESTS / "node"  # package.json and package-lock.json of the npm tools; `npm ci` there
 
@@ -58,6 +65,21 @@ def execution_cache(torch: str, helpers_hash: str) -> Path:
     """Where myst-nb keeps executed notebooks: jupyter-cache keys a notebook by its code only,
     so the path names the torch that ran it and the helper module every snippet imports."""
     return BUILD / "cache" / f"torch-{torch}" / f"helpers-{helpers_hash}"
+
+
+@contextlib.contextmanager
+def exclusive(lock: Path, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
+    """Hold an exclusive lock on the file `lock` (created if missing) for the `with` block; call `waiting`
+    first if another process holds it, then wait for it. Two builds of one output folder at once raced on
+    the same files (one died on the other's failure marker); the kernel drops the lock of a killed process."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as held:
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            waiting()
+            fcntl.flock(held, fcntl.LOCK_EX)
+        yield
 
 
 def sphinx_options(tree: str, out: Path, *extra: str) -> list[str]:

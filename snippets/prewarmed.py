@@ -101,6 +101,9 @@ class Server:
         else:
             request = {"path": str(Path(cwd, args[1]).resolve()), "argv": args[2:]}
         request |= {"cwd": str(cwd), "env": env}
+        if log := os.environ.get("BOOK_EXECUTION_LOG"):  # counted by nox -s bench
+            with open(log, "a") as file:
+                file.write(f"{'fork-module' if 'module' in request else 'fork-file'} {' '.join(args[1:])}\n")
         stdin_read, stdin_write = os.pipe()
         output_read, output_write = os.pipe()
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -7,9 +7,33 @@ own path, so a failure points at `snippets/<chapter>/<idea>.py` and its line.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+
 from sybil import Document, Example, Region
 
+import book_settings
 from book_extensions import pages
+
+
+class SnippetTimeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, snippet: str, where: str):
+    """Stop a snippet that still runs after `seconds` (SIGALRM: Sybil runs it in pytest's main thread)."""
+    def stop(signum, frame):
+        raise SnippetTimeout(f"{snippet} was still running after {seconds} s (the per-snippet limit, "
+                             f"book_settings.SNIPPET_TIMEOUT_SECONDS) and was stopped; loaded by the code cell at {where}")
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 class CodeCellParser:
@@ -30,9 +54,15 @@ def evaluate_cell(example: Example) -> None:
     if problems:
         raise AssertionError(f"{cell.where}: " + "; ".join(problems))
     snippet = pages.relative(cell.snippet)
+    if log := os.environ.get("BOOK_EXECUTION_LOG"):  # counted by nox -s bench
+        with open(log, "a") as file:
+            file.write(f"sybil {snippet}\n")
     code = compile(cell.snippet.read_text(encoding="utf-8"), snippet, "exec")
     try:
-        exec(code, example.namespace)
+        with time_limit(book_settings.SNIPPET_TIMEOUT_SECONDS, snippet, cell.where):
+            exec(code, example.namespace)
+    except SnippetTimeout:
+        raise
     except Exception:
         if cell.raises:
             return

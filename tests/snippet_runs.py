@@ -23,7 +23,6 @@ from book_extensions.snapshots import SNAPSHOTS, compared_torch, expected_snapsh
 
 TORCH = compared_torch()  # whose snapshots this run checks: the installed torch's, except in the canary
 DEFAULT_TORCH = book_settings.DEFAULT_TORCH
-TIMEOUT_SECONDS = 600
 
 NORMALISE = [
     (re.compile(r"\b0x[0-9a-f]{4,}\b"), "0x…"),  # object addresses
@@ -66,10 +65,11 @@ def run_snippet(snippet: Path, launch=launch_subprocess) -> Run:
     start = time.perf_counter()
     with launch([sys.executable, pages.relative(snippet)], env=env, cwd=pages.ROOT) as process:
         try:
-            output, _ = process.communicate(timeout=TIMEOUT_SECONDS)
+            output, _ = process.communicate(timeout=book_settings.SNIPPET_TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
             process.kill()
-            raise
+            raise TimeoutError(f"{pages.relative(snippet)} was still running after {book_settings.SNIPPET_TIMEOUT_SECONDS}"
+                               " s (the per-snippet limit, book_settings.SNIPPET_TIMEOUT_SECONDS) and was stopped") from None
     return Run(snippet, process.returncode, normalise(output), time.perf_counter() - start)
 
 

@@ -4,24 +4,12 @@ A scratch checkout (this conf/ and helpers, one page per broken case, scratch sn
 the book's Sphinx flags; each test then looks for its error in that build's output.
 """
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from sybil import Sybil
 
 import book_settings
-from book_extensions import pages
-from code_cells import CodeCellParser
-
-FRONT_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n---\n\n"
-
-
-def cell(load, tags=""):
-    return f"```{{code-cell}} ipython3\n:load: {load}\n{tags}```\n"
-
+from code_cells import CodeCellParser, SnippetTimeout
+from scratch_book import FRONT_MATTER, build, cell, scratch_book
 
 BROKEN_PAGES = {
     "missing-snippet.md": FRONT_MATTER + "# Missing\n\n" + cell("../../snippets/demo/nowhere.py"),
@@ -29,46 +17,27 @@ BROKEN_PAGES = {
     "inline-code.md": FRONT_MATTER + "# Inline\n\n```{code-cell} ipython3\nprint('inline')\n```\n",
     "raising-snippet.md": FRONT_MATTER + "# Raises\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/divides-by-zero.py"),
+    "hanging-snippet.md": FRONT_MATTER + "# Hangs\n\n" + cell("../../snippets/demo/fine.py")
+                          + "\n" + cell("../../snippets/demo/hangs.py"),
     "unrendered-cell.md": FRONT_MATTER + "# Unrendered\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/fine.py", ":tags: [remove-input, remove-output]\n"),
 }
 SNIPPETS = {
     "fine.py": "print('fine')\n",
     "divides-by-zero.py": "import math\n\nratio = math.pi / 0\nprint(ratio)\n",
+    "hangs.py": "import time\n\nprint('started')\nwhile True:\n    time.sleep(0.1)\n",
 }
+TIMEOUT_SECONDS = 3  # the scratch build's per-snippet limit; the book's is book_settings.SNIPPET_TIMEOUT_SECONDS
 
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    root = tmp_path_factory.mktemp("checkout")
-    shutil.copytree(pages.ROOT / "conf", root / "conf", ignore=shutil.ignore_patterns("__pycache__", "locks"))
-    (root / "snippets" / "demo").mkdir(parents=True)
-    shutil.copy(pages.SNIPPETS / "measured.py", root / "snippets")
-    shutil.copy(pages.ROOT / "pyproject.toml", root)  # conf.py reads the repository URL from it
-    for language in pages.LANGUAGES:
-        (root / "docs" / language).mkdir(parents=True)
-    shutil.copy(pages.DOCS / "glossary.toml", root / "docs")
-    for name, code in SNIPPETS.items():
-        (root / "snippets" / "demo" / name).write_text(code)
-    for language in pages.LANGUAGES:
-        toctree = "\n".join(name.removesuffix(".md") for name in BROKEN_PAGES)
-        (root / "docs" / language / "index.md").write_text(f"# Scratch\n\n```{{toctree}}\n{toctree}\n```\n")
-        for name, text in BROKEN_PAGES.items():
-            (root / "docs" / language / name).write_text(text)
-    return root
-
-
-def build(scratch, tree):
-    """The book's Sphinx command on the scratch checkout; its output, stdout and stderr together."""
-    return subprocess.run(
-        [sys.executable, *book_settings.sphinx_args(tree, Path("build") / tree)],
-        cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
-    )
+    return scratch_book(tmp_path_factory.mktemp("checkout"), BROKEN_PAGES, SNIPPETS)
 
 
 @pytest.fixture(scope="module")
 def zh_build(scratch):
-    done = build(scratch, "zh")
+    done = build(scratch, "zh", "-D", f"nb_execution_timeout={TIMEOUT_SECONDS}")
     assert done.returncode != 0, "the scratch build with broken pages succeeded:\n" + done.stdout
     return done.stdout
 
@@ -89,6 +58,11 @@ def test_inline_code_in_a_cell_fails(zh_build):
 def test_raising_snippet_is_named_with_its_line(zh_build):
     assert "snippets/demo/divides-by-zero.py:3: ERROR: ZeroDivisionError: float division by zero" in zh_build, zh_build
     assert "in the code cell at" in zh_build and "raising-snippet.md:13" in zh_build, zh_build
+
+
+def test_a_hanging_snippet_is_stopped_and_named(zh_build):
+    assert (f"docs/zh/hanging-snippet.md:13: ERROR: snippets/demo/hangs.py was still running after {TIMEOUT_SECONDS} s "
+            "(the per-snippet limit, book_settings.SNIPPET_TIMEOUT_SECONDS) and was stopped") in zh_build, zh_build
 
 
 def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_links(zh_build):
@@ -117,6 +91,13 @@ def test_sybil_fails_a_raises_exception_cell_that_does_not_raise(scratch):
 def test_sybil_accepts_a_raises_exception_cell_that_raises(scratch):
     (example,) = sybil_examples(scratch, cell("../../snippets/demo/divides-by-zero.py", ":tags: [raises-exception]\n"))
     example.evaluate()
+
+
+def test_sybil_stops_a_hanging_snippet(scratch, monkeypatch):
+    monkeypatch.setattr(book_settings, "SNIPPET_TIMEOUT_SECONDS", 1)
+    (example,) = sybil_examples(scratch, cell("../../snippets/demo/hangs.py", ":tags: [raises-exception]\n"))
+    with pytest.raises(SnippetTimeout, match="snippets/demo/hangs.py was still running after 1 s .*/sybil-case.md:9"):
+        example.evaluate()
 
 
 def test_sybil_names_the_snippet_line_of_an_unexpected_error(scratch):

@@ -69,8 +69,11 @@ def name_failing_snippet(app, doctree):
     data = NbMetadataCollector.get_exec_data(app.env, docname) or {}
     if not data.get("traceback"):
         return
-    error, frame = parse_traceback(data["traceback"])
     cells = pages.page_of(app.env, docname).code_cells
+    if data.get("error") == "CellTimeoutError":
+        report_timeout(app, docname, data["traceback"], cells)
+        return
+    error, frame = parse_traceback(data["traceback"])
     if not frame:
         logger.error(f"executing the page failed: {error}", location=docname, type="snippet", subtype="exec")
         return
@@ -84,6 +87,34 @@ def name_failing_snippet(app, doctree):
         f" (full traceback: {pages.relative(report)}); tag the cell `raises-exception` if it is meant to raise",
         location=where, type="snippet", subtype="exec",
     )
+
+
+def timed_out_cells(message: str, cells: list[pages.CodeCell]) -> list[pages.CodeCell]:
+    """The cells whose code nbclient's CellTimeoutError message previews: the whole code up to ten
+    lines, else the lists of its first and last five (nbclient.exceptions; tests/test_build_errors.py
+    fails if that wording changes)."""
+    found = []
+    for cell in cells:
+        code = (cell.snippet.read_text(encoding="utf-8") if cell.snippet else cell.body).strip()
+        lines = code.split("\n")
+        preview = code if len(lines) < 11 else f"{lines[:5]}\n...\n{lines[-5:]}"
+        if preview and preview in message:
+            found.append(cell)
+    return found
+
+
+def report_timeout(app, docname, message, cells):
+    limit = app.config.nb_execution_timeout
+    found = timed_out_cells(message, cells)
+    if not found:
+        logger.error(f"a code cell ran longer than {limit} s and was stopped, but it could not be matched with a "
+                     f"snippet:\n{message}", location=docname, type="snippet", subtype="exec")
+        return
+    for cell in found:
+        # Where it hangs inside the snippet, nbclient does not say: the cell that loads it is the location.
+        logger.error(f"{pages.relative(cell.snippet)} was still running after {limit} s (the per-snippet limit, "
+                     "book_settings.SNIPPET_TIMEOUT_SECONDS) and was stopped",
+                     location=(docname, cell.line), type="snippet", subtype="exec")
 
 
 class SnippetDownloads(SphinxTransform):

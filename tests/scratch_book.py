@@ -1,0 +1,42 @@
+"""A scratch checkout of the book for tests that build broken or unusual pages: this conf/, the helpers,
+the given pages (in both language trees, with an index listing them) and snippets under snippets/demo/."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import book_settings
+from book_extensions import pages
+
+FRONT_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n---\n\n"
+
+
+def cell(load, tags=""):
+    return f"```{{code-cell}} ipython3\n:load: {load}\n{tags}```\n"
+
+
+def scratch_book(root: Path, page_texts: dict[str, str], snippets: dict[str, str]) -> Path:
+    shutil.copytree(pages.ROOT / "conf", root / "conf", ignore=shutil.ignore_patterns("__pycache__", "locks"))
+    (root / "snippets" / "demo").mkdir(parents=True)
+    shutil.copy(pages.SNIPPETS / "measured.py", root / "snippets")
+    shutil.copy(pages.ROOT / "pyproject.toml", root)  # conf.py reads the repository URL from it
+    for language in pages.LANGUAGES:
+        (root / "docs" / language).mkdir(parents=True)
+    shutil.copy(pages.DOCS / "glossary.toml", root / "docs")
+    for name, code in snippets.items():
+        (root / "snippets" / "demo" / name).write_text(code)
+    for language in pages.LANGUAGES:
+        toctree = "\n".join(name.removesuffix(".md") for name in page_texts)
+        (root / "docs" / language / "index.md").write_text(f"# Scratch\n\n```{{toctree}}\n{toctree}\n```\n")
+        for name, text in page_texts.items():
+            (root / "docs" / language / name).write_text(text)
+    return root
+
+
+def build(scratch: Path, tree: str, *options: str, **popen) -> subprocess.CompletedProcess:
+    """The book's Sphinx command on the scratch checkout; its output, stdout and stderr together."""
+    return subprocess.run(
+        [sys.executable, *book_settings.sphinx_args(tree, Path("build") / tree, *options)],
+        cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600, **popen,
+    )
