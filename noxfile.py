@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nox
@@ -27,7 +26,7 @@ import book_settings  # noqa: E402  (the facts the noxfile shares with conf.py a
 from book_settings import (BUILD, DEFAULT_TORCH, LANGUAGES, LOCKS, NODE_TOOLS, RECORDS, TORCH_VERSIONS,  # noqa: E402
                            lock_file, out_root)
 
-PYPROJECT = nox.project.load_toml("pyproject.toml")
+PYPROJECT = book_settings.PYPROJECT
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
 NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
 # Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
@@ -324,6 +323,13 @@ def workflows(session: nox.Session) -> None:
     session.run("node", "tests/lint_workflows.mjs", str(NODE_TOOLS), *files, external=True)
     for file in files:
         session.run(str(modules / ".bin" / "action-validator"), file, external=True)
+
+
+@nox.session(venv_backend="none")
+def reproducible(session: nox.Session) -> None:
+    """Build the default torch's site twice from scratch and compare: only tests/reproducible.py's list may differ."""
+    use_torch_env(session, DEFAULT_TORCH)  # the scratch copies share this venv
+    session.run(sys.executable, "tests/reproducible.py")
 
 
 @nox.session(venv_backend="none")

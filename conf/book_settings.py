@@ -23,17 +23,20 @@ BUILD = ROOT / "build"
 RECORDS = BUILD / "records"  # what each torch's test run found, read by the verification page
 
 with open(ROOT / "pyproject.toml", "rb") as _file:
-    _PYPROJECT = tomllib.load(_file)
-_BOOK = _PYPROJECT["tool"]["autograd-measured"]
+    PYPROJECT: dict = tomllib.load(_file)  # read here only; the noxfile takes its dependency groups from it
+_BOOK = PYPROJECT["tool"]["autograd-measured"]
 
 TORCH_VERSIONS: list[str] = list(_BOOK["torch-versions"])  # oldest first
 DEFAULT_TORCH: str = _BOOK["default-torch"]  # builds the published site, owns the shared snapshots
-REPOSITORY: str = _PYPROJECT["project"]["urls"]["Repository"]
+REPOSITORY: str = PYPROJECT["project"]["urls"]["Repository"]
 # What the project installs from snippets/ beside the chapters' snippets: the helper modules (measured,
 # prewarmed) and packages (exercise_judge). They are tools, not snippets a page loads.
-_SETUPTOOLS = _PYPROJECT["tool"]["setuptools"]
+_SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 INSTALLED_FROM_SNIPPETS: list[Path] = ([SNIPPETS / f"{name}.py" for name in _SETUPTOOLS["py-modules"]]
                                        + [SNIPPETS / name for name in _SETUPTOOLS["packages"] if "." not in name])
+
+# The MyST syntax extensions of every page: Sphinx's myst_enable_extensions and the page model's parser.
+MYST_EXTENSIONS: list[str] = ["colon_fence", "deflist", "substitution"]
 
 # The language trees under docs/, in the book's order (Chinese first: the en build reuses the
 # zh build's executions), each with the code Sphinx is given as `-D language=…`.
@@ -50,6 +53,13 @@ SNIPPET_TIMEOUT_SECONDS = 60
 
 LOCKS = CONF / "locks"  # one pip lock file per torch version (`nox -s lock` writes them)
 NODE_TOOLS = TESTS / "node"  # package.json and package-lock.json of the npm tools; `npm ci` there
+
+
+def installed_torch() -> str:
+    """The release of the torch installed where this runs: PyPI's wheels say 2.13.0, local CPU builds 2.13.0+cpu."""
+    from importlib.metadata import version
+
+    return version("torch").split("+")[0]
 
 
 def lock_file(torch: str) -> Path:

@@ -47,7 +47,7 @@ templates_path = ["_templates"]
 
 # --- MyST and notebooks: every code cell is executed at build time, once per torch version.
 # No math extension: MathJax would load from a CDN (write formulas as code or Unicode: vᵀJ, 3t²).
-myst_enable_extensions = ["colon_fence", "deflist", "substitution"]
+myst_enable_extensions = book_settings.MYST_EXTENSIONS
 myst_heading_anchors = 3
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(cache_path())

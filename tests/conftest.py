@@ -9,7 +9,6 @@ import book_settings
 import prewarmed
 from book_extensions import pages
 from records import Records
-from book_extensions.snapshots import installed_torch
 from snippet_runs import all_loaded_cells
 
 # `nox -s tests` builds the site of its torch and says where; bare pytest looks at the default's.
@@ -28,7 +27,7 @@ def site() -> Path:
 @pytest.fixture(scope="session")
 def records(request):
     """What the snapshot tests found, written when the session ends (see pytest_sessionfinish)."""
-    request.config.stash[RECORDS_KEY] = found = Records(RECORDS, installed_torch())
+    request.config.stash[RECORDS_KEY] = found = Records(RECORDS, book_settings.installed_torch())
     return found
 
 

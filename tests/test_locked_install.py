@@ -9,10 +9,10 @@ import difflib
 import re
 import subprocess
 import sys
-from importlib.metadata import version
 
 import pytest
 
+import book_settings
 from book_settings import ROOT, lock_file
 
 PROJECT = "autograd-measured"  # the book's own helpers, installed editable on top of the lock
@@ -32,7 +32,7 @@ def pins(lines: list[str]) -> dict[str, str]:
 
 
 def test_the_venv_holds_exactly_its_lock():
-    torch = version("torch").partition("+")[0]  # 2.13.0+cpu is locked in torch-2.13.0.txt
+    torch = book_settings.installed_torch()  # 2.13.0+cpu is locked in torch-2.13.0.txt
     lock = lock_file(torch)
     if not lock.is_file():
         pytest.fail(f"torch {torch} has no lock, {lock.relative_to(ROOT)}: run nox -s lock -- {torch}", pytrace=False)

@@ -8,11 +8,11 @@ really ran, not when the page was rendered.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from importlib.metadata import version
 
 from docutils import nodes
 from myst_nb.sphinx_ import NbMetadataCollector
 
+import book_settings
 from book_extensions import ENV_VERSION
 from book_extensions import pages
 from book_extensions.languages import text
@@ -25,7 +25,7 @@ def add_badge(app, doctree):
     cells = len(pages.page_of(app.env).code_cells)
     ran = datetime.fromtimestamp(data["mtime"], tz=timezone.utc)
     line = text(app.env, "badge").format(
-        torch=version("torch").split("+")[0], date=f"{ran:%Y-%m-%d %H:%M} UTC",
+        torch=book_settings.installed_torch(), date=f"{ran:%Y-%m-%d %H:%M} UTC",
         cells=cells, seconds=data.get("runtime") or 0.0)
     badge = nodes.paragraph("", line, classes=["execution-badge"])
     section = next(iter(doctree.findall(nodes.section)), None)

@@ -1,18 +1,29 @@
-"""Where myst-nb keeps executed notebooks: one jupyter-cache per torch version and helper module.
+"""Where myst-nb keeps executed notebooks (one jupyter-cache per torch version and helper module),
+and the pages' execution ahead of Sphinx, one kernel per core.
 
 jupyter-cache keys a notebook by its cells' code only: not by the torch that ran it, and not by
 snippets/measured.py, which every snippet imports. So the path names both: a build with another
 torch, or after the helpers changed, starts from an empty cache instead of serving stale outputs.
-``python -m book_extensions.execution_cache`` (PYTHONPATH=conf, as nox sets it)
-creates the cache database before any build starts: two builds racing to create a new one fail
-("table nbproject already exists").
+
+``python -m book_extensions.execution_cache`` (PYTHONPATH=conf, as nox runs it before each build)
+creates the cache database (two builds racing to create a new one fail: "table nbproject already
+exists"), then executes every page of the first language tree whose notebook the cache lacks, in
+parallel: jupyter-cache's own local-parallel executor, reading each page with myst-nb's own reader
+plugin, exactly as ``jcache project execute`` would. Sphinx, reading the pages one at a time, then
+finds them in the cache (the other language's pages load the same snippets: the same notebook). A
+page that fails here is left out of the cache; Sphinx executes it again and names the failing
+snippet line. Nothing is served that the cache did not match by the page's code.
 """
 
 import hashlib
+import logging
+import os
 from importlib.metadata import version
 from pathlib import Path
 
 import book_settings
+
+MYST_NB_READER = {"type": "plugin", "name": "myst_nb_md"}  # what myst-nb stages a MyST page with
 
 
 def cache_path() -> Path:
@@ -20,9 +31,34 @@ def cache_path() -> Path:
     return book_settings.execution_cache(version("torch"), helpers)
 
 
+def notebook_pages(tree: str) -> list[Path]:
+    """The pages of one language tree that myst-nb reads as notebooks (they have its front matter)."""
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    return [page for page in sorted((book_settings.DOCS / tree).rglob("*.md"))
+            if is_myst_markdown_notebook(page.read_text(encoding="utf-8"))]
+
+
+def execute_missing(cache, pages: list[Path], timeout: int) -> dict[str, list[str]]:
+    """Execute, one kernel per core, every page whose notebook the cache does not hold."""
+    from jupyter_cache.executors import load_executor
+
+    for page in pages:
+        cache.add_nb_to_project(str(page), read_data=MYST_NB_READER)
+    executor = load_executor("local-parallel", cache, logger=logging.getLogger("execution_cache"))
+    return executor.run_and_cache(filter_uris=[str(page) for page in pages], timeout=timeout,
+                                  allow_errors=False).as_json()
+
+
 if __name__ == "__main__":
     from jupyter_cache import get_cache
 
+    os.environ.update(book_settings.RUN_ENV)  # the kernels' settings, as conf.py gives them under Sphinx
     path = cache_path()
-    get_cache(path).db  # creates the folder and the tables when missing
+    cache = get_cache(path)
+    cache.db  # creates the folder and the tables when missing
     print(f"execution cache: {path.relative_to(book_settings.ROOT)}")
+    pages = notebook_pages(next(iter(book_settings.LANGUAGES)))
+    found = execute_missing(cache, pages, book_settings.SNIPPET_TIMEOUT_SECONDS)
+    print(f"executed ahead of Sphinx: {len(found['succeeded'])} page(s); "
+          f"left to Sphinx to report: {len(found['excepted']) + len(found['errored'])}", flush=True)

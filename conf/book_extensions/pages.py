@@ -23,7 +23,7 @@ from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
 
-from book_settings import DOCS, LANGUAGES, ROOT, SNIPPETS  # noqa: F401  (the page model's places)
+from book_settings import DOCS, LANGUAGES, MYST_EXTENSIONS, ROOT, SNIPPETS  # noqa: F401  (the page model's places)
 
 CELL_LANGUAGE = "ipython3"  # `{code-cell} python` would collide with Sybil's Python parser
 RAISES_TAG = "raises-exception"
@@ -195,7 +195,7 @@ def relative(path: Path) -> str:
 
 @cache
 def _markdown_parser():
-    return create_md_parser(MdParserConfig(enable_extensions={"colon_fence"}), RendererHTML)
+    return create_md_parser(MdParserConfig(enable_extensions=set(MYST_EXTENSIONS)), RendererHTML)
 
 
 def read_page(path: Path, text: str | None = None) -> Page:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from importlib.metadata import version
 from pathlib import Path
 
 import book_settings
@@ -22,15 +21,10 @@ SNAPSHOTS = book_settings.TESTS / "snapshots"
 GLUE_LINE = re.compile(r"^\[glue\] (\S+) ([=~]) (.*)$", re.MULTILINE)
 
 
-def installed_torch() -> str:
-    """The installed torch's release: PyPI's wheels say 2.13.0, local CPU builds 2.13.0+cpu."""
-    return version("torch").split("+")[0]
-
-
 def compared_torch() -> str:
     """Whose snapshots this run's output is compared with: the installed torch's, except in
     `nox -s canary`, where an unsupported new release is held to the newest supported one's."""
-    return os.environ.get("BOOK_SNAPSHOT_TORCH") or installed_torch()
+    return os.environ.get("BOOK_SNAPSHOT_TORCH") or book_settings.installed_torch()
 
 
 def snapshot_path(snippet: Path, torch: str | None = None) -> Path:

@@ -12,7 +12,6 @@ installed package). Not a Sphinx extension: only the tests import it.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import importlib
 import inspect
@@ -48,13 +47,6 @@ def _workaround(name: str, guards: str, assumes: str):
 
 def _package_file(package: str, *parts: str) -> Path:
     return Path(importlib.import_module(package).__file__).parent.joinpath(*parts)
-
-
-def _conf_value(name: str):
-    """A literal setting of conf.py, read without running it."""
-    tree = ast.parse((book_settings.CONF / "conf.py").read_text(encoding="utf-8"))
-    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                and any(getattr(target, "id", None) == name for target in node.targets))
 
 
 # --- pages.py reads code cells with myst-parser's internals, as myst-nb does.
@@ -131,7 +123,7 @@ def _code_cells_as_myst_nb_reads(upstream=None) -> list[str]:
 
     from book_extensions import pages
 
-    config = MdParserConfig(enable_extensions=set(_conf_value("myst_enable_extensions")))
+    config = MdParserConfig(enable_extensions=set(book_settings.MYST_EXTENSIONS))  # conf.py's, as Sphinx reads pages
     samples = [(pages.relative(page.path), page.path, page.text) for language in book_settings.LANGUAGES
                for page in pages.book_pages(language).values()]
     for name, path, text in [*samples, ("upstream.CELL_SAMPLE", None, CELL_SAMPLE)]:

@@ -77,7 +77,7 @@ class VerificationReport(SphinxDirective):
             if path.is_file():
                 records[torch] = json.loads(path.read_text(encoding="utf-8"))
 
-        this_build = say("report-this-build", torch=version("torch").split("+")[0], python=platform.python_version(),
+        this_build = say("report-this-build", torch=book_settings.installed_torch(), python=platform.python_version(),
                          sphinx=version("sphinx"), myst_nb=version("myst-nb"),
                          date=f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
         statuses = {torch: {name: self._status(records.get(torch), name, current[name], torch) for name in snippets}

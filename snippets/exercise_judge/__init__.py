@@ -34,7 +34,11 @@ from pathlib import Path
 # PYTHONPATH holds conf/, as every nox session sets it; a plain `python -m exercise_judge` has no such
 # path, so conf/ of this checkout is appended, behind everything else.
 if importlib.util.find_spec("book_settings") is None:
-    sys.path.append(str(Path(__file__).resolve().parents[2] / "conf"))
+    _CONF = Path(__file__).resolve().parents[2] / "conf"
+    if not (_CONF / "book_settings.py").is_file():
+        raise ImportError(f"exercise_judge runs in a checkout of the book, with its conf/ folder; there is no "
+                          f"{_CONF / 'book_settings.py'} (is the project installed from elsewhere than this checkout?)")
+    sys.path.append(str(_CONF))
 
 from exercise_judge.checking import Exercise, load  # noqa: E402
 from exercise_judge.runner import TIMEOUT_SECONDS, Launch, launch_subprocess, run  # noqa: E402

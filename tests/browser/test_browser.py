@@ -5,7 +5,7 @@ Every test ends by failing on any request that left 127.0.0.1 and on any console
 Screenshots of every page (light and dark, desktop and phone) land in build/screenshots/.
 """
 
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import pytest
 
