@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 import sys
 import tomllib
 from collections.abc import Callable, Iterator
@@ -50,6 +51,33 @@ RUN_ENV: dict[str, str] = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTH
 # A snippet still running after this many seconds is stopped, wherever it runs: per code cell in the
 # docs kernel, per cell under Sybil, per snapshot run. The slowest snippet takes a few seconds.
 SNIPPET_TIMEOUT_SECONDS = 60
+# Characters a snippet may print before it is cut, wherever it runs; the longest output is under 2,000.
+SNIPPET_OUTPUT_LIMIT = 100_000
+
+
+def kernel_environment() -> dict[str, str]:
+    """What the docs kernels' environment adds to RUN_ENV: an IPython folder under build/ whose startup
+    file is conf/kernel_startup.py (the output limit), and the limit itself."""
+    startup = BUILD / "ipython" / "profile_default" / "startup" / "00-book-limits.py"
+    wanted = (CONF / "kernel_startup.py").read_text(encoding="utf-8")
+    if not startup.is_file() or startup.read_text(encoding="utf-8") != wanted:
+        startup.parent.mkdir(parents=True, exist_ok=True)
+        partial = startup.with_name(f".{startup.name}.{os.getpid()}")  # a build killed mid-write leaves no half file
+        partial.write_text(wanted, encoding="utf-8")
+        partial.replace(startup)
+    return {"IPYTHONDIR": str(BUILD / "ipython"), "BOOK_SNIPPET_OUTPUT_LIMIT": str(SNIPPET_OUTPUT_LIMIT)}
+
+
+def too_slow(snippet: str, seconds: float | None = None) -> str:
+    """The message for a snippet stopped by the time limit (`seconds`: a scratch build's own limit)."""
+    return (f"{snippet} was still running after {seconds or SNIPPET_TIMEOUT_SECONDS} s (the per-snippet limit, "
+            "SNIPPET_TIMEOUT_SECONDS in conf/book_settings.py) and was stopped")
+
+
+def too_loud(snippet: str, characters: int | None = None) -> str:
+    """The message for a snippet cut by the output limit."""
+    return (f"{snippet} printed more than {characters or SNIPPET_OUTPUT_LIMIT:,} characters (the per-snippet limit, "
+            "SNIPPET_OUTPUT_LIMIT in conf/book_settings.py) and was cut")
 
 LOCKS = CONF / "locks"  # one pip lock file per torch version (`nox -s lock` writes them)
 NODE_TOOLS = TESTS / "node"  # package.json and package-lock.json of the npm tools; `npm ci` there

@@ -4,7 +4,7 @@ Everything runs in a scratch copy of this working tree (its .nox linked, so the 
 this checkout's build/ is never touched). Each step runs as a child of a fresh wrapper process
 that reports the step's wall time and the peak resident memory of the largest process it waited
 for (getrusage RUSAGE_CHILDREN). Snippet executions are counted as they happen: every code cell a
-docs kernel runs (an IPython startup file in a scratch IPYTHONDIR), every cell Sybil runs, and every
+docs kernel runs (conf/kernel_startup.py), every cell Sybil runs (tests/code_cells.py), and every
 run started by a prewarmed.Server (snapshot runs, judge runs) append a line to BOOK_EXECUTION_LOG.
 
 The floor: one Python process imports torch once and runs every snippet a page loads; plus Sphinx
@@ -29,18 +29,6 @@ sys.path.insert(0, str(ROOT / "conf"))
 import book_settings  # noqa: E402
 
 EXECUTION_LOG = "BOOK_EXECUTION_LOG"
-# Loaded by every docs kernel the build starts: one log line per cell it runs.
-KERNEL_STARTUP = f"""\
-def _count_cells():  # leaves no name in the page's namespace
-    import os
-    path = os.environ["{EXECUTION_LOG}"]
-    def log(info):
-        with open(path, "a") as file:
-            file.write("kernel\\n")
-    get_ipython().events.register("pre_run_cell", log)
-_count_cells()
-del _count_cells
-"""
 # The floor's first half, run by the venv's python from the root: every loaded snippet, in one process.
 FLOOR_SNIPPETS = """\
 import io, json, os, runpy, sys, time, contextlib
@@ -113,12 +101,9 @@ def main() -> None:
     if not python.is_file():
         sys.exit(f"bench: no {python.relative_to(ROOT)}; run nox -s docs(torch-{torch}) once first")
     scratch = scratch_copy()
-    ipython = scratch / "build-bench-ipython"
-    (ipython / "profile_default" / "startup").mkdir(parents=True)
-    (ipython / "profile_default" / "startup" / "count-cells.py").write_text(KERNEL_STARTUP)
     log = scratch / "executions.log"
     env = {**os.environ, **book_settings.RUN_ENV, "PYTHONPATH": str(scratch / "conf"),
-           "IPYTHONDIR": str(ipython), EXECUTION_LOG: str(log)}
+           EXECUTION_LOG: str(log)}
     env.pop("BOOK_DISCARD_VENVS", None)
     nox = [sys.executable, "-m", "nox", "--no-color"]
     rows = []

@@ -8,32 +8,50 @@ own path, so a failure points at `snippets/<chapter>/<idea>.py` and its line.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
+import sys
 
 from sybil import Document, Example, Region
 
 import book_settings
 from book_extensions import pages
+from snippet_runs import SnippetStopped
 
 
-class SnippetTimeout(Exception):
-    pass
+class _LimitedStream(io.TextIOBase):
+    def __init__(self, stream, budget: list[int], message: str):
+        self._stream, self._budget, self._message = stream, budget, message
+
+    def write(self, text: str) -> int:
+        self._budget[0] -= len(text)
+        if self._budget[0] < 0:
+            raise SnippetStopped(self._message)
+        return self._stream.write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float, snippet: str, where: str):
-    """Stop a snippet that still runs after `seconds` (SIGALRM: Sybil runs it in pytest's main thread)."""
+def within_limits(snippet: str, where: str):
+    """Stop a snippet still running after SNIPPET_TIMEOUT_SECONDS (SIGALRM: Sybil runs it in pytest's main
+    thread) and cut one printing more than SNIPPET_OUTPUT_LIMIT characters to stdout and stderr together."""
     def stop(signum, frame):
-        raise SnippetTimeout(f"{snippet} was still running after {seconds} s (the per-snippet limit, "
-                             f"book_settings.SNIPPET_TIMEOUT_SECONDS) and was stopped; loaded by the code cell at {where}")
+        raise SnippetStopped(f"{book_settings.too_slow(snippet)}; loaded by the code cell at {where}")
+    budget = [book_settings.SNIPPET_OUTPUT_LIMIT]
+    message = f"{book_settings.too_loud(snippet)}; loaded by the code cell at {where}"
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (_LimitedStream(stream, budget, message) for stream in streams)
     previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, book_settings.SNIPPET_TIMEOUT_SECONDS)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        sys.stdout, sys.stderr = streams
 
 
 class CodeCellParser:
@@ -59,10 +77,8 @@ def evaluate_cell(example: Example) -> None:
             file.write(f"sybil {snippet}\n")
     code = compile(cell.snippet.read_text(encoding="utf-8"), snippet, "exec")
     try:
-        with time_limit(book_settings.SNIPPET_TIMEOUT_SECONDS, snippet, cell.where):
+        with within_limits(snippet, cell.where):
             exec(code, example.namespace)
-    except SnippetTimeout:
-        raise
     except Exception:
         if cell.raises:
             return

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
+import select
 import sys
 import time
 from dataclasses import dataclass
@@ -64,13 +64,38 @@ def run_snippet(snippet: Path, launch=launch_subprocess) -> Run:
            "MEASURED_SHOW_GLUE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
     start = time.perf_counter()
     with launch([sys.executable, pages.relative(snippet)], env=env, cwd=pages.ROOT) as process:
-        try:
-            output, _ = process.communicate(timeout=book_settings.SNIPPET_TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            raise TimeoutError(f"{pages.relative(snippet)} was still running after {book_settings.SNIPPET_TIMEOUT_SECONDS}"
-                               " s (the per-snippet limit, book_settings.SNIPPET_TIMEOUT_SECONDS) and was stopped") from None
+        process.stdin.close()
+        output = read_within_limits(process, pages.relative(snippet))
     return Run(snippet, process.returncode, normalise(output), time.perf_counter() - start)
+
+
+class SnippetStopped(BaseException):
+    """A snippet stopped by the time or output limit of book_settings (a BaseException: under Sybil, a
+    snippet's own `except Exception` must not swallow it)."""
+
+
+def read_within_limits(process, name: str) -> str:
+    """All the process prints, and its exit; killed and SnippetStopped past either limit of book_settings."""
+    deadline = time.monotonic() + book_settings.SNIPPET_TIMEOUT_SECONDS
+    chunks, size, descriptor = [], 0, process.stdout.fileno()
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([descriptor], [], [], left)[0]:
+            process.kill()
+            raise SnippetStopped(book_settings.too_slow(name))
+        chunk = os.read(descriptor, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > book_settings.SNIPPET_OUTPUT_LIMIT * 4:  # bytes: a character takes up to four
+            process.kill()
+            raise SnippetStopped(book_settings.too_loud(name))
+    process.wait(max(1.0, deadline - time.monotonic()))
+    output = b"".join(chunks).decode("utf-8", errors="replace")
+    if len(output) > book_settings.SNIPPET_OUTPUT_LIMIT:
+        raise SnippetStopped(book_settings.too_loud(name))
+    return output
 
 
 def snapshot_to_write(snippet: Path, output: str, torch: str = TORCH) -> Path:

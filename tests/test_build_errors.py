@@ -4,11 +4,14 @@ A scratch checkout (this conf/ and helpers, one page per broken case, scratch sn
 the book's Sphinx flags; each test then looks for its error in that build's output.
 """
 
+import time
+
 import pytest
 from sybil import Sybil
 
 import book_settings
-from code_cells import CodeCellParser, SnippetTimeout
+from code_cells import CodeCellParser
+from snippet_runs import SnippetStopped, run_snippet
 from scratch_book import FRONT_MATTER, build, cell, scratch_book
 
 BROKEN_PAGES = {
@@ -17,6 +20,7 @@ BROKEN_PAGES = {
     "inline-code.md": FRONT_MATTER + "# Inline\n\n```{code-cell} ipython3\nprint('inline')\n```\n",
     "raising-snippet.md": FRONT_MATTER + "# Raises\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/divides-by-zero.py"),
+    "flooding-snippet.md": FRONT_MATTER + "# Floods\n\n" + cell("../../snippets/demo/floods.py"),
     "hanging-snippet.md": FRONT_MATTER + "# Hangs\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/hangs.py"),
     "unrendered-cell.md": FRONT_MATTER + "# Unrendered\n\n" + cell("../../snippets/demo/fine.py")
@@ -26,6 +30,7 @@ SNIPPETS = {
     "fine.py": "print('fine')\n",
     "divides-by-zero.py": "import math\n\nratio = math.pi / 0\nprint(ratio)\n",
     "hangs.py": "import time\n\nprint('started')\nwhile True:\n    time.sleep(0.1)\n",
+    "floods.py": "while True:\n    print('x' * 80)\n",
 }
 TIMEOUT_SECONDS = 3  # the scratch build's per-snippet limit; the book's is book_settings.SNIPPET_TIMEOUT_SECONDS
 
@@ -62,7 +67,13 @@ def test_raising_snippet_is_named_with_its_line(zh_build):
 
 def test_a_hanging_snippet_is_stopped_and_named(zh_build):
     assert (f"docs/zh/hanging-snippet.md:13: ERROR: snippets/demo/hangs.py was still running after {TIMEOUT_SECONDS} s "
-            "(the per-snippet limit, book_settings.SNIPPET_TIMEOUT_SECONDS) and was stopped") in zh_build, zh_build
+            "(the per-snippet limit, SNIPPET_TIMEOUT_SECONDS in conf/book_settings.py) and was stopped") in zh_build, zh_build
+
+
+def test_a_snippet_that_prints_without_end_is_cut_and_named(zh_build):
+    assert ("snippets/demo/floods.py:2: ERROR: snippets/demo/floods.py printed more than 100,000 characters (the "
+            "per-snippet limit, SNIPPET_OUTPUT_LIMIT in conf/book_settings.py) and was cut; in the code cell at "
+            "docs/zh/flooding-snippet.md:9") in zh_build, zh_build
 
 
 def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_links(zh_build):
@@ -96,8 +107,23 @@ def test_sybil_accepts_a_raises_exception_cell_that_raises(scratch):
 def test_sybil_stops_a_hanging_snippet(scratch, monkeypatch):
     monkeypatch.setattr(book_settings, "SNIPPET_TIMEOUT_SECONDS", 1)
     (example,) = sybil_examples(scratch, cell("../../snippets/demo/hangs.py", ":tags: [raises-exception]\n"))
-    with pytest.raises(SnippetTimeout, match="snippets/demo/hangs.py was still running after 1 s .*/sybil-case.md:9"):
+    with pytest.raises(SnippetStopped, match="snippets/demo/hangs.py was still running after 1 s .*/sybil-case.md:9"):
         example.evaluate()
+
+
+def test_sybil_cuts_a_snippet_that_prints_without_end(scratch):
+    (example,) = sybil_examples(scratch, cell("../../snippets/demo/floods.py", ":tags: [raises-exception]\n"))
+    with pytest.raises(SnippetStopped, match=r"snippets/demo/floods.py printed more than 100,000 characters .*was cut"):
+        example.evaluate()
+
+
+def test_a_snapshot_run_stops_a_snippet_that_hangs_or_floods(scratch, monkeypatch, launch):
+    monkeypatch.setattr(book_settings, "SNIPPET_TIMEOUT_SECONDS", 2)
+    for name, reason in (("hangs.py", "was still running after 2 s"), ("floods.py", "printed more than 100,000")):
+        start = time.monotonic()
+        with pytest.raises(SnippetStopped, match=f"demo/{name} {reason}"):
+            run_snippet(scratch / "snippets" / "demo" / name, launch)
+        assert time.monotonic() - start < 20
 
 
 def test_sybil_names_the_snippet_line_of_an_unexpected_error(scratch):

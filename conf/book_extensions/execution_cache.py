@@ -53,7 +53,7 @@ def execute_missing(cache, pages: list[Path], timeout: int) -> dict[str, list[st
 if __name__ == "__main__":
     from jupyter_cache import get_cache
 
-    os.environ.update(book_settings.RUN_ENV)  # the kernels' settings, as conf.py gives them under Sphinx
+    os.environ.update(book_settings.RUN_ENV, **book_settings.kernel_environment())  # as conf.py does for Sphinx
     path = cache_path()
     cache = get_cache(path)
     cache.db  # creates the folder and the tables when missing

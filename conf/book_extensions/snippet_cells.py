@@ -23,6 +23,7 @@ from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
+import book_settings
 from book_extensions import ENV_VERSION
 from book_extensions import pages
 
@@ -82,6 +83,10 @@ def name_failing_snippet(app, doctree):
     cell = cells[count - 1] if 0 < count <= len(cells) else None
     where = f"{pages.relative(cell.snippet)}:{line}" if cell and cell.snippet else docname
     report = Path(app.outdir, "reports", f"{docname}.err.log")
+    if error.startswith("SnippetOutputLimit") and cell and cell.snippet:  # raised by conf/kernel_startup.py
+        logger.error(f"{book_settings.too_loud(pages.relative(cell.snippet))}; in the code cell at {cell.where}",
+                     location=where, type="snippet", subtype="exec")
+        return
     logger.error(
         f"{error}\n  raised by this snippet line, in the code cell at {cell.where if cell else docname}"
         f" (full traceback: {pages.relative(report)}); tag the cell `raises-exception` if it is meant to raise",
@@ -112,8 +117,7 @@ def report_timeout(app, docname, message, cells):
         return
     for cell in found:
         # Where it hangs inside the snippet, nbclient does not say: the cell that loads it is the location.
-        logger.error(f"{pages.relative(cell.snippet)} was still running after {limit} s (the per-snippet limit, "
-                     "book_settings.SNIPPET_TIMEOUT_SECONDS) and was stopped",
+        logger.error(book_settings.too_slow(pages.relative(cell.snippet), limit),
                      location=(docname, cell.line), type="snippet", subtype="exec")
 
 
