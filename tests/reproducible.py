@@ -2,7 +2,8 @@
 except for what a run of the snippets changes by nature. Exits 1 and shows the lines otherwise.
 
 Each build runs `nox -s docs` for the default torch in its own scratch copy (empty build/, empty
-execution cache, no test records). Allowed to differ, and nothing else:
+execution cache, no test records, SOURCE_DATE_EPOCH = the last commit's time, which the verification
+page states as its build date). Allowed to differ, and nothing else:
 
 1. the execution badge's date and duration (`Executed with torch 2.13.0 on <date>: 9 snippets, <s> s`):
    they come from the page's execution record, i.e. when and how fast that build ran it;
@@ -17,13 +18,14 @@ execution cache, no test records). Allowed to differ, and nothing else:
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from bench import book_settings, scratch_copy
+from bench import ROOT, book_settings, scratch_copy
 
 BADGE = re.compile(r'(class="execution-badge">[^<]*?)\d{4}-\d{2}-\d{2} \d{2}:\d{2}( UTC)?([^<]*?)\d+\.\d+( s| 秒)')
 ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
@@ -71,12 +73,16 @@ def differences(first: Path, second: Path) -> list[str]:
 
 def main() -> None:
     torch = book_settings.DEFAULT_TORCH
+    # The date a page states for its build (the verification page) is this, in both builds: the last
+    # commit's time, the reproducible-builds convention.
+    epoch = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    env = {**os.environ, "SOURCE_DATE_EPOCH": epoch or "0"}
     sites = []
     for attempt in (1, 2):
         scratch = scratch_copy()
         print(f"clean build {attempt} in {scratch}", flush=True)
         subprocess.run([sys.executable, "-m", "nox", "--no-color", "-s", f"docs(torch-{torch})"], cwd=scratch,
-                       check=True, stdout=subprocess.DEVNULL)
+                       check=True, stdout=subprocess.DEVNULL, env=env)
         sites.append(scratch / "build" / "site")
     problems = differences(*sites)
     for site in sites:

@@ -16,6 +16,7 @@ says so.
 from __future__ import annotations
 
 import json
+import os
 import platform
 from datetime import datetime, timezone
 from importlib.metadata import version
@@ -61,6 +62,12 @@ def _when(stamp: str | None) -> str:
     return stamp.replace("T", " ").replace("+00:00", " UTC") if stamp else "—"
 
 
+def build_time() -> datetime:
+    """SOURCE_DATE_EPOCH when it is set (a reproducible build: nox -s reproducible sets it), else now."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    return datetime.fromtimestamp(int(epoch), tz=timezone.utc) if epoch else datetime.now(timezone.utc)
+
+
 class VerificationReport(SphinxDirective):
     has_content = False
 
@@ -79,7 +86,7 @@ class VerificationReport(SphinxDirective):
 
         this_build = say("report-this-build", torch=book_settings.installed_torch(), python=platform.python_version(),
                          sphinx=version("sphinx"), myst_nb=version("myst-nb"),
-                         date=f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+                         date=f"{build_time():%Y-%m-%d %H:%M} UTC")
         statuses = {torch: {name: self._status(records.get(torch), name, current[name], torch) for name in snippets}
                     for torch in versions}
         summary = []
