@@ -22,6 +22,7 @@ from docutils import nodes
 from myst_nb.core.variables import format_plain_text
 
 from book_extensions import pages
+from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.snapshots import printed_lines
 from book_settings import DOCS
 from snippet_runs import expected_snapshot, glued_values, normalise
@@ -54,8 +55,7 @@ def glue_data(build: Path, language: str, name: str) -> dict[str, dict[str, str]
 
 
 def rendered_cells(build: Path, language: str, name: str) -> list[nodes.container]:
-    return [node for node in doctree(build, language, name).findall(nodes.container)
-            if node.get("nb_element") == "cell_code"]
+    return rendered_code_cells(doctree(build, language, name))
 
 
 def shown_lines(cell: nodes.container, raises: bool) -> list[str]:

@@ -121,13 +121,18 @@ def report_timeout(app, docname, message, cells):
                      location=(docname, cell.line), type="snippet", subtype="exec")
 
 
+def rendered_code_cells(doctree: nodes.Node) -> list[nodes.container]:
+    """The code cells myst-nb rendered into a page's doctree, in page order."""
+    return [node for node in doctree.findall(nodes.container) if node.get("nb_element") == "cell_code"]
+
+
 class SnippetDownloads(SphinxTransform):
     """Runs after parsing and before Sphinx collects the page's downloads (doctree-read)."""
 
     default_priority = 500
 
     def apply(self):
-        cells = [node for node in self.document.findall(nodes.container) if "cell" in node["classes"]]
+        cells = rendered_code_cells(self.document)
         page = pages.page_of(self.env)
         if page.problems():
             return  # its code cells were blanked, and check_page has reported why

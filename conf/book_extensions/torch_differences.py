@@ -33,6 +33,7 @@ import book_settings
 from book_extensions import pages
 from book_extensions import rereads
 from book_extensions import snapshots
+from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.languages import text
 
 logger = logging.getLogger(__name__)
@@ -72,9 +73,8 @@ class CellDifferences(SphinxTransform):
 
     def apply(self):
         rendered: dict[str, list[nodes.container]] = {}
-        for node in self.document.findall(nodes.container):
-            if node.get("nb_element") == "cell_code":
-                rendered.setdefault(node["cell_metadata"].get("load"), []).append(node)
+        for node in rendered_code_cells(self.document):
+            rendered.setdefault(node["cell_metadata"].get("load"), []).append(node)
         this_torch = snapshots.compared_torch()
         say = lambda key, **kw: text(self.env, key).format(**kw)  # noqa: E731
         seen: dict[str, int] = {}
