@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nox
@@ -155,7 +156,11 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
 
 
 def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> Path:
+    # Every page is executed (or found in the cache) before Sphinx starts, so the languages only read
+    # the cache: they build side by side, and each one's output is shown when it ends, zh first.
     session.run(str(python), "-m", "book_extensions.execution_cache")
+    env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
+    running = {}
     for language in LANGUAGES:
         out = root / language
         failed = out / "last-build-failed"
@@ -165,8 +170,23 @@ def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> P
         shutil.rmtree(out / "html" / "reports", ignore_errors=True)
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.touch()
-        session.run(str(python), *book_settings.sphinx_args(language, out, *fresh))
-        failed.unlink()
+        command = [str(python), *book_settings.sphinx_args(language, out, *fresh)]
+        session.log(" ".join(command))
+        output = tempfile.TemporaryFile("w+", encoding="utf-8")
+        running[language] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+                                             text=True), output
+    broken = []
+    for language, (process, output) in running.items():
+        process.wait()
+        output.seek(0)
+        print(output.read(), end="", flush=True)
+        output.close()
+        if process.returncode:
+            broken.append(language)
+        else:
+            (root / language / "last-build-failed").unlink()
+    if broken:
+        session.error(f"the {' and '.join(broken)} build failed: see its output above")
     site = root / "site"
     shutil.rmtree(site, ignore_errors=True)
     for language in LANGUAGES:

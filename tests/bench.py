@@ -58,7 +58,8 @@ def measured(command: list[str], cwd: Path, env: dict[str, str]) -> dict:
                           check=True)
     result = json.loads(done.stdout)
     if result["returncode"]:
-        sys.exit(f"bench: {' '.join(command)} failed in {cwd}:\n{result['output'][-4000:]}")
+        failed = [line for line in result["output"].splitlines() if line.startswith(("FAILED", "ERROR"))]
+        sys.exit(f"bench: {' '.join(command)} failed in {cwd}:\n" + "\n".join(failed) + result["output"][-3000:])
     return result
 
 
@@ -133,12 +134,15 @@ def main() -> None:
         step("cold docs (empty build/)", docs)
         step("no-change rebuild", docs)
         page = scratch / "docs" / "zh" / "graph-lifecycle.md"
-        page.write_text(page.read_text(encoding="utf-8") + "\n本段为基准测试所加。\n", encoding="utf-8")
+        page_text = page.read_text(encoding="utf-8")
+        page.write_text(page_text + "\n本段为基准测试所加。\n", encoding="utf-8")
         step("prose-only edit (one zh page)", docs)
         snippet = scratch / snippets[0]
-        snippet.write_text(snippet.read_text(encoding="utf-8") + "# bench: the code changes, the output does not\n",
-                           encoding="utf-8")
+        snippet_text = snippet.read_text(encoding="utf-8")
+        snippet.write_text(snippet_text + "# bench: the code changes, the output does not\n", encoding="utf-8")
         step(f"one-snippet edit ({snippets[0]})", docs)
+        page.write_text(page_text, encoding="utf-8")  # the tests run on the tree as it was copied
+        snippet.write_text(snippet_text, encoding="utf-8")
         tests = step(f"nox -s tests(torch-{torch})", [*nox, "-s", f"tests(torch-{torch})"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

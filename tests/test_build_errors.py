@@ -32,7 +32,8 @@ SNIPPETS = {
     "hangs.py": "import time\n\nprint('started')\nwhile True:\n    time.sleep(0.1)\n",
     "floods.py": "while True:\n    print('x' * 80)\n",
 }
-TIMEOUT_SECONDS = 3  # the scratch build's per-snippet limit; the book's is book_settings.SNIPPET_TIMEOUT_SECONDS
+TIMEOUT_SECONDS = 3  # the scratch builds' per-snippet limit; the book's is book_settings.SNIPPET_TIMEOUT_SECONDS
+SHORT_LIMIT = ("-D", f"nb_execution_timeout={TIMEOUT_SECONDS}")
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,7 @@ def scratch(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def zh_build(scratch):
-    done = build(scratch, "zh", "-D", f"nb_execution_timeout={TIMEOUT_SECONDS}")
+    done = build(scratch, "zh", *SHORT_LIMIT)
     assert done.returncode != 0, "the scratch build with broken pages succeeded:\n" + done.stdout
     return done.stdout
 
@@ -83,7 +84,7 @@ def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_l
 
 def test_twinless_page_fails_the_build(scratch):
     (scratch / "docs" / "en" / "inline-code.md").unlink()
-    done = build(scratch, "en")
+    done = build(scratch, "en", *SHORT_LIMIT)
     assert "docs/en/inline-code.md is missing: every page needs its twin" in done.stdout, done.stdout
 
 
