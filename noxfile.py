@@ -155,10 +155,29 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
         return _build_site(session, python, torch, root)
 
 
+def execute_pages_ahead(session: nox.Session, python: Path, torch: str) -> None:
+    """Execute the pages the cache lacks (book_extensions.execution_cache), unless no page, snippet,
+    kernel setting or lock changed since it last ran for this torch: then there is nothing to execute,
+    and a rebuild with nothing changed saves its interpreter start."""
+    inputs = sorted([*(ROOT / "docs").rglob("*.md"), *(ROOT / "snippets").rglob("*.py"),
+                     ROOT / "conf" / "kernel_startup.py", ROOT / "conf" / "book_settings.py", lock_file(torch)])
+    digest = hashlib.sha256()
+    for path in inputs:
+        digest.update(f"{path.relative_to(ROOT)}\0".encode() + path.read_bytes() + b"\0")
+    stamp = BUILD / "cache" / f"torch-{torch}.executed-inputs.sha256"
+    if stamp.is_file() and stamp.read_text() == digest.hexdigest():
+        session.log("pages, snippets and lock unchanged since the last execution: nothing to execute")
+        return
+    stamp.unlink(missing_ok=True)
+    session.run(str(python), "-m", "book_extensions.execution_cache")
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(digest.hexdigest())
+
+
 def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> Path:
     # Every page is executed (or found in the cache) before Sphinx starts, so the languages only read
     # the cache: they build side by side, and each one's output is shown when it ends, zh first.
-    session.run(str(python), "-m", "book_extensions.execution_cache")
+    execute_pages_ahead(session, python, torch)
     env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
     running = {}
     for language in LANGUAGES:

@@ -15,6 +15,7 @@ says so.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -74,13 +75,11 @@ class VerificationReport(SphinxDirective):
     def run(self):
         env, say = self.env, lambda key, **kw: text(self.env, key).format(**kw)
         versions, default = book_settings.TORCH_VERSIONS, book_settings.DEFAULT_TORCH
-        snippets = sorted({pages.relative(s) for lang in pages.LANGUAGES
-                           for page in pages.book_pages(lang).values() for s in page.snippets})
+        snippets = sorted(pages.relative(s) for s in loaded_snippets())
         current = {name: pages.snippet_hash(pages.ROOT / name) for name in snippets}
         records = {}
         for torch in versions:
-            path = RECORDS / f"torch-{torch}.json"
-            env.note_dependency(str(path))  # a missing file keeps the page outdated until it appears
+            path = RECORDS / f"torch-{torch}.json"  # watched by record_files: a record may come later
             if path.is_file():
                 records[torch] = json.loads(path.read_text(encoding="utf-8"))
 
@@ -161,16 +160,32 @@ class VerificationReport(SphinxDirective):
 STATUSES = ("same", "reviewed", "unreviewed", "failed", "stale", "missing")
 
 
+@functools.cache
+def loaded_snippets() -> frozenset:
+    """Every snippet a page of either language loads (the pages do not change while Sphinx runs)."""
+    return frozenset(s for lang in pages.LANGUAGES for p in pages.book_pages(lang).values() for s in p.snippets)
+
+
+def _reports(page: pages.Page) -> bool:
+    return any(directive.name == "verification-report" for directive in page.directives)
+
+
 def every_snapshot(page: pages.Page) -> list:
     """The report lists every version's snapshot of every snippet: re-read it when one comes or goes."""
-    if not any(directive.name == "verification-report" for directive in page.directives):
+    if not _reports(page):
         return []
-    snippets = {s for lang in pages.LANGUAGES for p in pages.book_pages(lang).values() for s in p.snippets}
-    return [snapshots.snapshot_path(s, torch) for s in sorted(snippets) for torch in [None, *book_settings.TORCH_VERSIONS]]
+    return [snapshots.snapshot_path(s, torch) for s in sorted(loaded_snippets())
+            for torch in [None, *book_settings.TORCH_VERSIONS]]
+
+
+def record_files(page: pages.Page) -> list:
+    """The report shows each torch's test record: re-read it when one is written, comes or goes."""
+    return [RECORDS / f"torch-{torch}.json" for torch in book_settings.TORCH_VERSIONS] if _reports(page) else []
 
 
 def setup(app):
     app.add_directive("verification-report", VerificationReport)
     rereads.watch(app, "all-snapshots", every_snapshot)
+    rereads.watch(app, "records", record_files)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": ENV_VERSION}
