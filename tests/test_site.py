@@ -24,7 +24,7 @@ from myst_nb.core.variables import format_plain_text
 from book_extensions import pages
 from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.snapshots import printed_lines
-from book_settings import DOCS
+from book_settings import DOCS, installed_torch
 from snippet_runs import expected_snapshot, glued_values, normalise
 
 PAGES = [(language, name, page) for language in pages.LANGUAGES
@@ -166,6 +166,23 @@ class Tags(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, {key: value or "" for key, value in attrs}))
+
+
+BADGE = {"en": re.compile(r"^Executed with torch (\S+) on \d{4}-\d\d-\d\d \d\d:\d\d UTC: (\d+) snippets?, [\d.]+ s$"),
+         "zh": re.compile(r"^本页代码由 torch (\S+) 于 \d{4}-\d\d-\d\d \d\d:\d\d UTC 实际执行：(\d+) 段代码，用时 [\d.]+ 秒$")}
+
+
+@pytest.mark.parametrize(("language", "name", "page"), [p for p in PAGES if p[2].code_cells],
+                         ids=[i for i, p in zip(IDS, PAGES) if p[2].code_cells])
+def test_an_executed_page_states_its_torch_and_snippet_count(build, language, name, page):
+    badges = [node.astext() for node in doctree(build, language, name).findall(nodes.paragraph)
+              if "execution-badge" in node["classes"]]
+    assert len(badges) == 1, f"{language}/{name}: {len(badges)} execution badges"
+    stated = BADGE[language].match(badges[0])
+    assert stated, f"{language}/{name}: the badge reads {badges[0]!r}"
+    assert stated.groups() == (installed_torch(), str(len(page.code_cells))), badges[0]
+    one = len(page.code_cells) == 1
+    assert language != "en" or badges[0].count("snippets,") == (not one), badges[0]
 
 
 def test_site_holds_both_languages_and_a_language_chooser(site):

@@ -26,7 +26,7 @@ def add_badge(app, doctree):
     ran = datetime.fromtimestamp(data["mtime"], tz=timezone.utc)
     line = text(app.env, "badge").format(
         torch=book_settings.installed_torch(), date=f"{ran:%Y-%m-%d %H:%M} UTC",
-        cells=cells, seconds=data.get("runtime") or 0.0)
+        cells=cells, plural="" if cells == 1 else "s", seconds=data.get("runtime") or 0.0)  # zh has no plural
     badge = nodes.paragraph("", line, classes=["execution-badge"])
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is not None:

@@ -74,7 +74,7 @@ STRINGS = {
         "measured": "Measured",
         "stop-here": "You can stop here",
         "reading-time": "About {minutes} min to read ({prose} words of prose, {code} lines of code)",
-        "badge": "Executed with torch {torch} on {date}: {cells} snippets, {seconds:.1f} s",
+        "badge": "Executed with torch {torch} on {date}: {cells} snippet{plural}, {seconds:.1f} s",
         "report-this-build": "This build: torch {torch}, Python {python}, Sphinx {sphinx}, myst-nb {myst_nb}, {date}.",
         "report-no-record": "no record: this version's tests have not run",
         "col-torch": "torch",
