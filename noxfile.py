@@ -40,6 +40,9 @@ PIP_TOOLS_LOCK = LOCKS / "pip-tools.txt"
 # never pip (each venv keeps its own installer), and nothing of the machine that made it (index, paths).
 PIP_COMPILE = ["--quiet", "--upgrade", "--strip-extras", "--unsafe-package", "pip", "--no-emit-index-url",
                "--no-emit-find-links", "--no-emit-trusted-host", "--no-config"]
+# `python -m book_extensions.execution_cache` exits with this when a page failed ahead of Sphinx
+# (its LEFT_TO_SPHINX; the noxfile cannot import it: it runs outside the venvs).
+EXECUTION_LEFT_TO_SPHINX = 3
 # torch builds with a local label (2.13.0+cpu) are on PyTorch's own index, one per label, never on PyPI.
 PYTORCH_INDEX = "https://download.pytorch.org/whl/{}"
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
@@ -155,31 +158,52 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
         return _build_site(session, python, torch, root)
 
 
-def execute_pages_ahead(session: nox.Session, python: Path, torch: str) -> None:
-    """Execute the pages the cache lacks (book_extensions.execution_cache), unless no page, snippet,
-    kernel setting or lock changed since it last ran for this torch: then there is nothing to execute,
-    and a rebuild with nothing changed saves its interpreter start."""
-    inputs = sorted([*(ROOT / "docs").rglob("*.md"), *(ROOT / "snippets").rglob("*.py"),
-                     ROOT / "conf" / "kernel_startup.py", ROOT / "conf" / "book_settings.py", lock_file(torch)])
+def execute_pages_ahead(session: nox.Session, python: Path, torch: str) -> bool:
+    """Execute the pages the cache lacks (book_extensions.execution_cache); True when every page is now
+    in the cache. Skipped when no page, snippet, conf module or installed lock changed since a run that
+    cached every page, and that cache is still there: a rebuild with nothing changed saves its start."""
+    installed = python.parents[1] / "installed-lock.txt"  # what use_torch_env installed (the canary: no lock)
+    inputs = sorted([*(ROOT / "docs").rglob("*.md"), *(ROOT / "snippets").rglob("*.py"), *(ROOT / "conf").rglob("*.py"),
+                     installed])
     digest = hashlib.sha256()
     for path in inputs:
-        digest.update(f"{path.relative_to(ROOT)}\0".encode() + path.read_bytes() + b"\0")
+        digest.update(f"{path}\0".encode() + (path.read_bytes() if path.is_file() else b"<missing>") + b"\0")
     stamp = BUILD / "cache" / f"torch-{torch}.executed-inputs.sha256"
-    if stamp.is_file() and stamp.read_text() == digest.hexdigest():
-        session.log("pages, snippets and lock unchanged since the last execution: nothing to execute")
-        return
+    cached = any(BUILD.glob(f"cache/torch-{torch}*/helpers-*/global.db"))  # book_settings.execution_cache()
+    if cached and stamp.is_file() and stamp.read_text() == digest.hexdigest():
+        session.log("pages, snippets, conf and lock unchanged since every page was executed: nothing to execute")
+        return True
     stamp.unlink(missing_ok=True)
-    session.run(str(python), "-m", "book_extensions.execution_cache")
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(digest.hexdigest())
+    env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
+    ahead = subprocess.run([str(python), "-m", "book_extensions.execution_cache"], cwd=ROOT, env=env)
+    if ahead.returncode not in (0, EXECUTION_LEFT_TO_SPHINX):
+        session.error(f"executing the pages ahead of Sphinx broke (exit {ahead.returncode})")
+    if ahead.returncode == 0:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    return ahead.returncode == 0
 
 
 def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> Path:
-    # Every page is executed (or found in the cache) before Sphinx starts, so the languages only read
-    # the cache: they build side by side, and each one's output is shown when it ends, zh first.
-    execute_pages_ahead(session, python, torch)
+    # Once every page is in the execution cache, the languages only read it and build side by side,
+    # each one's output shown when it ends, zh first. A page that failed ahead is executed again by
+    # Sphinx to name its failing line; two Sphinx runs executing one page would write the same cache
+    # entry at once, so then the languages build one after the other.
+    side_by_side = execute_pages_ahead(session, python, torch)
     env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
-    running = {}
+    running, broken = {}, []
+
+    def finish(language: str) -> None:
+        process, output = running.pop(language)
+        process.wait()
+        output.seek(0)
+        print(output.read(), end="", flush=True)
+        output.close()
+        if process.returncode:
+            broken.append(language)
+        else:
+            (root / language / "last-build-failed").unlink()
+
     for language in LANGUAGES:
         out = root / language
         failed = out / "last-build-failed"
@@ -194,16 +218,10 @@ def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> P
         output = tempfile.TemporaryFile("w+", encoding="utf-8")
         running[language] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
                                              text=True), output
-    broken = []
-    for language, (process, output) in running.items():
-        process.wait()
-        output.seek(0)
-        print(output.read(), end="", flush=True)
-        output.close()
-        if process.returncode:
-            broken.append(language)
-        else:
-            (root / language / "last-build-failed").unlink()
+        if not side_by_side:
+            finish(language)
+    for language in list(running):
+        finish(language)
     if broken:
         session.error(f"the {' and '.join(broken)} build failed: see its output above")
     site = root / "site"

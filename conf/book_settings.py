@@ -101,7 +101,8 @@ def out_root(torch: str) -> Path:
 
 def execution_cache(torch: str, helpers_hash: str) -> Path:
     """Where myst-nb keeps executed notebooks: jupyter-cache keys a notebook by its code only,
-    so the path names the torch that ran it and the helper module every snippet imports."""
+    so the path names the torch that ran it and a hash of the helper module every snippet imports
+    and of the kernel startup file."""
     return BUILD / "cache" / f"torch-{torch}" / f"helpers-{helpers_hash}"
 
 

@@ -1,30 +1,54 @@
 # IPython runs this file when a docs kernel of this book starts (IPYTHONDIR is set by
 # book_settings.kernel_environment, for the build only; a reader's own kernels never see it).
-# It cuts a cell that prints more than SNIPPET_OUTPUT_LIMIT characters: nbclient would keep every
-# line until the time limit. It leaves no name in the page's namespace.
+# It leaves no name in the page's namespace. Two things, on sys.stdout and sys.stderr:
+#
+# - A cell that prints more than SNIPPET_OUTPUT_LIMIT characters is cut (nbclient would keep
+#   every line until the time limit).
+# - ipykernel sends what was written on a timer, so a line can reach the notebook in two pieces
+#   (print writes its text and its newline separately), and myst-nb's stream merging turns such a
+#   split into a line break plus an empty line (upstream.WORKAROUNDS["myst-nb-split-lines"]). So
+#   only whole lines are handed on, each piece ending in one newline after a non-newline character;
+#   the rest waits for the next write or for the end of the cell.
 
 
-def _limit_each_cells_output():
+def _limit_and_whole_lines():
     import os
+    import re
     import sys
 
     limit = int(os.environ["BOOK_SNIPPET_OUTPUT_LIMIT"])
     execution_log = os.environ.get("BOOK_EXECUTION_LOG")  # nox -s bench counts the cells run
     printed = [0]
+    ready = re.compile(r"(?s).*[^\n]\n")  # the longest prefix that ends a non-empty line
 
     class SnippetOutputLimit(BaseException):  # not an Exception: a snippet's `except Exception` keeps it
         pass
 
-    def limited(write):
-        def write_within_limit(text):
+    streams = []
+
+    def whole_lines(stream):
+        write, pending = stream.write, [""]
+
+        def write_whole_lines(text):
             printed[0] += len(text)
             if printed[0] > limit:
                 raise SnippetOutputLimit(f"printed more than {limit:,} characters")
-            return write(text)
-        return write_within_limit
+            pending[0] += text
+            if found := ready.match(pending[0]):
+                write(found.group(0))
+                pending[0] = pending[0][found.end():]
+            return len(text)
 
-    sys.stdout.write = limited(sys.stdout.write)
-    sys.stderr.write = limited(sys.stderr.write)
+        def hand_on_the_rest():
+            if pending[0]:
+                write(pending[0])
+                pending[0] = ""
+
+        stream.write = write_whole_lines
+        streams.append(hand_on_the_rest)
+
+    whole_lines(sys.stdout)
+    whole_lines(sys.stderr)
 
     def new_cell(info):
         printed[0] = 0
@@ -32,8 +56,13 @@ def _limit_each_cells_output():
             with open(execution_log, "a") as log:
                 log.write("kernel\n")
 
+    def cell_done(result):
+        for hand_on in streams:
+            hand_on()
+
     get_ipython().events.register("pre_run_cell", new_cell)  # noqa: F821 (IPython's startup namespace)
+    get_ipython().events.register("post_run_cell", cell_done)  # noqa: F821
 
 
-_limit_each_cells_output()
-del _limit_each_cells_output
+_limit_and_whole_lines()
+del _limit_and_whole_lines

@@ -78,15 +78,17 @@ def main() -> None:
     epoch = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     env = {**os.environ, "SOURCE_DATE_EPOCH": epoch or "0"}
     sites = []
-    for attempt in (1, 2):
-        scratch = scratch_copy()
-        print(f"clean build {attempt} in {scratch}", flush=True)
-        subprocess.run([sys.executable, "-m", "nox", "--no-color", "-s", f"docs(torch-{torch})"], cwd=scratch,
-                       check=True, stdout=subprocess.DEVNULL, env=env)
-        sites.append(scratch / "build" / "site")
-    problems = differences(*sites)
-    for site in sites:
-        shutil.rmtree(site.parents[1], ignore_errors=True)
+    try:
+        for attempt in (1, 2):
+            scratch = scratch_copy()
+            sites.append(scratch / "build" / "site")
+            print(f"clean build {attempt} in {scratch}", flush=True)
+            subprocess.run([sys.executable, "-m", "nox", "--no-color", "-s", f"docs(torch-{torch})"], cwd=scratch,
+                           check=True, stdout=subprocess.DEVNULL, env=env)
+        problems = differences(*sites)
+    finally:
+        for site in sites:  # each holds a whole build: never left behind on the disk
+            shutil.rmtree(site.parents[1], ignore_errors=True)
     if problems:
         print(f"{len(problems)} difference(s) between two clean builds beyond the allowed ones "
               f"(tests/reproducible.py):\n" + "\n".join(problems))

@@ -1,7 +1,7 @@
 """A build killed with SIGKILL while a page executes leaves nothing that breaks or falsifies the next one.
 
 The scratch book's second page loads a snippet that signals it has started and then sleeps; the
-build (Sphinx, its kernel, everything in its process group) is killed at that moment. The snippet is
+build (Sphinx and every process below it, the kernel included) is killed at that moment. The snippet is
 then edited, and the next build must succeed and show the edited snippet's output, not a record of
 the killed run.
 """
@@ -23,12 +23,20 @@ PAGES = {
 SLOW = "import pathlib, time\n\npathlib.Path('started').write_text('yes')\ntime.sleep(120)\nprint('the killed run')\n"
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, from /proc (Linux)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        for child in (task / "children").read_text().split():
+            found += [int(child), *descendants(int(child))]
+    return found
+
+
 def test_a_build_killed_mid_execution_leaves_the_next_build_right(tmp_path):
     root = scratch_book(tmp_path, PAGES, {"fine.py": "print('fine')\n", "slow.py": SLOW})
     started = root / "docs" / "zh" / "started"  # the kernel runs in the page's folder
     command = [sys.executable, *book_settings.sphinx_args("zh", Path("build") / "zh")]
-    killed = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+    killed = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         while not started.exists():
@@ -36,7 +44,13 @@ def test_a_build_killed_mid_execution_leaves_the_next_build_right(tmp_path):
             assert time.monotonic() < deadline, "the slow snippet never started"
             time.sleep(0.2)
     finally:
-        os.killpg(killed.pid, signal.SIGKILL)  # Sphinx, and the kernel it started
+        # Sphinx and everything it started: jupyter_client gives the kernel a session of its own, so
+        # killing Sphinx's process group alone would leave the kernel to notice by itself.
+        for pid in [killed.pid, *descendants(killed.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         killed.wait()
     (root / "snippets" / "demo" / "slow.py").write_text("print('the edited run')\n")
     done = build(root, "zh")

@@ -16,7 +16,8 @@ ENV = {**os.environ, **book_settings.RUN_ENV, "PYTHONUNBUFFERED": "1"}
 # a function called from the module: the traceback's frames, carets included, must match.
 SCRIPT = '''\
 import os, sys
-print("argv", sys.argv[1:], "path0", sys.path[0] == os.path.dirname(os.path.abspath(__file__)))
+print("argv", sys.argv, "path0", sys.path[0] == os.path.dirname(os.path.abspath(__file__)), "file", __file__)
+print("streams", sys.stdout.encoding, sys.stdout.errors, sys.stderr.errors, sys.stdin.errors)
 print("cwd", os.getcwd(), "var", os.environ.get("PREWARMED_TEST"), "name", __name__)
 print("stdin", sys.stdin.readline().strip())
 print("to stderr", file=sys.stderr)
@@ -52,7 +53,7 @@ def test_a_run_matches_a_fresh_interpreter(tmp_path, launch):
 
 
 @pytest.mark.parametrize("ending, status", [("sys.exit(3)", 3), ("sys.exit('stopped')", 1), ("sys.exit()", 0),
-                                            ("os._exit(5)", 5)])
+                                            ("os._exit(5)", 5), ("raise KeyboardInterrupt", -signal.SIGINT)])
 def test_exit_statuses_match(tmp_path, launch, ending, status):
     script = tmp_path / "ends.py"
     script.write_text(f"import os, sys\nprint('before')\n{ending}\n")
@@ -76,14 +77,22 @@ def test_runs_do_not_see_each_other(tmp_path, launch):
     assert outputs == ["False\n", "False\n"]
 
 
-def test_a_run_can_be_killed(tmp_path, launch):
+def test_a_run_that_printed_then_hangs_times_out_and_can_be_killed(tmp_path, launch):
     script = tmp_path / "hang.py"
-    script.write_text("while True:\n    pass\n")
+    script.write_text("print('partial', flush=True)\nwhile True:\n    pass\n")
     with launch([sys.executable, str(script)], env=ENV, cwd=tmp_path) as child:
-        with pytest.raises(subprocess.TimeoutExpired):
-            child.communicate(timeout=1)
+        with pytest.raises(subprocess.TimeoutExpired) as raised:
+            child.communicate(timeout=2)
+        assert raised.value.output == b"partial\n"
         child.kill()
         assert child.wait(timeout=10) == -signal.SIGKILL
+
+
+def test_a_preload_that_prints_is_refused(tmp_path):
+    (tmp_path / "noisy.py").write_text("print('imported')\n")
+    env = {**ENV, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ENV.get('PYTHONPATH', '')}"}
+    with pytest.raises(RuntimeError, match="the preload printed 'imported"):
+        prewarmed.Server(env, preload=("noisy",))
 
 
 def test_other_start_up_settings_are_refused(tmp_path, launch):

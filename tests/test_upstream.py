@@ -110,7 +110,14 @@ SIMULATIONS = [
      lambda _: execution_result_without("traceback", "exc_string"), "'traceback'"),
     ("ipython-traceback", "IPython names a cell as IPython 7 did", ipython_7_traceback,
      "IPython's traceback format changed"),
+    ("myst-nb-split-lines", "myst-nb joins the pieces of a stream as they came", lambda _: coalesce_as_sent,
+     "no longer needed"),
 ]
+
+
+def coalesce_as_sent(outputs):
+    """A coalesce_streams that keeps the text as the kernel sent it."""
+    return [{**outputs[0], "text": "".join(output["text"] for output in outputs)}]
 
 
 @pytest.mark.parametrize("name", WORKAROUNDS)

@@ -1,9 +1,10 @@
 """Where myst-nb keeps executed notebooks (one jupyter-cache per torch version and helper module),
 and the pages' execution ahead of Sphinx, one kernel per core.
 
-jupyter-cache keys a notebook by its cells' code only: not by the torch that ran it, and not by
-snippets/measured.py, which every snippet imports. So the path names both: a build with another
-torch, or after the helpers changed, starts from an empty cache instead of serving stale outputs.
+jupyter-cache keys a notebook by its cells' code only: not by the torch that ran it, not by
+snippets/measured.py, which every snippet imports, and not by conf/kernel_startup.py, which shapes
+what the kernel sends. So the path names all three: a build with another torch, or after either file
+changed, starts from an empty cache instead of serving stale outputs.
 
 ``python -m book_extensions.execution_cache`` (PYTHONPATH=conf, as nox runs it before each build)
 creates the cache database (two builds racing to create a new one fail: "table nbproject already
@@ -11,24 +12,28 @@ exists"), then executes every page of the first language tree whose notebook the
 parallel: jupyter-cache's own local-parallel executor, reading each page with myst-nb's own reader
 plugin, exactly as ``jcache project execute`` would. Sphinx, reading the pages one at a time, then
 finds them in the cache (the other language's pages load the same snippets: the same notebook). A
-page that fails here is left out of the cache; Sphinx executes it again and names the failing
-snippet line. Nothing is served that the cache did not match by the page's code.
+page that fails here is left out of the cache and the exit status is 3; Sphinx executes it again and
+names the failing snippet line. Nothing is served that the cache did not match by the page's code.
 """
 
 import hashlib
 import logging
 import os
+import sys
 from importlib.metadata import version
 from pathlib import Path
 
 import book_settings
 
+LEFT_TO_SPHINX = 3  # the exit status when a page failed here (the noxfile then builds one language at a time)
 MYST_NB_READER = {"type": "plugin", "name": "myst_nb_md"}  # what myst-nb stages a MyST page with
 
 
 def cache_path() -> Path:
-    helpers = hashlib.sha256((book_settings.SNIPPETS / "measured.py").read_bytes()).hexdigest()[:12]
-    return book_settings.execution_cache(version("torch"), helpers)
+    helpers = hashlib.sha256()
+    for path in (book_settings.SNIPPETS / "measured.py", book_settings.CONF / "kernel_startup.py"):
+        helpers.update(path.read_bytes())
+    return book_settings.execution_cache(version("torch"), helpers.hexdigest()[:12])
 
 
 def notebook_pages(tree: str) -> list[Path]:
@@ -60,5 +65,7 @@ if __name__ == "__main__":
     print(f"execution cache: {path.relative_to(book_settings.ROOT)}")
     pages = notebook_pages(next(iter(book_settings.LANGUAGES)))
     found = execute_missing(cache, pages, book_settings.SNIPPET_TIMEOUT_SECONDS)
-    print(f"executed ahead of Sphinx: {len(found['succeeded'])} page(s); "
-          f"left to Sphinx to report: {len(found['excepted']) + len(found['errored'])}", flush=True)
+    failed = found["excepted"] + found["errored"]
+    print(f"executed ahead of Sphinx: {len(found['succeeded'])} page(s); left to Sphinx to report: {len(failed)}",
+          flush=True)
+    sys.exit(LEFT_TO_SPHINX if failed else 0)

@@ -30,6 +30,7 @@ from book_extensions import pages
 logger = logging.getLogger(__name__)
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+TIMEOUT_PREVIEW = re.compile(r"\n-{19}\n(.*)\n-{19}\n", re.DOTALL)  # nbclient's preview of the timed-out cell
 IPYTHON_FRAME = re.compile(r"Cell In\[(\d+)\], line (\d+)")
 
 
@@ -98,12 +99,17 @@ def timed_out_cells(message: str, cells: list[pages.CodeCell]) -> list[pages.Cod
     """The cells whose code nbclient's CellTimeoutError message previews: the whole code up to ten
     lines, else the lists of its first and last five (nbclient.exceptions; tests/test_build_errors.py
     fails if that wording changes)."""
+    shown = TIMEOUT_PREVIEW.search(message)
+    if not shown:
+        return []
     found = []
     for cell in cells:
-        code = (cell.snippet.read_text(encoding="utf-8") if cell.snippet else cell.body).strip()
-        lines = code.split("\n")
+        if not cell.snippet:
+            continue
+        code = cell.snippet.read_text(encoding="utf-8")
+        lines = code.strip().split("\n")
         preview = code if len(lines) < 11 else f"{lines[:5]}\n...\n{lines[-5:]}"
-        if preview and preview in message:
+        if preview.strip() == shown.group(1).strip():
             found.append(cell)
     return found
 

@@ -309,6 +309,37 @@ def _zh_search_still_broken(upstream=None) -> list[str]:
     return problems
 
 
+# --- conf/kernel_startup.py hands ipykernel whole lines only, because of how myst-nb merges streams.
+
+SPLIT_LINE = [{"output_type": "stream", "name": "stdout", "text": "penalty: RuntimeError"},
+              {"output_type": "stream", "name": "stdout", "text": "\nloss: 0\n"}]
+
+
+@_workaround(
+    "myst-nb-split-lines", "conf/kernel_startup.py",
+    "myst-nb's coalesce_streams still renders a line that reached the notebook in two pieces as a line break "
+    "and an empty line (it strips each piece and ends it with a newline), so the docs kernels must send whole lines",
+)
+def _split_line_problems(upstream) -> list[str]:
+    """upstream: myst-nb's coalesce_streams."""
+    import copy
+
+    from nbformat import from_dict
+
+    if upstream is None:
+        try:
+            from myst_nb.core.utils import coalesce_streams as upstream
+        except ImportError as error:
+            return [f"myst-nb's coalesce_streams is gone ({error}): check a page whose output has several lines"]
+    merged = upstream([from_dict(copy.deepcopy(output)) for output in SPLIT_LINE])
+    if [output["text"] for output in merged] == ["penalty: RuntimeError\nloss: 0\n"]:
+        return ["myst-nb now merges a split line correctly: the whole-line buffering in conf/kernel_startup.py "
+                "is no longer needed (keep the output limit)"]
+    if [output["text"] for output in merged] != ["penalty: RuntimeError\n\nloss: 0\n"]:
+        return [f"myst-nb's coalesce_streams now merges the split line as {merged!r}: check the kernel startup"]
+    return []
+
+
 # --- badges.py and snippet_cells.py read myst-nb's execution record of a page.
 
 def _exec_data_problems(keys: tuple[str, ...], upstream) -> list[str]:
