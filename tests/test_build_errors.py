@@ -21,6 +21,8 @@ BROKEN_PAGES = {
     "raising-snippet.md": FRONT_MATTER + "# Raises\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/divides-by-zero.py"),
     "flooding-snippet.md": FRONT_MATTER + "# Floods\n\n" + cell("../../snippets/demo/floods.py"),
+    "flooding-tagged-snippet.md": FRONT_MATTER + "# Floods, tagged\n\n"
+                                  + cell("../../snippets/demo/floods.py", ":tags: [raises-exception]\n"),
     "hanging-snippet.md": FRONT_MATTER + "# Hangs\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/hangs.py"),
     "unrendered-cell.md": FRONT_MATTER + "# Unrendered\n\n" + cell("../../snippets/demo/fine.py")
@@ -75,6 +77,11 @@ def test_a_snippet_that_prints_without_end_is_cut_and_named(zh_build):
     assert ("snippets/demo/floods.py:2: ERROR: snippets/demo/floods.py printed more than 100,000 characters (the "
             "per-snippet limit, SNIPPET_OUTPUT_LIMIT in conf/book_settings.py) and was cut; in the code cell at "
             "docs/zh/flooding-snippet.md:9") in zh_build, zh_build
+
+
+def test_a_snippet_that_floods_in_a_raises_exception_cell_still_fails(zh_build):
+    assert ("docs/zh/flooding-tagged-snippet.md:9: ERROR: snippets/demo/floods.py printed more than 100,000 "
+            "characters") in zh_build, zh_build
 
 
 def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_links(zh_build):

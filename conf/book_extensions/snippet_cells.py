@@ -30,6 +30,7 @@ from book_extensions import pages
 logger = logging.getLogger(__name__)
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+OUTPUT_LIMIT_ERROR = "SnippetOutputLimit"  # the exception conf/kernel_startup.py raises
 TIMEOUT_PREVIEW = re.compile(r"\n-{19}\n(.*)\n-{19}\n", re.DOTALL)  # nbclient's preview of the timed-out cell
 IPYTHON_FRAME = re.compile(r"Cell In\[(\d+)\], line (\d+)")
 
@@ -84,7 +85,7 @@ def name_failing_snippet(app, doctree):
     cell = cells[count - 1] if 0 < count <= len(cells) else None
     where = f"{pages.relative(cell.snippet)}:{line}" if cell and cell.snippet else docname
     report = Path(app.outdir, "reports", f"{docname}.err.log")
-    if error.startswith("SnippetOutputLimit") and cell and cell.snippet:  # raised by conf/kernel_startup.py
+    if error.startswith(OUTPUT_LIMIT_ERROR) and cell and cell.snippet:  # raised by conf/kernel_startup.py
         logger.error(f"{book_settings.too_loud(pages.relative(cell.snippet))}; in the code cell at {cell.where}",
                      location=where, type="snippet", subtype="exec")
         return
@@ -152,6 +153,12 @@ class SnippetDownloads(SphinxTransform):
                 location=self.env.docname, type="snippet", subtype="download")
             return
         for cell, code_cell in zip(cells, code_cells):
+            cut = [node for node in cell.findall(nodes.literal_block)
+                   if "traceback" in node["classes"] and OUTPUT_LIMIT_ERROR in node.astext()]
+            if cut and code_cell.snippet:  # a raises-exception cell lets any error pass, this one too
+                logger.error(f"{book_settings.too_loud(pages.relative(code_cell.snippet))}; in the code cell at "
+                             f"{code_cell.where} (tagged raises-exception, but this is no error the page means)",
+                             location=(self.env.docname, code_cell.line), type="snippet", subtype="exec")
             link = addnodes.download_reference("", "", refdoc=self.env.docname, reftarget=code_cell.load,
                                                refexplicit=True, classes=["snippet-download"])
             link += nodes.literal(text=pages.relative(code_cell.snippet))
