@@ -149,6 +149,12 @@ def npm_tools(session: nox.Session) -> Path:
     return modules
 
 
+def command_environment(session: nox.Session) -> dict[str, str]:
+    """The environment session.run would give a command, for one started with subprocess instead
+    (session.env maps a variable to None to unset it: nox does so for PYTHONHOME, say)."""
+    return {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
+
+
 def build_site(session: nox.Session, python: Path, torch: str) -> Path:
     """Build zh then en from the one conf, then assemble <root>/site with nothing but the site;
     a second build of the same torch waits for the first."""
@@ -174,7 +180,7 @@ def execute_pages_ahead(session: nox.Session, python: Path, torch: str) -> bool:
         session.log("pages, snippets, conf and lock unchanged since every page was executed: nothing to execute")
         return True
     stamp.unlink(missing_ok=True)
-    env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
+    env = command_environment(session)
     ahead = subprocess.run([str(python), "-m", "book_extensions.execution_cache"], cwd=ROOT, env=env)
     if ahead.returncode not in (0, EXECUTION_LEFT_TO_SPHINX):
         session.error(f"executing the pages ahead of Sphinx broke (exit {ahead.returncode})")
@@ -190,7 +196,7 @@ def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> P
     # Sphinx to name its failing line; two Sphinx runs executing one page would write the same cache
     # entry at once, so then the languages build one after the other.
     side_by_side = execute_pages_ahead(session, python, torch)
-    env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
+    env = command_environment(session)
     running, broken = {}, []
 
     def finish(language: str) -> None:
@@ -355,8 +361,7 @@ def canary(session: nox.Session) -> None:
     site = build_site(session, python, newest)  # a build that fails is a broken run
     records = BUILD / "canary"
     shutil.rmtree(records, ignore_errors=True)
-    # session.env maps a variable to None to unset it (nox does so for PYTHONHOME, say).
-    env = {key: value for key, value in {**os.environ, **session.env}.items() if value is not None}
+    env = command_environment(session)
     env |= {"BOOK_SITE": str(site), "BOOK_RECORDS": str(records)}
     tested = subprocess.run([str(python), "-m", "pytest", "--ignore=tests/test_locked_install.py", *session.posargs],
                             cwd=ROOT, env=env)

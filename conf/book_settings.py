@@ -74,9 +74,9 @@ def too_slow(snippet: str, seconds: float | None = None) -> str:
             "SNIPPET_TIMEOUT_SECONDS in conf/book_settings.py) and was stopped")
 
 
-def too_loud(snippet: str, characters: int | None = None) -> str:
+def too_loud(snippet: str) -> str:
     """The message for a snippet cut by the output limit."""
-    return (f"{snippet} printed more than {characters or SNIPPET_OUTPUT_LIMIT:,} characters (the per-snippet limit, "
+    return (f"{snippet} printed more than {SNIPPET_OUTPUT_LIMIT:,} characters (the per-snippet limit, "
             "SNIPPET_OUTPUT_LIMIT in conf/book_settings.py) and was cut")
 
 LOCKS = CONF / "locks"  # one pip lock file per torch version (`nox -s lock` writes them)
