@@ -77,6 +77,8 @@ def test_a_snippet_that_prints_without_end_is_cut_and_named(zh_build):
     assert ("snippets/demo/floods.py:2: ERROR: snippets/demo/floods.py printed more than 100,000 characters (the "
             "per-snippet limit, SNIPPET_OUTPUT_LIMIT in conf/book_settings.py) and was cut; in the code cell at "
             "docs/zh/flooding-snippet.md:9") in zh_build, zh_build
+    reports = [line for line in zh_build.splitlines() if "flooding-snippet.md:9" in line]
+    assert len(reports) == 1, "\n".join(reports)  # once, and not as a raises-exception cell
 
 
 def test_a_snippet_that_floods_in_a_raises_exception_cell_still_fails(zh_build):

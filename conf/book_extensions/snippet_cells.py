@@ -155,7 +155,9 @@ class SnippetDownloads(SphinxTransform):
         for cell, code_cell in zip(cells, code_cells):
             cut = [node for node in cell.findall(nodes.literal_block)
                    if "traceback" in node["classes"] and OUTPUT_LIMIT_ERROR in node.astext()]
-            if cut and code_cell.snippet:  # a raises-exception cell lets any error pass, this one too
+            # A raises-exception cell lets any error pass, this one too; in any other cell the failed
+            # execution is already reported, with the snippet's line, by name_failing_snippet.
+            if cut and code_cell.snippet and code_cell.raises:
                 logger.error(f"{book_settings.too_loud(pages.relative(code_cell.snippet))}; in the code cell at "
                              f"{code_cell.where} (tagged raises-exception, but this is no error the page means)",
                              location=(self.env.docname, code_cell.line), type="snippet", subtype="exec")
