@@ -43,6 +43,14 @@ class Records:
         self.claims[check] = {"status": status, "sha256": sha256,
                               "ran_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
+    def found(self) -> dict:
+        """What this run found, as plain data (an xdist worker sends it to the controller)."""
+        return {"entries": self.entries, "claims": self.claims}
+
+    def merge(self, found: dict) -> None:
+        self.entries.update(found["entries"])
+        self.claims.update(found["claims"])
+
     def write(self, passed_whole_run: bool) -> None:
         if not self.entries and not self.claims:
             return

@@ -14,6 +14,8 @@ from code_cells import CodeCellParser
 from snippet_runs import SnippetStopped, run_snippet
 from scratch_book import FRONT_MATTER, build, cell, scratch_book
 
+pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
+
 BROKEN_PAGES = {
     "missing-snippet.md": FRONT_MATTER + "# Missing\n\n" + cell("../../snippets/demo/nowhere.py"),
     "no-front-matter.md": "# No front matter\n\n" + cell("../../snippets/demo/fine.py"),

@@ -6,7 +6,11 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 import book_settings
+
+pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
 
 HOLD = """\
 import sys, time, book_settings

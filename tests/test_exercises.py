@@ -66,6 +66,7 @@ def test_both_chapter_pages_offer_the_exercise(exercise):
         assert exercise in page.text, f"docs/{language}/{found.chapter}.md does not name the judge command"
 
 
+@pytest.mark.torch_independent
 def test_a_solution_that_hangs_or_floods_is_stopped(tmp_path, launch):
     hang, flood = tmp_path / "hang.py", tmp_path / "flood.py"
     hang.write_text("while True:\n    pass\n")
@@ -94,6 +95,7 @@ def test_unknown_exercise_and_missing_file_are_named():
     assert "no-such-file.py" in judge(sorted(EXERCISES)[0], Path("no-such-file.py")).text
 
 
+@pytest.mark.torch_independent
 def test_the_command_line_runs_in_the_venv_without_nox():
     """`python -m exercise_judge`, as a reader runs it in the venv from the repository root: without
     the PYTHONPATH=conf that nox sets, it lists every exercise and judges a file."""

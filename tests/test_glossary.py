@@ -7,6 +7,8 @@ import pytest
 from book_extensions import pages
 from book_extensions.glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
 
+pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
+
 TERMS = load_terms()
 IDS = [term.get("code") or term["en"] for term in TERMS]
 

@@ -13,8 +13,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import book_settings
 from scratch_book import FRONT_MATTER, build, cell, scratch_book
+
+pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
 
 PAGES = {
     "first.md": FRONT_MATTER + "# First\n\n" + cell("../../snippets/demo/fine.py"),
