@@ -40,6 +40,7 @@ extensions = [
     "book_extensions.torch_differences",
     "book_extensions.claims",
     "book_extensions.zh_search",
+    "book_extensions.page_weight",
 ]
 
 exclude_patterns = ["**/.ipynb_checkpoints"]

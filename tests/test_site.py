@@ -226,3 +226,27 @@ def test_pages_load_nothing_from_another_host(site):
     loads += [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*.css")
               for m in CSS_REMOTE.finditer(p.read_text(encoding="utf-8"))]
     assert not loads, "\n".join(loads[:20])
+
+
+def test_no_page_loads_the_fontawesome_script(site):
+    """page_weight.py: the 1.5 MB script is not fetched by any page; the icons come from the theme's CSS."""
+    served = [p for p in site.rglob("*.html") if "_static" not in p.parts]  # _static holds the theme's templates
+    loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in served for tag, attrs in Tags(p).tags
+             if "fontawesome" in (url := fetched(tag, attrs))]
+    assert not loads, "\n".join(loads[:20])
+
+
+ICON_CLASS = re.compile(r'class="[^"]*\b(?:fa-solid|fa-brands|fa-regular|fas|fab|far)\b[^"]*"')
+
+
+def test_every_icon_a_page_shows_has_a_glyph_in_the_stylesheet(site):
+    """Without fontawesome.js an icon is drawn only if the stylesheet gives its class a glyph (--fa)."""
+    stylesheet = next(site.glob("*/_static/styles/pydata-sphinx-theme.css")).read_text(encoding="utf-8")
+    # `.fa-bars,.fa-navicon{--fa:"\f0c9"}`: every class in a rule that sets --fa has a glyph
+    drawn = {name for selectors in re.findall(r"([^{}]*)\{--fa:", stylesheet)
+             for name in re.findall(r"\.(fa-[a-z0-9-]+)", selectors)}
+    styles_and_sizes = {"fa-solid", "fa-brands", "fa-regular", "fa-lg", "fa-fw"}
+    used = {name for p in site.rglob("*.html") for m in ICON_CLASS.finditer(p.read_text(encoding="utf-8"))
+            for name in re.findall(r"\bfa-[a-z0-9-]+", m.group(0)) if name not in styles_and_sizes}
+    assert used, "no icon found: the pattern no longer matches how the theme writes icons"
+    assert used <= drawn, f"icons without a glyph: {sorted(used - drawn)}"

@@ -112,7 +112,20 @@ SIMULATIONS = [
      "IPython's traceback format changed"),
     ("myst-nb-split-lines", "myst-nb joins the pieces of a stream as they came", lambda _: coalesce_as_sent,
      "no longer needed"),
+    ("fontawesome-script", "the theme loads fontawesome.js as a module",
+     lambda _: theme_icons(macros=("<script defer src=", "<script type=\"module\" src=")), "expected one fontawesome.js"),
+    ("fontawesome-script", "the theme's stylesheet drops FontAwesome's web fonts",
+     lambda _: theme_icons(stylesheet=("fa-solid-900.woff2", "icons.woff2")), "the solid icon font"),
 ]
+
+
+def theme_icons(**replaced):
+    """The theme's webpack-macros.html and stylesheet, one of them edited: {which: (old, new)}."""
+    texts = upstream.theme_icon_texts()
+    for which, (old, new) in replaced.items():
+        assert old in texts[which], (which, old)
+        texts[which] = texts[which].replace(old, new)
+    return texts
 
 
 def coalesce_as_sent(outputs):
