@@ -30,6 +30,11 @@ _BOOK = PYPROJECT["tool"]["autograd-measured"]
 TORCH_VERSIONS: list[str] = list(_BOOK["torch-versions"])  # oldest first
 DEFAULT_TORCH: str = _BOOK["default-torch"]  # builds the published site, owns the shared snapshots
 REPOSITORY: str = PYPROJECT["project"]["urls"]["Repository"]
+# Where GitHub Pages publishes the site (the languages under <SITE_URL>zh/ and <SITE_URL>en/): the
+# canonical links, hreflang alternates, Open Graph URLs and sitemap are absolute URLs below it
+# (conf.py's html_baseurl). A custom domain would replace this line.
+_OWNER, _REPOSITORY_NAME = REPOSITORY.removeprefix("https://github.com/").split("/")[:2]
+SITE_URL: str = f"https://{_OWNER.lower()}.github.io/{_REPOSITORY_NAME}/"
 # What the project installs from snippets/ beside the chapters' snippets: the helper modules (measured,
 # prewarmed) and packages (exercise_judge). They are tools, not snippets a page loads.
 _SETUPTOOLS = PYPROJECT["tool"]["setuptools"]

@@ -41,6 +41,8 @@ extensions = [
     "book_extensions.claims",
     "book_extensions.zh_search",
     "book_extensions.page_weight",
+    "book_extensions.seo",
+    "book_extensions.notebooks",
 ]
 
 exclude_patterns = ["**/.ipynb_checkpoints"]
@@ -69,6 +71,9 @@ html_css_files = ["book.css"]
 html_copy_source = True
 html_show_sourcelink = True
 html_last_updated_fmt = None
+# The site's root, where the languages are served from zh/ and en/: canonical links, hreflang alternates,
+# Open Graph URLs and the sitemap are absolute URLs below it (book_extensions/seo.py).
+html_baseurl = book_settings.SITE_URL
 html_favicon = "_static/favicon.svg"  # without one, every page load asks the server for /favicon.ico: a 404
 # Follow the reader's system until they pick a mode; the theme's default ("") logs a console error.
 html_context = {"default_mode": "auto"}

@@ -32,7 +32,7 @@ ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
 IMAGE = re.compile(r"_images/[0-9a-f]{64}\.(svg|png)")
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")
 PASTED = re.compile(r'<span class="pasted-text">[^<]*</span>')
-ALLOWED_FILES = re.compile(r"(^|/)(searchindex\.js|_images/[0-9a-f]{64}\.(svg|png))$")
+ALLOWED_FILES = re.compile(r"(^|/)(searchindex\.js|_images/[0-9a-f]{64}\.(svg|png)|[^/]+\.ipynb)$")
 
 
 def normalised(text: str) -> str:

@@ -16,15 +16,17 @@ from ast import literal_eval
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from docutils import nodes
 from myst_nb.core.variables import format_plain_text
 
 from book_extensions import pages
+from book_extensions.seo import DESCRIPTION_LENGTH
 from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.snapshots import printed_lines
-from book_settings import DOCS, installed_torch
+from book_settings import DOCS, SITE_URL, installed_torch
 from snippet_runs import expected_snapshot, glued_values, normalise
 
 PAGES = [(language, name, page) for language in pages.LANGUAGES
@@ -187,11 +189,10 @@ def test_an_executed_page_states_its_torch_and_snippet_count(build, language, na
 
 def test_site_holds_both_languages_and_a_language_chooser(site):
     """What GitHub Pages serves: the two languages, a chooser, and nothing of the build's own."""
-    assert sorted(p.name for p in site.iterdir()) == ["404.html", "en", "index.html", "zh"]
+    assert sorted(p.name for p in site.iterdir()) == ["404.html", "en", "index.html", "robots.txt", "sitemap.xml", "zh"]
     links = {attrs.get("href") for tag, attrs in Tags(site / "index.html").tags if tag == "a"}
     assert {"zh/index.html", "en/index.html"} <= links
     for language in pages.LANGUAGES:
-        assert not list((site / language).rglob("*.ipynb")), "executed notebooks leaked into the site"
         assert not (site / language / ".buildinfo").exists()
 
 
@@ -236,17 +237,170 @@ def test_no_page_loads_the_fontawesome_script(site):
     assert not loads, "\n".join(loads[:20])
 
 
-ICON_CLASS = re.compile(r'class="[^"]*\b(?:fa-solid|fa-brands|fa-regular|fas|fab|far)\b[^"]*"')
+ICON_CLASS = re.compile(r'class="([^"]*\b(?:fa-solid|fa-brands|fa-regular|fas|fab|far)\b[^"]*)"')
 
 
-def test_every_icon_a_page_shows_has_a_glyph_in_the_stylesheet(site):
-    """Without fontawesome.js an icon is drawn only if the stylesheet gives its class a glyph (--fa)."""
-    stylesheet = next(site.glob("*/_static/styles/pydata-sphinx-theme.css")).read_text(encoding="utf-8")
-    # `.fa-bars,.fa-navicon{--fa:"\f0c9"}`: every class in a rule that sets --fa has a glyph
-    drawn = {name for selectors in re.findall(r"([^{}]*)\{--fa:", stylesheet)
-             for name in re.findall(r"\.(fa-[a-z0-9-]+)", selectors)}
-    styles_and_sizes = {"fa-solid", "fa-brands", "fa-regular", "fa-lg", "fa-fw"}
-    used = {name for p in site.rglob("*.html") for m in ICON_CLASS.finditer(p.read_text(encoding="utf-8"))
-            for name in re.findall(r"\bfa-[a-z0-9-]+", m.group(0)) if name not in styles_and_sizes}
-    assert used, "no icon found: the pattern no longer matches how the theme writes icons"
-    assert used <= drawn, f"icons without a glyph: {sorted(used - drawn)}"
+def test_every_icon_a_page_shows_has_its_svg_mask(site):
+    """page_weight.py draws each icon element as an SVG mask in _static/book-icons.css; an icon the
+    pages show without a mask rule would be blank (the theme's icon fonts are no longer loaded)."""
+    missing, checked = [], 0
+    for language in pages.LANGUAGES:
+        masks = (site / language / "_static" / "book-icons.css").read_text(encoding="utf-8")
+        drawn = set(re.findall(r"^\.(fa-solid|fa-brands|fa-regular|fas|fab|far)\.(fa-[a-z0-9-]+)"
+                               r"\{--book-icon:url\(\"data:image/svg\+xml,", masks, re.MULTILINE))
+        for page in (site / language).glob("*.html"):
+            for classes in ICON_CLASS.findall(page.read_text(encoding="utf-8")):
+                names, checked = classes.split(), checked + 1
+                style = next(name for name in names if name in {"fa-solid", "fa-brands", "fa-regular", "fas", "fab", "far"})
+                missing += [f"{pages.relative(page)}: {style} {name}" for name in names
+                            if name.startswith("fa-") and name not in {"fa-solid", "fa-brands", "fa-regular", "fa-lg", "fa-fw"}
+                            and (style, name) not in drawn]
+    assert checked, "no icon element found: the pattern no longer matches how the theme writes icons"
+    assert not missing, "icons without a mask in book-icons.css:\n" + "\n".join(sorted(set(missing))[:20])
+
+
+# --- What search engines and link previews read (book_extensions/seo.py, the noxfile's site assembly)
+
+
+HREFLANG_AND_LOCALE = {"zh": ("zh-CN", "zh_CN"), "en": ("en", "en_US")}  # of each tree, typed here, not read from seo.py
+CJK = re.compile(r"[\u4e00-\u9fff]")
+VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class Article(HTMLParser):
+    """A built page as a reader sees its top: the head's <meta> and <link> tags, the article's <h1>
+    text, and its promise, the first paragraph after the <h1> other than the execution badge,
+    without the ✓ button of a checked sentence and the popover it opens (not words of the sentence)."""
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.head: list[tuple[str, dict[str, str]]] = []
+        self.title = self.promise = ""
+        self._in_head = self._in_article = False
+        self._reading = None  # "title" or "promise" while inside one
+        self._depth, self._skipping_from = 0, None
+        self.feed(path.read_text(encoding="utf-8"))
+        self.close()
+        self.title, self.promise = (" ".join(text.split()) for text in (self.title, self.promise))
+
+    def handle_starttag(self, tag, attrs):
+        attrs = {key: value or "" for key, value in attrs}
+        classes = attrs.get("class", "").split()
+        if tag == "head":
+            self._in_head = True
+        elif self._in_head and tag in ("meta", "link"):
+            self.head.append((tag, attrs))
+        elif tag == "article" and "bd-article" in classes:
+            self._in_article = True
+        elif self._in_article and tag == "h1" and not self.title:
+            self._reading = "title"
+        elif (self._in_article and tag == "p" and self.title and not self.promise and self._reading is None
+              and "execution-badge" not in classes):
+            self._reading = "promise"
+        if tag in VOID_ELEMENTS:
+            return
+        self._depth += 1
+        if self._reading and self._skipping_from is None and (
+                tag == "button" or "claim-check" in classes or "headerlink" in classes):
+            self._skipping_from = self._depth
+
+    def handle_endtag(self, tag):
+        if tag == "head":
+            self._in_head = False
+        if tag in VOID_ELEMENTS:
+            return
+        if self._skipping_from == self._depth:
+            self._skipping_from = None
+        self._depth -= 1
+        if (self._reading, tag) in (("title", "h1"), ("promise", "p")):
+            self._reading = None
+
+    def handle_data(self, data):
+        if self._reading and self._skipping_from is None:
+            setattr(self, self._reading, getattr(self, self._reading) + data)
+
+    def named(self, tag: str, key: str, value: str, attribute: str) -> list[str]:
+        """The `attribute` of every head tag `tag` whose `key` is `value`, e.g. every <link rel="canonical">'s href."""
+        return [attrs.get(attribute, "") for name, attrs in self.head if name == tag and attrs.get(key) == value]
+
+
+def page_url(language: str, name: str) -> str:
+    return f"{SITE_URL}{language}/{Path(name).with_suffix('.html')}"
+
+
+@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
+def test_each_page_describes_itself_with_its_promise(site, language, name, page):
+    """One <meta name="description">, in the page's language: the promise as the page shows it,
+    whole when it fits a results page, else cut after a whole sentence, or before a clause or word
+    with "…", never inside an English word, and still at least half as long as the limit."""
+    article = Article(site / language / Path(name).with_suffix(".html"))
+    descriptions = article.named("meta", "name", "description", "content")
+    assert len(descriptions) == 1, f"{language}/{name}: {len(descriptions)} meta descriptions"
+    said, promise = descriptions[0], article.promise
+    assert promise, f"{language}/{name}: no paragraph after the title"
+    assert bool(CJK.search(said)) == (language == "zh"), f"{language}/{name}: the description is in another language: {said!r}"
+    if said != promise:
+        limit = DESCRIPTION_LENGTH[pages.LANGUAGES[language]]
+        kept = said.removesuffix("…")
+        assert limit // 2 <= len(said) <= limit, f"{language}/{name}: {len(said)} characters, limit {limit}: {said!r}"
+        assert promise.startswith(kept), f"{language}/{name}: {said!r} is not the start of the promise {promise!r}"
+        following = promise[len(kept)]
+        if kept == said:
+            assert kept[-1] in ".!?。！？" and (following.isspace() or kept[-1] in "。！？"), \
+                f"{language}/{name}: cut inside a sentence without …: {said!r}"
+        else:
+            assert not (re.match(r"\w", kept[-1], re.ASCII) and re.match(r"\w", following, re.ASCII)), \
+                f"{language}/{name}: cut inside the word {kept.split()[-1]}{following}…: {said!r}"
+
+
+@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
+def test_each_page_names_its_absolute_urls_and_open_graph(site, language, name, page):
+    """The canonical URL is the page's own under the site URL and its language folder; the hreflang
+    alternates are absolute and name the page in both languages, x-default the Chinese one, each a
+    file the site holds; Open Graph repeats the title, description, URL and the page's locale."""
+    article = Article(site / language / Path(name).with_suffix(".html"))
+    canonical = article.named("link", "rel", "canonical", "href")
+    assert canonical == [page_url(language, name)], f"{language}/{name}: canonical {canonical}"
+    alternates = {attrs["hreflang"]: attrs.get("href", "") for tag, attrs in article.head
+                  if tag == "link" and attrs.get("rel") == "alternate" and "hreflang" in attrs}
+    assert alternates == {**{HREFLANG_AND_LOCALE[tree][0]: page_url(tree, name) for tree in pages.LANGUAGES},
+                          "x-default": page_url("zh", name)}, f"{language}/{name}: alternates {alternates}"
+    assert all((site / url.removeprefix(SITE_URL)).is_file() for url in alternates.values()), alternates
+    graph = {attrs["property"]: attrs.get("content", "") for tag, attrs in article.head
+             if tag == "meta" and attrs.get("property", "").startswith("og:")}
+    assert graph["og:title"] == article.title, f"{language}/{name}: og:title {graph['og:title']!r}, h1 {article.title!r}"
+    assert graph["og:description"] == article.named("meta", "name", "description", "content")[0]
+    assert graph["og:url"] == canonical[0]
+    assert graph["og:type"] in ("website", "article")
+    assert graph["og:locale"] == HREFLANG_AND_LOCALE[language][1]
+
+
+def test_the_sitemap_lists_every_page_of_both_languages(site):
+    """sitemap.xml (and robots.txt naming it) lists exactly the built pages search engines may index,
+    with the same alternates as their heads; the pages kept out (noindex) are Sphinx's generated ones."""
+    built = {page_url(language, str(path.relative_to(site / language))): path for language in pages.LANGUAGES
+             for path in (site / language).rglob("*.html") if not path.relative_to(site / language).parts[0].startswith("_")}
+    indexed = {url: path for url, path in built.items()
+               if "noindex" not in Article(path).named("meta", "name", "robots", "content")}
+    assert {Path(url).stem for url in set(built) - set(indexed)} == {"search", "genindex"}
+    assert sorted(indexed) == sorted(page_url(language, name) for language, name, _ in PAGES)
+    namespaces = {"map": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
+    entries = ElementTree.parse(site / "sitemap.xml").getroot().findall("map:url", namespaces)
+    listed = [entry.findtext("map:loc", namespaces=namespaces) for entry in entries]
+    assert sorted(listed) == sorted(indexed), "the sitemap lists other pages than the site holds"
+    for entry, url in zip(entries, listed):
+        in_sitemap = {link.get("hreflang"): link.get("href") for link in entry.findall("xhtml:link", namespaces)}
+        in_head = {attrs["hreflang"]: attrs["href"] for tag, attrs in Article(indexed[url]).head
+                   if tag == "link" and attrs.get("rel") == "alternate" and "hreflang" in attrs}
+        assert in_sitemap == in_head, f"{url}: the sitemap's alternates {in_sitemap}, the page's {in_head}"
+    assert f"Sitemap: {SITE_URL}sitemap.xml" in (site / "robots.txt").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_chooser_is_described_and_the_404_page_is_not_indexed(site):
+    chooser = Article(site / "index.html")
+    assert chooser.named("link", "rel", "canonical", "href") == [SITE_URL]
+    assert chooser.named("meta", "property", "og:url", "content") == [SITE_URL]
+    described = chooser.named("meta", "name", "description", "content")
+    assert len(described) == 1 and CJK.search(described[0]) and re.search(r"[A-Za-z]{4}", described[0]), described
+    assert "$" not in (site / "index.html").read_text(encoding="utf-8"), "a placeholder of conf/site-index.html was left"
+    assert Article(site / "404.html").named("meta", "name", "robots", "content") == ["noindex"]

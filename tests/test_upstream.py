@@ -114,13 +114,15 @@ SIMULATIONS = [
      "no longer needed"),
     ("fontawesome-script", "the theme loads fontawesome.js as a module",
      lambda _: theme_icons(macros=("<script defer src=", "<script type=\"module\" src=")), "expected one fontawesome.js"),
-    ("fontawesome-script", "the theme's stylesheet drops FontAwesome's web fonts",
-     lambda _: theme_icons(stylesheet=("fa-solid-900.woff2", "icons.woff2")), "the solid icon font"),
+    ("fontawesome-script", "FontAwesome registers its icon styles another way",
+     lambda _: theme_icons(bundle=('p("fas",b)', 'define("fas",b)')), "found no solid, regular and brands icons"),
+    ("fontawesome-script", "the theme's stylesheet names its icon glyphs another way",
+     lambda _: theme_icons(stylesheet=("--pst-icon-", "--pst-glyph-")), "found no icon variables"),
 ]
 
 
 def theme_icons(**replaced):
-    """The theme's webpack-macros.html and stylesheet, one of them edited: {which: (old, new)}."""
+    """The theme's webpack-macros.html, fontawesome.js and stylesheet, one of them edited: {which: (old, new)}."""
     texts = upstream.theme_icon_texts()
     for which, (old, new) in replaced.items():
         assert old in texts[which], (which, old)

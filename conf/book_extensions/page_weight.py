@@ -1,25 +1,61 @@
-"""No page loads FontAwesome's script: 1.5 MB (about a third of it gzipped) that every page fetched.
+"""Icons without FontAwesome's script or fonts: each page loads a few KiB of SVG instead of 1.7 MB.
 
-The theme already draws its icons without it: its stylesheet carries FontAwesome's CSS and web fonts
-(`.fa-solid.fa-bars::before` and so on), and the script only swaps each `<i>` for an inline SVG.
-The `<script>` tag sits in a macro of the theme's static/webpack-macros.html, which no option turns
-off. So this extension writes a copy of that file without the tag, next to the build's doctrees,
-and puts it first on the template path. If the theme's file no longer holds exactly one such tag,
-the build stops and says so (a new theme version must be looked at, not silently patched).
+The theme draws icons two ways at once: its stylesheet carries FontAwesome's CSS and two web fonts
+(225 KiB, fetched by every page), and every page also loads fontawesome.js (1.5 MB) that swaps each
+`<i class="fa-solid fa-bars">` for an inline SVG. This extension
+- writes a copy of the theme's static/webpack-macros.html without the script's `<script>` tag, next
+  to the build's doctrees, first on the template path (no option turns the tag off);
+- writes _static/book-icons.css: for each icon the pages show (and each `var(--book-icon-NAME)`
+  conf/_static/book.css uses), its SVG path from the same script file, as a CSS mask painted in
+  the text colour; the icon elements keep their classes, sizes and the theme's show/hide rules,
+  and draw no glyph. The icons the theme's stylesheet draws itself with the icon font (admonition
+  titles, download links: `content: var(--pst-icon-…)` in a rule set in `var(--fa-font-solid)`)
+  get the same treatment, rule by rule, so the browser never fetches the fonts.
+The icon paths come from the theme's installed fontawesome.js, so they match its FontAwesome version.
+If the theme's files no longer look as this expects, the build stops and says so; the canary in
+upstream.py fails first.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pydata_sphinx_theme
 from sphinx.application import Sphinx
-from sphinx.errors import ConfigError
+from sphinx.errors import ConfigError, ExtensionError
 
-MACROS = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static" / "webpack-macros.html"
+THEME_STATIC = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static"
+MACROS = THEME_STATIC / "webpack-macros.html"
+FONTAWESOME_JS = THEME_STATIC / "scripts" / "fontawesome.js"
 SCRIPT_TAG = re.compile(r"^[ \t]*<script defer src=\"\{\{ pathto\('_static/scripts/fontawesome\.js', 1\) \}\}[^\n]*</script>\n",
                         re.MULTILINE)
+BOOK_CSS = Path(__file__).parents[1] / "_static" / "book.css"
+ICONS_CSS = "book-icons.css"
+
+# In fontawesome.js each style's icons are one object literal, `var b={name:[width,height,[aliases],
+# "unicode","path"],…}`, then registered under its class names: `p("fas",b),p("fa-solid",b)`.
+PACK = re.compile(r'var b=\{(.*?)\};!function.{0,300}?\(function\(\)\{p\("(fa[a-z]*)",b\),p\("(fa-[a-z]+)",b\)\}\)',
+                  re.DOTALL)
+ICON = re.compile(r'(?:"([a-z0-9-]+)"|([a-z][a-z0-9]*)|(\d+)):\[(\d+),(\d+),\[([^\]]*)\],"([0-9a-f]*)","([^"]*)"\]')
+THEME_STYLESHEET = THEME_STATIC / "styles" / "pydata-sphinx-theme.css"
+# In the theme's stylesheet: `--pst-icon-bell:"\uf0f3"` (the glyph's code point, escaped or not) or
+# `--pst-icon-admonition-note:var(--pst-icon-info-circle)`; rules that draw a glyph in the icon font;
+# rules that pick the glyph (`content:var(--pst-icon-…)`). Innermost rules only: no icon rule sits
+# in an @media block today (the canary checks that the stylesheet still has each kind).
+PST_ICON = re.compile(r'--pst-icon-([a-z-]+):(?:"\\?([^"]+)"|var\(--pst-icon-([a-z-]+)\))')
+CSS_RULE = re.compile(r"([^{}@;]+)\{([^{}]*)\}")
+ICON_FONT = re.compile(r"font:var\(--fa-font-(?:solid|regular|brands)\)")
+ICON_CONTENT = re.compile(r"content:var\(--pst-icon-([a-z-]+)\)")
+STYLE_CLASSES = {"fa-solid", "fas", "fa-regular", "far", "fa-brands", "fab"}
+# Classes on an icon element that name no icon: styles, sizes, the theme's own markers.
+NOT_ICON_NAMES = STYLE_CLASSES | {"fa-lg", "fa-fw", "fa-xs", "fa-sm", "fa-xl", "fa-2x", "fa-3x"}
+ICON_ELEMENT = re.compile(r'class="([^"]*\b(?:fa-solid|fas|fa-regular|far|fa-brands|fab)\b[^"]*)"')
+BOOK_CSS_ICON = re.compile(r"var\(--book-icon-([a-z0-9-]+)\)")  # always a solid icon
+ATTRIBUTION = ("/* Icons: Font Awesome Free by @fontawesome, https://fontawesome.com, CC BY 4.0\n"
+               "   (https://fontawesome.com/license/free); drawn from the theme's fontawesome.js by\n"
+               "   conf/book_extensions/page_weight.py. */\n")
 
 
 def macros_without_fontawesome(original: str) -> str:
@@ -28,6 +64,91 @@ def macros_without_fontawesome(original: str) -> str:
         raise ConfigError(f"page_weight: expected one fontawesome.js <script> tag in {MACROS}, found {len(found)}; "
                           "the theme changed: see conf/book_extensions/page_weight.py")
     return SCRIPT_TAG.sub("", original)
+
+
+def icon_paths(bundle: str) -> dict[tuple[str, str], tuple[int, int, str]]:
+    """{(style class, icon name or alias): (width, height, SVG path)} for every style in the bundle,
+    both class spellings (fas and fa-solid) as keys."""
+    icons = {}
+    for body, short, long in PACK.findall(bundle):
+        for quoted, bare, number, width, height, aliases, codepoint, path in ICON.findall(body):
+            drawing = (int(width), int(height), path)
+            # Also found by its code point ("U+f0f3"), which is how the theme's stylesheet names it.
+            for name in (quoted or bare or number, *re.findall(r'"([a-z0-9-]+)"', aliases), f"U+{codepoint}"):
+                icons[(short, name)] = icons[(long, name)] = drawing
+    if not {"fas", "far", "fab"} <= {style for style, _ in icons}:
+        raise ConfigError(f"page_weight: found no solid, regular and brands icons in {FONTAWESOME_JS}; "
+                          "the theme's FontAwesome bundle changed: see conf/book_extensions/page_weight.py")
+    return icons
+
+
+def icons_shown(html_pages: list[Path]) -> set[tuple[str, str]]:
+    """(style class, icon name) of every icon element in the pages: ("fab", "github") for
+    `<i class="fab fa-github">`."""
+    shown = set()
+    for page in html_pages:
+        for classes in ICON_ELEMENT.findall(page.read_text(encoding="utf-8")):
+            names = classes.split()
+            style = next(name for name in names if name in STYLE_CLASSES)
+            shown |= {(style, name.removeprefix("fa-")) for name in names
+                      if name.startswith("fa-") and name not in NOT_ICON_NAMES}
+    return shown
+
+
+def svg_url(width: int, height: int, path: str) -> str:
+    svg = f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}'><path d='{path}'/></svg>"
+    encoded = quote(svg, safe=" /=:,.-'")  # the quotes inside the SVG are ' and stay as they are
+    return f'url("data:image/svg+xml,{encoded}")'
+
+
+def icons_css(shown: set[tuple[str, str]], book_css_names: set[str], icons: dict) -> str:
+    """The masks for the icon elements shown, and a `--book-icon-NAME` property for each solid icon
+    book.css paints itself."""
+    wanted = shown | {("fas", name) for name in book_css_names}
+    missing = sorted(f"{style} fa-{name}" for style, name in wanted if (style, name) not in icons)
+    if missing:
+        raise ExtensionError(f"page_weight: the pages show icons the theme's fontawesome.js does not hold: {missing}")
+    rules = [ATTRIBUTION,
+             # The element keeps the theme's box (FontAwesome's CSS: 1.25em wide, centred) and its
+             # show/hide rules; only the glyph changes: an empty ::before painted through the mask.
+             # An inline element's font is loaded for its line metrics even when it shows no text.
+             ":is(.fa-solid,.fas,.fa-regular,.far,.fa-brands,.fab){font-family:inherit}",
+             ":is(.fa-solid,.fas,.fa-regular,.far,.fa-brands,.fab)::before{content:\"\";display:inline-block;"
+             "width:1em;height:1em;vertical-align:-0.125em;background-color:currentColor;"
+             "-webkit-mask:var(--book-icon) center/contain no-repeat;mask:var(--book-icon) center/contain no-repeat}"]
+    rules += [f".{style}.fa-{name}{{--book-icon:{svg_url(*icons[(style, name)])}}}" for style, name in sorted(shown)]
+    rules += [f":root{{--book-icon-{name}:{svg_url(*icons[('fas', name)])}}}" for name in sorted(book_css_names)]
+    return "\n".join(rules) + "\n"
+
+
+def code_point(value: str) -> str:
+    """'f0f3' (as the stylesheet escapes it) or the glyph itself, as "U+f0f3"."""
+    return f"U+{value.lower()}" if len(value) > 1 else f"U+{ord(value):x}"
+
+
+def stylesheet_icons_css(stylesheet: str, icons: dict) -> str:
+    """Masks for the icons the theme's stylesheet draws in the icon font, rule by rule, same selectors."""
+    masks = []
+    for name, glyph, alias in PST_ICON.findall(stylesheet):
+        if alias:
+            masks.append(f"--book-mask-{name}:var(--book-mask-{alias})")
+        elif drawing := next((icons[(style, code_point(glyph))] for style in ("fas", "fab", "far")
+                              if (style, code_point(glyph)) in icons), None):
+            masks.append(f"--book-mask-{name}:{svg_url(*drawing)}")
+    rules = CSS_RULE.findall(stylesheet)
+    boxes = [selector.strip() for selector, body in rules if ICON_FONT.search(body)]
+    glyphs = [(selector.strip(), name) for selector, body in rules for name in ICON_CONTENT.findall(body)]
+    if not (masks and boxes and glyphs):
+        raise ConfigError(f"page_weight: found no icon variables, icon-font rules or icon glyph rules in "
+                          f"{THEME_STYLESHEET}; the theme changed: see conf/book_extensions/page_weight.py")
+    css = [":root{" + ";".join(masks) + "}"]
+    css += [f"{selector}{{font-family:inherit;display:inline-block;width:1em;height:1em;vertical-align:-0.125em;"
+            "-webkit-mask-position:center;mask-position:center;-webkit-mask-size:contain;mask-size:contain;"
+            "-webkit-mask-repeat:no-repeat;mask-repeat:no-repeat}" for selector in boxes]
+    css += [f"{selector}{{content:\"\";background-color:currentColor;"
+            f"-webkit-mask-image:var(--book-mask-{name});mask-image:var(--book-mask-{name})}}"
+            for selector, name in glyphs]
+    return "\n".join(css) + "\n"
 
 
 def shadow_theme_macros(app: Sphinx, config) -> None:
@@ -43,6 +164,21 @@ def shadow_theme_macros(app: Sphinx, config) -> None:
     config.templates_path = [str(templates), *config.templates_path]
 
 
+def write_icons_css(app: Sphinx, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    # Every page in the output, written by this build or an earlier one: all of them link this file.
+    pages = [page for page in outdir.rglob("*.html") if "_static" not in page.parts]
+    book_css_names = set(BOOK_CSS_ICON.findall(BOOK_CSS.read_text(encoding="utf-8")))
+    icons = icon_paths(FONTAWESOME_JS.read_text(encoding="utf-8"))
+    css = (icons_css(icons_shown(pages), book_css_names, icons)
+           + stylesheet_icons_css(THEME_STYLESHEET.read_text(encoding="utf-8"), icons))
+    (outdir / "_static" / ICONS_CSS).write_text(css, encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", shadow_theme_macros)
+    app.add_css_file(ICONS_CSS)
+    app.connect("build-finished", write_icons_css)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

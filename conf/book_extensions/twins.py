@@ -2,8 +2,8 @@
 
 - A page without its twin fails the build, by name (otherwise it surfaces only as a toctree
   warning about a "nonexisting document" in the other language's index).
-- The header's language switch leads to the same page in the other language, and the page
-  head names its twin (`<link rel="alternate" hreflang>`). The trees are mirrored, so the
+- The header's language switch leads to the same page in the other language (seo.py names
+  both in the page head, as absolute hreflang alternates). The trees are mirrored, so the
   twin of zh/<page>.html is en/<page>.html; a page without one (which the check above
   forbids) links to the other landing page.
 """
@@ -27,18 +27,19 @@ def check_twins(app):
 GENERATED_PAGES = {"genindex", "search"}  # made by Sphinx in every language
 
 
+def url_in_tree(pagename: str, tree: str, target: str | None = None) -> str:
+    """The URL of `target` (by default the same page) in the language tree `tree`, relative to
+    `pagename` in either tree: ../en/<page>.html (the site holds the trees side by side)."""
+    return f"{'../' * (pagename.count('/') + 1)}{tree}/{target or pagename}.html"
+
+
 def link_twin(app, pagename, templatename, context, doctree):
-    here_tree, other_tree = tree_and_other(app.config.language)
-    here = STRINGS[app.config.language]
+    other_tree = tree_and_other(app.config.language)[1]
     other = next(strings for code, strings in STRINGS.items() if code != app.config.language)
     has_twin = pagename in GENERATED_PAGES or (pages.DOCS / other_tree / f"{pagename}.md").is_file()
-    up = "../" * (pagename.count("/") + 1)
-    url = f"{up}{other_tree}/{pagename if has_twin else 'index'}.html"
-    context["language_switch"] = {"url": url, "label": other["switch-label"], "title": other["switch-title"],
+    context["language_switch"] = {"url": url_in_tree(pagename, other_tree, None if has_twin else "index"),
+                                  "label": other["switch-label"], "title": other["switch-title"],
                                   "hreflang": other["hreflang"]}
-    context["metatags"] = context.get("metatags", "") + (
-        f'\n<link rel="alternate" hreflang="{other["hreflang"]}" href="{url}">'
-        f'\n<link rel="alternate" hreflang="{here["hreflang"]}" href="{up}{here_tree}/{pagename}.html">')
 
 
 def setup(app):

@@ -409,41 +409,33 @@ def _traceback_still_parsed(upstream=None) -> list[str]:
             + ANSI.sub("", traceback)[-1500:]]
 
 
-# --- page_weight.py drops the theme's fontawesome.js: its stylesheet draws the icons without it.
-
-THEME_STYLESHEET = ("pydata_sphinx_theme", "theme", "pydata_sphinx_theme", "static", "styles", "pydata-sphinx-theme.css")
-# What the icons need from the stylesheet once the script is gone: FontAwesome's web fonts and the
-# rule that draws an icon's glyph from its class (`.fa-bars{--fa:"\f0c9"}` …).
-ICON_CSS_NEEDED = {"the solid icon font": re.compile(r"@font-face\{[^}]*fa-solid-900\.woff2"),
-                   "the brands icon font": re.compile(r"@font-face\{[^}]*fa-brands-400\.woff2"),
-                   "the glyph of each icon class": re.compile(r"\.fa-bars,[^{]*\{--fa:")}
-
+# --- page_weight.py drops the theme's fontawesome.js and draws its icons as SVG masks instead.
 
 def theme_icon_texts() -> dict[str, str]:
-    from book_extensions.page_weight import MACROS
+    from book_extensions.page_weight import FONTAWESOME_JS, MACROS, THEME_STYLESHEET
 
-    stylesheet = _package_file(*THEME_STYLESHEET[:1]).joinpath(*THEME_STYLESHEET[1:])
-    return {"macros": MACROS.read_text(encoding="utf-8"), "stylesheet": stylesheet.read_text(encoding="utf-8")}
+    return {"macros": MACROS.read_text(encoding="utf-8"), "bundle": FONTAWESOME_JS.read_text(encoding="utf-8"),
+            "stylesheet": THEME_STYLESHEET.read_text(encoding="utf-8")}
 
 
 @_workaround(
     "fontawesome-script", "conf/book_extensions/page_weight.py",
-    "pydata-sphinx-theme's static/webpack-macros.html loads fontawesome.js with one <script> tag, and its "
-    "stylesheet carries FontAwesome's CSS and web fonts, so the icons show without the script",
+    "pydata-sphinx-theme's static/webpack-macros.html loads fontawesome.js with one <script> tag; the script "
+    "holds each style's icons as `var b={name:[w,h,[aliases],unicode,path]}` then `p(\"fas\",b)`; its stylesheet "
+    "draws icons from `--pst-icon-…` variables in rules set in `var(--fa-font-…)`",
 )
 def _icons_without_fontawesome_script(upstream=None) -> list[str]:
-    """upstream: {"macros": the text of webpack-macros.html, "stylesheet": the theme's CSS}."""
+    """upstream: {"macros": webpack-macros.html, "bundle": fontawesome.js, "stylesheet": the theme's CSS}."""
     from sphinx.errors import ConfigError
 
-    from book_extensions.page_weight import macros_without_fontawesome
+    from book_extensions.page_weight import icon_paths, macros_without_fontawesome, stylesheet_icons_css
 
     upstream = theme_icon_texts() if upstream is None else upstream
     problems = []
     try:
         macros_without_fontawesome(upstream["macros"])
+        icons = icon_paths(upstream["bundle"])
+        stylesheet_icons_css(upstream["stylesheet"], icons)
     except ConfigError as error:
-        problems.append(f"{error}: the build now stops; find how the theme loads the script now")
-    problems += [f"the theme's stylesheet no longer holds {what}, so without fontawesome.js the icons would be "
-                 "blank: draw them another way before dropping the script" for what, pattern in ICON_CSS_NEEDED.items()
-                 if not pattern.search(upstream["stylesheet"])]
+        problems.append(f"{error}: the build now stops; look at how the theme loads and draws its icons now")
     return problems

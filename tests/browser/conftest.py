@@ -8,6 +8,8 @@ deselects it by marker) in a venv that has no Playwright.
 from __future__ import annotations
 
 import functools
+import gzip
+import io
 import json
 import os
 import threading
@@ -86,7 +88,8 @@ class Tab:
         return self.page
 
     def path(self) -> str:
-        return urlsplit(self.page.url).path.lstrip("/")
+        """The page's path below the site's root, e.g. zh/graph-memory.html."""
+        return urlsplit(self.page.url).path.removeprefix(urlsplit(self.base).path)
 
     def assert_clean(self) -> None:
         """No request left 127.0.0.1, and no script logged an error or threw."""
@@ -105,9 +108,46 @@ class Tab:
         TOTALS.screenshots += 1
 
 
-class QuietHandler(SimpleHTTPRequestHandler):
+# As GitHub Pages serves a project site: below /<repository>/ (the path of book_settings.SITE_URL),
+# text compressed with gzip for a browser that accepts it, and the site's 404.html, with status 404,
+# for any address that holds no file.
+SUB_PATH = urlsplit(book_settings.SITE_URL).path
+COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "image/svg+xml", "application/xml")
+
+
+class HostedSiteHandler(SimpleHTTPRequestHandler):
+    compressed: dict[Path, bytes] = {}  # the site does not change while the tests run
+
     def log_message(self, format, *args):  # a line per file would bury pytest's output
         pass
+
+    def translate_path(self, path: str) -> str:
+        inside = urlsplit(path).path
+        if not inside.startswith(SUB_PATH):
+            return str(Path(self.directory) / "no-such-file")  # outside the project site: nothing there
+        return super().translate_path(path.replace(SUB_PATH, "/", 1))
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.partition("?")[0].endswith("/"):
+            path = path / "index.html"
+        if not path.is_file():
+            return self.send_file(Path(self.directory) / "404.html", 404)
+        return self.send_file(path, 200)
+
+    def send_file(self, path: Path, status: int):
+        body, kind = path.read_bytes(), self.guess_type(str(path))
+        zipped = kind.startswith(COMPRESSED_TYPES) and "gzip" in self.headers.get("Accept-Encoding", "")
+        if zipped:
+            body = self.compressed.setdefault(path, gzip.compress(body, compresslevel=6, mtime=0))
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        if zipped:
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return io.BytesIO(body)
 
 
 def pytest_generate_tests(metafunc):
@@ -124,13 +164,21 @@ def site_pages(site) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="session")
 def base_url(site) -> str:
-    """The site over http on 127.0.0.1, so that every request the pages make is a real one."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site)))
+    """The site over http on 127.0.0.1, so that every request the pages make is a real one, served
+    as hosted: below the project's sub-path, with gzip (HostedSiteHandler)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(HostedSiteHandler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/"
+    yield f"http://127.0.0.1:{server.server_port}{SUB_PATH}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    if not CHROMIUM.is_file():
+        pytest.fail(f"no chromium at {CHROMIUM}: run apt-get install chromium fonts-noto-cjk")
+    return CHROMIUM
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ Every test ends by failing on any request that left 127.0.0.1 and on any console
 Screenshots of every page (light and dark, desktop and phone) land in build/screenshots/.
 """
 
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -47,6 +47,22 @@ AXE_RUN = """async () => (await axe.run()).violations.map((v) => ({
 }))"""
 
 
+# Every icon the reader can see (the theme's <i class="fa-…"> elements and the glyphs its stylesheet
+# draws, e.g. beside an admonition's title), with what paints it: page_weight.py's SVG mask, or not.
+ICONS_SHOWN = """() => {
+  const icons = [...document.querySelectorAll('i[class*="fa-"]')].map((el) => [el, "::before"]);
+  icons.push(...[...document.querySelectorAll(".admonition-title")].map((el) => [el, "::after"]));
+  return icons.filter(([el]) => el.getClientRects().length && getComputedStyle(el).visibility !== "hidden")
+    .map(([el, pseudo]) => {
+      const style = getComputedStyle(el, pseudo);
+      const mask = style.maskImage || style.webkitMaskImage || "none";
+      return {icon: `${el.tagName.toLowerCase()}.${[...el.classList].join(".")}${pseudo}`,
+              masked: mask.startsWith('url("data:image/svg+xml'), size: parseFloat(style.width) * parseFloat(style.height)};
+    });
+}"""
+FONT_FILE = (".woff2", ".woff", ".ttf", ".otf")
+
+
 def shot(book_page: str, scheme: str, device: str) -> str:
     """zh/graph-lifecycle.html -> zh/graph-lifecycle-dark-phone"""
     return f"{book_page.removesuffix('.html')}-{scheme}-{device}"
@@ -60,7 +76,9 @@ def search_results(page, language: str) -> list[str]:
     """The result pages in order (paths below <language>/), once Sphinx's search says it finished."""
     page.wait_for_function("document.querySelector('p.search-summary')?.innerText.trim()")
     paths = page.locator("ul.search > li > a").evaluate_all("links => links.map((a) => new URL(a.href).pathname)")
-    return [path.removeprefix(f"/{language}/") for path in paths]
+    # Below the site's root, wherever it is served (a sub-path, as on GitHub Pages): the search page's own folder.
+    here = urlsplit(page.url).path.rpartition("/")[0] + "/"
+    return [path.removeprefix(here) for path in paths]
 
 
 def test_both_languages_hold_the_same_pages(site_pages):
@@ -107,6 +125,20 @@ def test_language_switch_lands_on_the_twin(open_tab, book_page):
         page.locator("a.btn-language-switch").filter(visible=True).first.click()
     assert tab.path() == f"{OTHER[language]}/{name}", f"the language switch of {book_page} led to {tab.path()}"
     assert page.evaluate("document.documentElement.lang").startswith(OTHER[language])
+    tab.assert_clean()
+
+
+def test_icons_are_svg_masks_and_no_font_or_icon_script_loads(open_tab, book_page):
+    """page_weight.py: a page fetches no icon font and no fontawesome.js, and every icon it shows
+    is painted (an SVG mask of non-zero size), so none went blank when the fonts went."""
+    tab = open_tab("desktop", "light")
+    page = tab.goto(book_page)
+    heavy = [url for url, _ in tab.requests if urlsplit(url).path.endswith(FONT_FILE) or "fontawesome" in url]
+    assert not heavy, f"{book_page} fetched {heavy}"
+    icons = page.evaluate(ICONS_SHOWN)
+    assert icons, f"{book_page} shows no icon: the selectors no longer match the theme"
+    blank = [icon["icon"] for icon in icons if not icon["masked"] or not icon["size"]]
+    assert not blank, f"{book_page}: icons not painted by an SVG mask: {blank}"
     tab.assert_clean()
 
 
@@ -202,4 +234,30 @@ def test_version_differences_and_claim_checks_open(open_tab, book_page):
         assert "def " in check.locator("code").inner_text(), f"{book_page}: the opened check shows no code"
         page.keyboard.press("Escape")
         assert not check.is_visible(), f"{book_page}: Escape did not close the check"
+    tab.assert_clean()
+
+
+def test_the_chooser_and_the_404_page_work_below_the_sub_path(open_tab):
+    """Served as GitHub Pages serves a project site (base_url ends in /<repository>/): the root
+    chooser sends the reader to a language, and an address that holds nothing, however deep, gets the
+    404 page, with status 404, whose links lead back into the book below the same sub-path."""
+    tab = open_tab()
+    page = tab.goto("")
+    page.wait_for_url("**/index.html")
+    assert tab.path() in {"zh/index.html", "en/index.html"}, f"the chooser led to {page.url}"
+    nowhere = ("no-such-page.html", "zh/no/such/page.html", "deep/er/than/any/page.html")
+    for missing in nowhere:
+        response = page.goto(tab.base + missing)
+        assert response.status == 404, f"{missing}: status {response.status}"
+        assert "Page not found" in page.content(), f"{missing}: not the site's 404 page"
+        for language in ("zh", "en"):
+            href = page.locator(f"a#{language}").evaluate("a => a.href")
+            assert href == f"{tab.base}{language}/index.html", f"{missing}: the {language} link goes to {href}"
+    with page.expect_navigation():
+        page.locator("a#en").click()
+    assert tab.path() == "en/index.html" and page.title(), f"the 404 page's link led to {page.url}"
+    # The browser logs each 404 it was asked for; any other failed load is still an error.
+    tab.errors = [error for error in tab.errors
+                  if not any(f"{tab.base}{missing}" in error and "status of 404" in error
+                             for missing in nowhere)]
     tab.assert_clean()
