@@ -113,17 +113,28 @@ SIMULATIONS = [
     ("myst-nb-split-lines", "myst-nb joins the pieces of a stream as they came", lambda _: coalesce_as_sent,
      "no longer needed"),
     ("fontawesome-script", "the theme loads fontawesome.js as a module",
-     lambda _: theme_icons(macros=("<script defer src=", "<script type=\"module\" src=")), "expected one fontawesome.js"),
+     lambda _: theme_files(macros=("<script defer src=", "<script type=\"module\" src=")), "expected one fontawesome.js"),
     ("fontawesome-script", "FontAwesome registers its icon styles another way",
-     lambda _: theme_icons(bundle=('p("fas",b)', 'define("fas",b)')), "found no solid, regular and brands icons"),
+     lambda _: theme_files(bundle=('p("fas",b)', 'define("fas",b)')), "found no solid, regular and brands icons"),
     ("fontawesome-script", "the theme's stylesheet names its icon glyphs another way",
-     lambda _: theme_icons(stylesheet=("--pst-icon-", "--pst-glyph-")), "found no icon variables"),
+     lambda _: theme_files(stylesheet=("--pst-icon-", "--pst-glyph-")), "found no icon variables"),
+    ("theme-search-scripts", "the theme loads the search scripts with defer",
+     lambda _: theme_files(layout=('<script src="{{ pathto(\'searchindex.js\'', '<script defer src="{{ pathto(\'searchindex.js\''))["layout"],
+     "expected the three search"),
+    ("sphinx-script-files", "Sphinx names a script's file path instead of filename", lambda _: script_named_path,
+     "defer_scripts fails"),
 ]
 
 
-def theme_icons(**replaced):
-    """The theme's webpack-macros.html, fontawesome.js and stylesheet, one of them edited: {which: (old, new)}."""
-    texts = upstream.theme_icon_texts()
+class script_named_path:
+    """A script_files entry as a Sphinx that renamed `filename` would make it."""
+    def __init__(self, path, /, *, priority=500, **attributes):
+        self.path, self.priority, self.attributes = path, priority, attributes
+
+
+def theme_files(**replaced):
+    """The theme files page_weight.py reads (theme_texts), one of them edited: {which: (old, new)}."""
+    texts = upstream.theme_texts()
     for which, (old, new) in replaced.items():
         assert old in texts[which], (which, old)
         texts[which] = texts[which].replace(old, new)

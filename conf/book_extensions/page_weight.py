@@ -4,7 +4,11 @@ The theme draws icons two ways at once: its stylesheet carries FontAwesome's CSS
 (225 KiB, fetched by every page), and every page also loads fontawesome.js (1.5 MB) that swaps each
 `<i class="fa-solid fa-bars">` for an inline SVG. This extension
 - writes a copy of the theme's static/webpack-macros.html without the script's `<script>` tag, next
-  to the build's doctrees, first on the template path (no option turns the tag off);
+  to the build's doctrees, first on the template path (no option turns the tag off); likewise a
+  copy of its layout.html without the three search scripts it loads on every page for the search
+  as you type (off in this book: the search box opens search.html, which loads them itself);
+- defers every script Sphinx and the extensions add to the head (but documentation_options.js, which
+  the inline scripts after it use), so that only the stylesheets hold up the first paint;
 - writes _static/book-icons.css: for each icon the pages show (and each `var(--book-icon-NAME)`
   conf/_static/book.css uses), its SVG path from the same script file, as a CSS mask painted in
   the text colour; the icon elements keep their classes, sizes and the theme's show/hide rules,
@@ -31,6 +35,10 @@ MACROS = THEME_STATIC / "webpack-macros.html"
 FONTAWESOME_JS = THEME_STATIC / "scripts" / "fontawesome.js"
 SCRIPT_TAG = re.compile(r"^[ \t]*<script defer src=\"\{\{ pathto\('_static/scripts/fontawesome\.js', 1\) \}\}[^\n]*</script>\n",
                         re.MULTILINE)
+LAYOUT = THEME_STATIC.parent / "layout.html"
+SEARCH_SCRIPTS = re.compile(r"^[ \t]*<script src=\"\{\{ pathto\('(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)', 1\) \| e \}\}\"></script>\n",
+                            re.MULTILINE)
+KEPT_BLOCKING = "_static/documentation_options.js"  # the inline scripts that follow it read DOCUMENTATION_OPTIONS
 BOOK_CSS = Path(__file__).parents[1] / "_static" / "book.css"
 ICONS_CSS = "book-icons.css"
 
@@ -151,17 +159,40 @@ def stylesheet_icons_css(stylesheet: str, icons: dict) -> str:
     return "\n".join(css) + "\n"
 
 
-def shadow_theme_macros(app: Sphinx, config) -> None:
+def layout_without_search_scripts(original: str) -> str:
+    found = SEARCH_SCRIPTS.findall(original)
+    if len(found) != 3:
+        raise ConfigError(f"page_weight: expected the three search <script> tags in {LAYOUT}, found {len(found)}; "
+                          "the theme changed: see conf/book_extensions/page_weight.py")
+    return SEARCH_SCRIPTS.sub("", original)
+
+
+def shadow_theme_templates(app: Sphinx, config) -> None:
     # Per language tree (build/<lang>/templates): zh and en build side by side and never share it.
+    # sphinx-book-theme extends "pydata_sphinx_theme/layout.html", which imports "static/webpack-macros.html":
+    # the template path is searched first, so these copies are the ones found.
     templates = Path(app.doctreedir).parent / "templates"
-    target = templates / "static" / "webpack-macros.html"
-    wanted = macros_without_fontawesome(MACROS.read_text(encoding="utf-8"))
-    if not target.is_file() or target.read_text(encoding="utf-8") != wanted:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f".{target.name}.partial")
-        partial.write_text(wanted, encoding="utf-8")
-        partial.replace(target)
+    copies = {templates / "static" / "webpack-macros.html": macros_without_fontawesome(MACROS.read_text(encoding="utf-8")),
+              templates / "pydata_sphinx_theme" / "layout.html": layout_without_search_scripts(LAYOUT.read_text(encoding="utf-8"))}
+    for target, wanted in copies.items():
+        if not target.is_file() or target.read_text(encoding="utf-8") != wanted:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(f".{target.name}.partial")
+            partial.write_text(wanted, encoding="utf-8")
+            partial.replace(target)
     config.templates_path = [str(templates), *config.templates_path]
+
+
+def defer_scripts(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Deferred scripts still run in order, before DOMContentLoaded, but no longer hold up the first paint.
+    Not on the search page: its searchtools.js is a plain <script> in the body that needs doctools.js
+    already run (measured: deferred, the search never finished)."""
+    if pagename == "search":
+        return
+    context["script_files"] = [
+        script if not script.filename or script.filename == KEPT_BLOCKING or {"defer", "async"} & set(script.attributes)
+        else type(script)(script.filename, priority=script.priority, **script.attributes, defer="defer")
+        for script in context["script_files"]]
 
 
 def write_icons_css(app: Sphinx, exception) -> None:
@@ -178,7 +209,8 @@ def write_icons_css(app: Sphinx, exception) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.connect("config-inited", shadow_theme_macros)
+    app.connect("config-inited", shadow_theme_templates)
+    app.connect("html-page-context", defer_scripts, priority=900)  # after every extension added its scripts
     app.add_css_file(ICONS_CSS)
     app.connect("build-finished", write_icons_css)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -411,11 +411,11 @@ def _traceback_still_parsed(upstream=None) -> list[str]:
 
 # --- page_weight.py drops the theme's fontawesome.js and draws its icons as SVG masks instead.
 
-def theme_icon_texts() -> dict[str, str]:
-    from book_extensions.page_weight import FONTAWESOME_JS, MACROS, THEME_STYLESHEET
+def theme_texts() -> dict[str, str]:
+    from book_extensions.page_weight import FONTAWESOME_JS, LAYOUT, MACROS, THEME_STYLESHEET
 
     return {"macros": MACROS.read_text(encoding="utf-8"), "bundle": FONTAWESOME_JS.read_text(encoding="utf-8"),
-            "stylesheet": THEME_STYLESHEET.read_text(encoding="utf-8")}
+            "stylesheet": THEME_STYLESHEET.read_text(encoding="utf-8"), "layout": LAYOUT.read_text(encoding="utf-8")}
 
 
 @_workaround(
@@ -430,7 +430,7 @@ def _icons_without_fontawesome_script(upstream=None) -> list[str]:
 
     from book_extensions.page_weight import icon_paths, macros_without_fontawesome, stylesheet_icons_css
 
-    upstream = theme_icon_texts() if upstream is None else upstream
+    upstream = theme_texts() if upstream is None else upstream
     problems = []
     try:
         macros_without_fontawesome(upstream["macros"])
@@ -439,3 +439,43 @@ def _icons_without_fontawesome_script(upstream=None) -> list[str]:
     except ConfigError as error:
         problems.append(f"{error}: the build now stops; look at how the theme loads and draws its icons now")
     return problems
+
+
+@_workaround(
+    "theme-search-scripts", "conf/book_extensions/page_weight.py",
+    "pydata-sphinx-theme's layout.html loads searchtools.js, language_data.js and searchindex.js on every page, "
+    "each with one <script> tag of the form page_weight.SEARCH_SCRIPTS matches",
+)
+def _search_scripts_still_in_layout(upstream=None) -> list[str]:
+    """upstream: the text of the theme's layout.html."""
+    from sphinx.errors import ConfigError
+
+    from book_extensions.page_weight import LAYOUT, layout_without_search_scripts
+
+    try:
+        layout_without_search_scripts(LAYOUT.read_text(encoding="utf-8") if upstream is None else upstream)
+    except ConfigError as error:
+        return [f"{error}: the pages may load the search scripts again (or no longer): look at the theme's layout"]
+    return []
+
+
+@_workaround(
+    "sphinx-script-files", "conf/book_extensions/page_weight.py",
+    "the html-page-context's script_files are Sphinx's _JavaScript objects: filename, priority and "
+    "attributes, rebuilt by type(script)(filename, priority=…, **attributes)",
+)
+def _script_files_can_be_deferred(upstream=None) -> list[str]:
+    """upstream: Sphinx's class for a script_files entry."""
+    from book_extensions.page_weight import defer_scripts
+
+    if upstream is None:
+        from sphinx.builders.html._assets import _JavaScript as upstream
+    context = {"script_files": [upstream("_static/doctools.js", priority=200, id="docs"), upstream(None, body="x = 1;")]}
+    try:
+        defer_scripts(None, "page", "page.html", context, None)
+        deferred, inline = context["script_files"]
+        ok = (deferred.filename == "_static/doctools.js" and deferred.priority == 200
+              and deferred.attributes == {"id": "docs", "defer": "defer"} and inline.attributes == {"body": "x = 1;"})
+    except (AttributeError, TypeError) as error:
+        return [f"defer_scripts fails on Sphinx's script_files entries: {error!r}"]
+    return [] if ok else [f"defer_scripts no longer defers Sphinx's script_files entries: {context['script_files']}"]
