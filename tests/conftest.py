@@ -25,6 +25,12 @@ def site() -> Path:
 
 
 @pytest.fixture(scope="session")
+def build(site) -> Path:
+    """Where the site's languages were built: <build>/site beside <build>/zh and <build>/en."""
+    return site.parent
+
+
+@pytest.fixture(scope="session")
 def records(request):
     """What the snapshot tests found, written when the session ends (see pytest_sessionfinish)."""
     request.config.stash[RECORDS_KEY] = found = Records(RECORDS, book_settings.installed_torch())

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import os
-import pickle
 import re
 from functools import cache
 from importlib.metadata import PackageNotFoundError, distribution, packages_distributions
@@ -30,6 +29,7 @@ from packaging.utils import canonicalize_name
 import book_settings
 from book_extensions import notebooks, pages
 from book_extensions.snippet_cells import ANSI, rendered_code_cells
+from built_site import doctree
 
 NOTEBOOK_PAGES = [(language, name, page) for language in pages.LANGUAGES
                   for name, page in pages.book_pages(language).items() if page.code_cells]
@@ -57,13 +57,6 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
-@cache
-def doctree(build: Path, language: str, name: str) -> nodes.document:
-    path = build / language / "doctrees" / Path(name).with_suffix(".doctree")
-    assert path.is_file(), f"{pages.relative(path)} was not built"
-    return pickle.loads(path.read_bytes())
-
-
 def snippet_cells(notebook) -> list:
     """The notebook's code cells after the stand-in cell, if it has one."""
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
@@ -76,12 +69,6 @@ def prose(notebook) -> str:
 
 def unescaped(markdown: str) -> str:
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
-
-
-@pytest.fixture(scope="session")
-def build(site) -> Path:
-    """Where the site's languages were built: <build>/site beside <build>/zh and <build>/en."""
-    return site.parent
 
 
 @pytest.mark.parametrize("language", pages.LANGUAGES)

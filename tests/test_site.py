@@ -10,10 +10,8 @@ notebook, beside it (<build>/<lang>/jupyter_execute/<page>.glue.json).
 
 import difflib
 import json
-import pickle
 import re
 from ast import literal_eval
-from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 from xml.etree import ElementTree
@@ -27,25 +25,13 @@ from book_extensions.seo import DESCRIPTION_LENGTH
 from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.snapshots import printed_lines
 from book_settings import DOCS, SITE_URL, installed_torch
+from built_site import doctree
 from snippet_runs import expected_snapshot, glued_values, normalise
 
 PAGES = [(language, name, page) for language in pages.LANGUAGES
          for name, page in pages.book_pages(language).items()]
 IDS = [f"{language}/{name}" for language, name, _ in PAGES]
 TRACEBACK = "Traceback (most recent call last):"
-
-
-@pytest.fixture(scope="session")
-def build(site) -> Path:
-    """Where the site's languages were built: <build>/site beside <build>/zh and <build>/en."""
-    return site.parent
-
-
-@cache
-def doctree(build: Path, language: str, name: str) -> nodes.document:
-    path = build / language / "doctrees" / Path(name).with_suffix(".doctree")
-    assert path.is_file(), f"{pages.relative(path)} was not built"
-    return pickle.loads(path.read_bytes())
 
 
 def glue_data(build: Path, language: str, name: str) -> dict[str, dict[str, str]]:

@@ -66,12 +66,18 @@ ATTRIBUTION = ("/* Icons: Font Awesome Free by @fontawesome, https://fontawesome
                "   conf/book_extensions/page_weight.py. */\n")
 
 
-def macros_without_fontawesome(original: str) -> str:
-    found = SCRIPT_TAG.findall(original)
-    if len(found) != 1:
-        raise ConfigError(f"page_weight: expected one fontawesome.js <script> tag in {MACROS}, found {len(found)}; "
+def without_tags(original: str, tags: re.Pattern, expected: int, described: str, source: Path) -> str:
+    """`original` (the text of the theme's `source`) without the `expected` matches of `tags`; any other
+    count means the theme changed, and the build stops rather than load or drop the wrong thing."""
+    found = tags.findall(original)
+    if len(found) != expected:
+        raise ConfigError(f"page_weight: expected {described} in {source}, found {len(found)}; "
                           "the theme changed: see conf/book_extensions/page_weight.py")
-    return SCRIPT_TAG.sub("", original)
+    return tags.sub("", original)
+
+
+def macros_without_fontawesome(original: str) -> str:
+    return without_tags(original, SCRIPT_TAG, 1, "one fontawesome.js <script> tag", MACROS)
 
 
 def icon_paths(bundle: str) -> dict[tuple[str, str], tuple[int, int, str]]:
@@ -160,11 +166,7 @@ def stylesheet_icons_css(stylesheet: str, icons: dict) -> str:
 
 
 def layout_without_search_scripts(original: str) -> str:
-    found = SEARCH_SCRIPTS.findall(original)
-    if len(found) != 3:
-        raise ConfigError(f"page_weight: expected the three search <script> tags in {LAYOUT}, found {len(found)}; "
-                          "the theme changed: see conf/book_extensions/page_weight.py")
-    return SEARCH_SCRIPTS.sub("", original)
+    return without_tags(original, SEARCH_SCRIPTS, 3, "the three search <script> tags", LAYOUT)
 
 
 def shadow_theme_templates(app: Sphinx, config) -> None:
