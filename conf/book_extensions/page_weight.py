@@ -4,7 +4,10 @@ The theme draws icons two ways at once: its stylesheet carries FontAwesome's CSS
 (225 KiB, fetched by every page), and every page also loads fontawesome.js (1.5 MB) that swaps each
 `<i class="fa-solid fa-bars">` for an inline SVG. This extension
 - writes a copy of the theme's static/webpack-macros.html without the script's `<script>` tag, next
-  to the build's doctrees, first on the template path (no option turns the tag off); likewise a
+  to the build's doctrees, first on the template path (no option turns the tag off), and without the
+  `<link rel="preload">` of bootstrap.js and pydata-sphinx-theme.js: both are deferred scripts at the
+  end of the body, and preloaded at high priority they shared the phone's slow link with the
+  stylesheets that hold up the first paint; likewise a
   copy of its layout.html without the three search scripts it loads on every page for the search
   as you type (off in this book: the search box opens search.html, which loads them itself);
 - defers every script Sphinx and the extensions add to the head (but documentation_options.js, which
@@ -15,6 +18,9 @@ The theme draws icons two ways at once: its stylesheet carries FontAwesome's CSS
   and draw no glyph. The icons the theme's stylesheet draws itself with the icon font (admonition
   titles, download links: `content: var(--pst-icon-…)` in a rule set in `var(--fa-font-solid)`)
   get the same treatment, rule by rule, so the browser never fetches the fonts.
+- serves the theme's stylesheet without FontAwesome's 1,970 rules that give each icon class its
+  glyph (`.fa-bars{--fa:"\f0c9"}`, 64 → 45 KiB gzipped): the masks above draw the icons instead. The
+  copy is a file of the same name on html_static_path, which Sphinx copies over the theme's.
 The icon paths come from the theme's installed fontawesome.js, so they match its FontAwesome version.
 If the theme's files no longer look as this expects, the build stops and says so; the canary in
 upstream.py fails first.
@@ -35,6 +41,8 @@ MACROS = THEME_STATIC / "webpack-macros.html"
 FONTAWESOME_JS = THEME_STATIC / "scripts" / "fontawesome.js"
 SCRIPT_TAG = re.compile(r"^[ \t]*<script defer src=\"\{\{ pathto\('_static/scripts/fontawesome\.js', 1\) \}\}[^\n]*</script>\n",
                         re.MULTILINE)
+PRELOAD_TAGS = re.compile(r"^[ \t]*<link rel=\"preload\" as=\"script\" href=\"\{\{ pathto\('_static/scripts/(?:bootstrap|pydata-sphinx-theme)\.js', 1\) \}\}[^\n]*/>\n",
+                          re.MULTILINE)
 LAYOUT = THEME_STATIC.parent / "layout.html"
 SEARCH_SCRIPTS = re.compile(r"^[ \t]*<script src=\"\{\{ pathto\('(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)', 1\) \| e \}\}\"></script>\n",
                             re.MULTILINE)
@@ -48,6 +56,9 @@ PACK = re.compile(r'var b=\{(.*?)\};!function.{0,300}?\(function\(\)\{p\("(fa[a-
                   re.DOTALL)
 ICON = re.compile(r'(?:"([a-z0-9-]+)"|([a-z][a-z0-9]*)|(\d+)):\[(\d+),(\d+),\[([^\]]*)\],"([0-9a-f]*)","([^"]*)"\]')
 THEME_STYLESHEET = THEME_STATIC / "styles" / "pydata-sphinx-theme.css"
+# FontAwesome's per-icon rules in it: `.fa-bars,.fa-navicon{--fa:"\f0c9"}` (the glyph the icon font would draw).
+ICON_GLYPH_RULE = re.compile(r'(?<=\})\.fa-[a-z0-9-]+(?:,\.fa-[a-z0-9-]+)*\{--fa:"[^"]*"\}')
+MIN_ICON_GLYPH_RULES = 1000  # FontAwesome Free has about two thousand; far fewer means the format changed
 # In the theme's stylesheet: `--pst-icon-bell:"\uf0f3"` (the glyph's code point, escaped or not) or
 # `--pst-icon-admonition-note:var(--pst-icon-info-circle)`; rules that draw a glyph in the icon font;
 # rules that pick the glyph (`content:var(--pst-icon-…)`). Innermost rules only: no icon rule sits
@@ -77,7 +88,20 @@ def without_tags(original: str, tags: re.Pattern, expected: int, described: str,
 
 
 def macros_without_fontawesome(original: str) -> str:
-    return without_tags(original, SCRIPT_TAG, 1, "one fontawesome.js <script> tag", MACROS)
+    without_script = without_tags(original, SCRIPT_TAG, 1, "one fontawesome.js <script> tag", MACROS)
+    return without_tags(without_script, PRELOAD_TAGS, 2, "two <link rel=\"preload\"> tags (bootstrap.js, pydata-sphinx-theme.js)",
+                        MACROS)
+
+
+def stylesheet_without_icon_glyphs(original: str) -> str:
+    found = len(ICON_GLYPH_RULE.findall(original))
+    stripped = ICON_GLYPH_RULE.sub("", original)
+    other_forms = stripped.count('--fa:"')  # a glyph rule this pattern would cut in half
+    if found < MIN_ICON_GLYPH_RULES or other_forms:
+        raise ConfigError(f"page_weight: expected at least {MIN_ICON_GLYPH_RULES} FontAwesome rules of the form "
+                          f".fa-NAME{{--fa:\"…\"}} (each a whole rule) in {THEME_STYLESHEET}, found {found} and "
+                          f"{other_forms} of another form; the theme changed: see conf/book_extensions/page_weight.py")
+    return stripped
 
 
 def icon_paths(bundle: str) -> dict[tuple[str, str], tuple[int, int, str]]:
@@ -169,6 +193,15 @@ def layout_without_search_scripts(original: str) -> str:
     return without_tags(original, SEARCH_SCRIPTS, 3, "the three search <script> tags", LAYOUT)
 
 
+def write_if_changed(target: Path, wanted: str) -> None:
+    """Whole or not at all (a build killed half-way leaves no half file), and untouched when unchanged."""
+    if not target.is_file() or target.read_text(encoding="utf-8") != wanted:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.partial")
+        partial.write_text(wanted, encoding="utf-8")
+        partial.replace(target)
+
+
 def shadow_theme_templates(app: Sphinx, config) -> None:
     # Per language tree (build/<lang>/templates): zh and en build side by side and never share it.
     # sphinx-book-theme extends "pydata_sphinx_theme/layout.html", which imports "static/webpack-macros.html":
@@ -177,12 +210,13 @@ def shadow_theme_templates(app: Sphinx, config) -> None:
     copies = {templates / "static" / "webpack-macros.html": macros_without_fontawesome(MACROS.read_text(encoding="utf-8")),
               templates / "pydata_sphinx_theme" / "layout.html": layout_without_search_scripts(LAYOUT.read_text(encoding="utf-8"))}
     for target, wanted in copies.items():
-        if not target.is_file() or target.read_text(encoding="utf-8") != wanted:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            partial = target.with_name(f".{target.name}.partial")
-            partial.write_text(wanted, encoding="utf-8")
-            partial.replace(target)
+        write_if_changed(target, wanted)
     config.templates_path = [str(templates), *config.templates_path]
+    # Last on html_static_path, so that Sphinx copies it over the theme's file of the same name.
+    static = Path(app.doctreedir).parent / "static-overrides"
+    write_if_changed(static / "styles" / THEME_STYLESHEET.name,
+                     stylesheet_without_icon_glyphs(THEME_STYLESHEET.read_text(encoding="utf-8")))
+    config.html_static_path = [*config.html_static_path, str(static)]
 
 
 def defer_scripts(app: Sphinx, pagename, templatename, context, doctree) -> None:

@@ -420,15 +420,18 @@ def theme_texts() -> dict[str, str]:
 
 @_workaround(
     "fontawesome-script", "conf/book_extensions/page_weight.py",
-    "pydata-sphinx-theme's static/webpack-macros.html loads fontawesome.js with one <script> tag; the script "
+    "pydata-sphinx-theme's static/webpack-macros.html loads fontawesome.js with one <script> tag and preloads "
+    "bootstrap.js and pydata-sphinx-theme.js with one <link rel=\"preload\"> each; the script "
     "holds each style's icons as `var b={name:[w,h,[aliases],unicode,path]}` then `p(\"fas\",b)`; its stylesheet "
-    "draws icons from `--pst-icon-…` variables in rules set in `var(--fa-font-…)`",
+    "draws icons from `--pst-icon-…` variables in rules set in `var(--fa-font-…)`, and gives each icon class "
+    "its glyph in a rule of its own, `.fa-NAME{--fa:\"…\"}`",
 )
 def _icons_without_fontawesome_script(upstream=None) -> list[str]:
     """upstream: {"macros": webpack-macros.html, "bundle": fontawesome.js, "stylesheet": the theme's CSS}."""
     from sphinx.errors import ConfigError
 
-    from book_extensions.page_weight import icon_paths, macros_without_fontawesome, stylesheet_icons_css
+    from book_extensions.page_weight import (icon_paths, macros_without_fontawesome, stylesheet_icons_css,
+                                             stylesheet_without_icon_glyphs)
 
     upstream = theme_texts() if upstream is None else upstream
     problems = []
@@ -436,6 +439,7 @@ def _icons_without_fontawesome_script(upstream=None) -> list[str]:
         macros_without_fontawesome(upstream["macros"])
         icons = icon_paths(upstream["bundle"])
         stylesheet_icons_css(upstream["stylesheet"], icons)
+        stylesheet_without_icon_glyphs(upstream["stylesheet"])
     except ConfigError as error:
         problems.append(f"{error}: the build now stops; look at how the theme loads and draws its icons now")
     return problems
