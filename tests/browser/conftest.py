@@ -104,6 +104,10 @@ class Tab:
     def screenshot(self, name: str) -> None:
         out = SCREENSHOTS / f"{name}.png"
         out.parent.mkdir(parents=True, exist_ok=True)
+        # The whole page as a reader sees each part of it on scrolling there: book.css lets the browser
+        # skip the sections far below the screen (content-visibility: auto), which a full-page
+        # screenshot, taken without scrolling, would show empty.
+        self.page.add_style_tag(content=".bd-article section { content-visibility: visible !important; }")
         self.page.screenshot(path=out, full_page=True, animations="disabled")
         TOTALS.screenshots += 1
 

@@ -1,11 +1,19 @@
 // Lighthouse (mobile profile, its default simulated slow 4G and CPU) over each page given, one
-// Chromium for all: `node lighthouse.mjs CHROMIUM BASE_URL PAGE...` prints one JSON object per page
-// on stdout: its four category scores and the bytes it transferred (as served, so gzipped), by type.
-// tests/browser/test_lighthouse.py runs it and judges the budgets.
+// Chromium for all: `node lighthouse.mjs CHROMIUM BASE_URL MIN_PERFORMANCE PAGE...` prints one JSON
+// object per page on stdout: its four category scores and the bytes it transferred (as served, so
+// gzipped), by type. tests/browser/test_lighthouse.py runs it and judges the budgets.
+//
+// The performance score of one run varies with what else the machine is doing: the simulation
+// scales up the main-thread tasks it observed (measured on a 2-core machine while other builds ran:
+// zh/graph-memory scored 0.94, 0.96 and 0.72 in three consecutive runs of the same site). A page whose first run scores below MIN_PERFORMANCE
+// is run twice more and reported by the median of the three runs, picked as Lighthouse itself
+// picks one (computeMedianRun: the run nearest the median first paint and time to interactive;
+// Lighthouse's docs/variability.md). Every run's score is in the report.
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
+import { computeMedianRun } from "lighthouse/core/lib/median-run.js";
 
-const [chromium, base, ...pages] = process.argv.slice(2);
+const [chromium, base, minPerformance, ...pages] = process.argv.slice(2);
 const chrome = await chromeLauncher.launch({
   chromePath: chromium,
   chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -13,17 +21,26 @@ const chrome = await chromeLauncher.launch({
 });
 // The first run in a fresh Chromium pays for its start-up (measured: the first page scored 0.84-0.89
 // in performance, 0.96-0.98 when run again): one unreported run first, as a warm static host would.
-const settings = { output: "json", logLevel: "error", onlyCategories: ["performance", "accessibility", "best-practices", "seo"] };
+// No full-page screenshot: no budget reads it.
+const settings = { output: "json", logLevel: "error", disableFullPageScreenshot: true,
+                   onlyCategories: ["performance", "accessibility", "best-practices", "seo"] };
+async function run(page) {
+  const { lhr } = await lighthouse(base + page, { port: chrome.port, ...settings });
+  if (lhr.runtimeError) throw new Error(`${page}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  return lhr;
+}
 try {
-  if (pages.length) await lighthouse(base + pages[0], { port: chrome.port, ...settings });
+  if (pages.length) await run(pages[0]);
   for (const page of pages) {
-    const { lhr } = await lighthouse(base + page, { port: chrome.port, ...settings });
-    if (lhr.runtimeError) throw new Error(`${page}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+    const runs = [await run(page)];
+    if (runs[0].categories.performance.score < Number(minPerformance)) runs.push(await run(page), await run(page));
+    const lhr = runs.length > 1 ? computeMedianRun(runs) : runs[0];
     const byType = {};
     for (const item of lhr.audits["resource-summary"].details.items) byType[item.resourceType] = item.transferSize;
     console.log(JSON.stringify({
       page,
       scores: Object.fromEntries(Object.entries(lhr.categories).map(([id, category]) => [id, category.score])),
+      performance_of_each_run: runs.map((each) => each.categories.performance.score),
       transferred_bytes: lhr.audits["total-byte-weight"].numericValue,
       bytes_by_type: byType,
       first_contentful_paint_ms: lhr.audits["first-contentful-paint"].numericValue,
