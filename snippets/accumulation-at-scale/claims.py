@@ -1,0 +1,202 @@
+"""Checks behind accumulation-at-scale's sentences that no output on the page shows (tests/test_claims.py
+runs each on every supported torch; {claim}`accumulation-at-scale/<name>` on a page names one)."""
+
+import contextlib
+import os
+import shutil
+import socket
+import tempfile
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch import nn
+
+
+def backward_runs_each_autocast_op_in_its_forward_dtype():
+    """Under CPU autocast (bfloat16 and float16) the gradient reaching a low-precision activation has
+    that activation's dtype, and float32 parameters get float32 .grad."""
+    for dtype in (torch.bfloat16, torch.float16):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        seen = []
+        with torch.autocast("cpu", dtype=dtype):
+            hidden = model[0](torch.randn(3, 4))
+            hidden.register_hook(lambda grad: seen.append(grad.dtype))
+            loss = nn.functional.mse_loss(model[2](model[1](hidden)), torch.randn(3, 1))
+        assert hidden.dtype == dtype and loss.dtype == torch.float32
+        loss.backward()
+        assert seen == [dtype]
+        assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
+
+
+def bfloat16_has_float32s_range_and_fewer_digits_than_float16():
+    """bfloat16's smallest normal number is float32's and its largest is within 1% of float32's;
+    float16's smallest normal is about 6.1e-5; bfloat16's eps (2**-7) is 8 times float16's (2**-10)."""
+    bf16, f16, f32 = (torch.finfo(t) for t in (torch.bfloat16, torch.float16, torch.float32))
+    assert bf16.smallest_normal == f32.smallest_normal
+    assert abs(bf16.max / f32.max - 1) < 0.01
+    assert abs(f16.smallest_normal - 6.1e-5) < 1e-6
+    assert bf16.eps == 2 ** -7 and f16.eps == 2 ** -10
+
+
+def grad_scaler_defaults():
+    """GradScaler("cpu") starts at 65536, halves the scale on a step with inf or NaN gradients and
+    doubles it after 2000 steps in a row without."""
+    scaler = torch.amp.GradScaler("cpu")
+    assert scaler.get_scale() == 65536.0
+    assert scaler.get_backoff_factor() == 0.5 and scaler.get_growth_factor() == 2.0
+    assert scaler.get_growth_interval() == 2000
+    # the doubling, with an interval of 1 so that one clean step shows it
+    parameter = nn.Parameter(torch.ones(2))
+    optimizer = torch.optim.SGD([parameter], lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", growth_interval=1)
+    scaler.scale(parameter.sum()).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    assert scaler.get_scale() == 131072.0
+
+
+def unscale_twice_before_update_raises():
+    """Calling scaler.unscale_(optimizer) a second time before update() raises a RuntimeError."""
+    parameter = nn.Parameter(torch.ones(2))
+    optimizer = torch.optim.SGD([parameter], lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(parameter.sum()).backward()
+    scaler.unscale_(optimizer)
+    with contextlib.suppress(RuntimeError):
+        scaler.unscale_(optimizer)
+        raise AssertionError("the second unscale_ did not raise")
+
+
+def grad_scaler_refuses_float16_parameters():
+    """With a model cast to float16 (model.half()) its gradients are float16, and scaler.unscale_
+    refuses them with a ValueError."""
+    model = nn.Linear(4, 1).half()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(model(torch.randn(2, 4, dtype=torch.float16)).float().sum()).backward()
+    assert model.weight.grad.dtype == torch.float16
+    try:
+        scaler.unscale_(optimizer)
+    except ValueError as error:
+        assert "FP16" in str(error)
+    else:
+        raise AssertionError("unscale_ accepted float16 gradients")
+
+
+def clip_grad_norm_returns_the_norm_it_measured_before_clipping():
+    """clip_grad_norm_ returns the total norm of the gradients as it found them, not the clipped norm."""
+    parameter = nn.Parameter(torch.zeros(2))
+    parameter.grad = torch.tensor([3.0, 4.0])
+    assert nn.utils.clip_grad_norm_([parameter], 1.0).item() == 5.0
+    assert abs(parameter.grad.norm().item() - 1.0) < 1e-5
+
+
+def _listening(pids):
+    inodes = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    inodes.add(os.readlink(f"/proc/{pid}/fd/{fd}").removeprefix("socket:[").rstrip("]"))
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()
+                if fields[3] == "0A" and fields[9] in inodes:
+                    raw = bytes.fromhex(fields[1].split(":")[0])
+                    packed = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                    found.append(socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, packed))
+    return found
+
+
+def _ddp_worker(rank, store_path, ready, inspected):
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2)
+    try:
+        model = nn.parallel.DistributedDataParallel(nn.Linear(4, 1))
+        model(torch.randn(3, 4)).sum().backward()  # one all-reduce: every connection is made
+        ready.put(rank)
+        inspected.wait(30)
+    finally:
+        dist.destroy_process_group()
+
+
+def ddp_workers_listen_only_on_loopback():
+    """Two DDP workers on gloo, meeting through a FileStore with GLOO_SOCKET_IFNAME=lo, hold listening
+    TCP sockets (in /proc/net/tcp and tcp6) during a run, and every one of them is on 127.0.0.1."""
+    import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
+    context = mp.get_context("fork")
+    ready, inspected = context.Queue(), context.Event()
+    folder = tempfile.mkdtemp()
+    workers = [context.Process(target=_ddp_worker, daemon=True,
+                               args=(rank, os.path.join(folder, "store"), ready, inspected)) for rank in range(2)]
+    try:
+        for process in workers:
+            process.start()
+        for _ in workers:
+            ready.get(timeout=30)
+        addresses = _listening([process.pid for process in workers])
+        inspected.set()
+        for process in workers:
+            process.join(30)
+        assert [process.exitcode for process in workers] == [0, 0]
+    finally:
+        inspected.set()
+        for process in workers:
+            if process.is_alive():
+                process.terminate()
+                process.join()
+        shutil.rmtree(folder, ignore_errors=True)
+    assert addresses and set(addresses) == {"127.0.0.1"}, addresses
+
+
+def tcp_init_method_listens_on_every_interface():
+    """The TCPStore behind init_method="tcp://127.0.0.1:<port>" (rank 0 hosts it) listens on a wildcard
+    address (:: or 0.0.0.0), not on 127.0.0.1 only."""
+    store = dist.TCPStore("127.0.0.1", 0, 1, True)
+    try:
+        addresses = set(_listening([os.getpid()]))
+        assert addresses & {"::", "0.0.0.0"}, addresses
+    finally:
+        del store
+
+
+def ddp_default_hook_is_an_average():
+    """Without a comm hook, DDP leaves each parameter the average of the ranks' gradients: two ranks
+    with gradients 1 and 3 both end with 2 (the counting hook in the snippet does the same)."""
+    import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
+    context = mp.get_context("fork")
+    results = context.Queue()
+    folder = tempfile.mkdtemp()
+    workers = [context.Process(target=_averaging_worker, daemon=True,
+                               args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
+    try:
+        for process in workers:
+            process.start()
+        found = sorted(results.get(timeout=30) for _ in workers)
+        for process in workers:
+            process.join(30)
+    finally:
+        for process in workers:
+            if process.is_alive():
+                process.terminate()
+                process.join()
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found == [(0, 2.0), (1, 2.0)], found
+
+
+def _averaging_worker(rank, store_path, results):
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2)
+    try:
+        layer = nn.Linear(1, 1, bias=False)
+        model = nn.parallel.DistributedDataParallel(layer)
+        model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()  # gradient 1 on rank 0, 3 on rank 1
+        results.put((rank, layer.weight.grad.item()))
+    finally:
+        dist.destroy_process_group()
