@@ -41,7 +41,7 @@ def a_leaf_hook_sees_only_the_new_gradient_and_its_result_is_added():
 
 def a_hook_on_an_intermediate_dies_with_it():
     """A hook registered on an intermediate result, and what its closure holds, are freed with the
-    tensor and its graph; a hook on a parameter stays until it is removed."""
+    tensor and its graph; a hook on a parameter or a module stays until it is removed."""
     w = nn.Parameter(torch.ones(3))
     captured = torch.ones(1000)
     ref = weakref.ref(captured)
@@ -56,6 +56,18 @@ def a_hook_on_an_intermediate_dies_with_it():
     ref = weakref.ref(captured)
     handle = w.register_hook(lambda grad, captured=captured: grad * captured[0])
     del captured
+    gc.collect()
+    assert ref() is not None
+    handle.remove()
+    gc.collect()
+    assert ref() is None
+
+    layer = nn.Linear(3, 1)
+    captured = torch.ones(1000)
+    ref = weakref.ref(captured)
+    handle = layer.register_forward_hook(lambda m, args, out, captured=captured: None)
+    del captured
+    layer(torch.ones(2, 3)).sum().backward()
     gc.collect()
     assert ref() is not None
     handle.remove()
@@ -103,8 +115,8 @@ def full_backward_hook_grad_input_holds_none_for_an_input_without_grad():
 
 
 def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
-    """A forward pre-hook that returns a single tensor (not a tuple) replaces the module's only input;
-    one that returns None leaves it."""
+    """A forward pre-hook that returns a single tensor (not a tuple) replaces the module's only input,
+    one that returns a tuple replaces all positional inputs, one that returns None leaves them."""
     torch.manual_seed(0)
     layer = nn.Linear(3, 2)
     x = torch.randn(4, 3)
@@ -113,6 +125,11 @@ def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
     handle.remove()
     handle = layer.register_forward_pre_hook(lambda m, args: args[0] * 2)
     assert torch.equal(layer(x), layer.forward(x * 2))
+    handle.remove()
+    bilinear = nn.Bilinear(3, 3, 2)
+    handle = bilinear.register_forward_pre_hook(lambda m, args: (args[1], args[0] * 3))
+    y = torch.randn(4, 3)
+    assert torch.equal(bilinear(x, y), bilinear.forward(y, x * 3))
     handle.remove()
 
 
@@ -153,7 +170,11 @@ def clipping_each_gradient_in_a_hook_is_not_clip_grad_norm():
     twin.load_state_dict(model.state_dict())
     x = torch.randn(16, 4) * 10
     model(x).pow(2).mean().backward()
+    unclipped = [p.grad.clone() for p in model.parameters()]
     nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    factors = [(p.grad / g)[g != 0] for p, g in zip(model.parameters(), unclipped)]
+    common = factors[0][0]
+    assert all(torch.allclose(f, common.expand_as(f)) for f in factors) and common < 1  # one factor for all
     for p in twin.parameters():
         p.register_hook(lambda grad: grad * min(1.0, 1.0 / (grad.norm().item() + 1e-6)))
     twin(x).pow(2).mean().backward()
