@@ -37,12 +37,13 @@ def train(steps, remove):
     return calls, len(alive), mib
 
 
+steps = 5
 for remove in (False, True):
-    calls, alive, mib = train(5, remove)
+    calls, alive, mib = train(steps, remove)
     print(f"remove={remove!s:5}  hook calls per step {calls}, "
           f"batches still alive {alive} ({mib:.1f} MiB)")
     name = "removed" if remove else "kept"
     glue(f"hooks_leak_{name}_alive", alive)
     glue(f"hooks_leak_{name}_mib", mib)
     glue(f"hooks_leak_{name}_last_calls", calls[-1])
-glue("hooks_leak_steps", 5)
+glue("hooks_leak_steps", steps)
