@@ -1,6 +1,8 @@
 """Checks behind torch-func's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`torch-func/<name>` on a page names one)."""
 
+import warnings
+
 import torch
 from torch import nn
 from torch.func import functional_call, grad, hessian, jacfwd, jacrev, vjp, vmap
@@ -135,3 +137,27 @@ def jacfwd_counts_fewer_flops_for_few_inputs_and_jacrev_for_few_outputs():
         return counter.get_total_flops()
     assert 10 * flops(jacfwd, 8, 512) < flops(jacrev, 8, 512)
     assert 10 * flops(jacrev, 512, 8) < flops(jacfwd, 512, 8)
+
+
+def backward_with_create_graph_leaves_a_differentiable_grad():
+    """After backward(create_graph=True), a leaf's .grad has a grad_fn and can be differentiated:
+    3x² at 3 is 27, and its derivative 6x is 18."""
+    x = torch.tensor(3.0, requires_grad=True)
+    with warnings.catch_warnings():  # newer torch warns of the .grad <-> graph reference cycle
+        warnings.simplefilter("ignore")
+        (x**3).backward(create_graph=True)
+    first = x.grad
+    assert first.item() == 27.0 and first.grad_fn is not None
+    (second,) = torch.autograd.grad(first, x)
+    assert second.item() == 18.0
+
+
+def vmap_runs_the_model_once_for_the_whole_batch():
+    """vmap(grad(loss of one sample)) calls the model's forward once for a whole batch (a forward
+    pre-hook fires once), where a loop calls it once per sample."""
+    model = _small_model()
+    runs = []
+    model.register_forward_pre_hook(lambda module, args: runs.append(1))
+    params = {name: p.detach() for name, p in model.named_parameters()}
+    vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0))(params, torch.randn(6, 4), torch.randn(6, 1))
+    assert len(runs) == 1
