@@ -7,7 +7,7 @@ class ReLUInPlace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         x.clamp_(min=0)
-        ctx.mark_dirty(x)  # tell autograd: x's old value is gone, x is now this Function's output
+        ctx.mark_dirty(x)  # x's old value is gone: x is now this Function's output
         ctx.save_for_backward(x)
         return x
 

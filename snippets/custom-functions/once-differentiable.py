@@ -49,4 +49,5 @@ for function in (SiLU, SiLUOnce):
         (second,) = torch.autograd.grad(first.sum(), x)
         print(f"{function.__name__}: second derivative {second}")
     except RuntimeError as error:
-        print(f"{function.__name__}: first.requires_grad {first.requires_grad}; RuntimeError: {error}")
+        print(f"{function.__name__}: first.requires_grad {first.requires_grad};",
+              f"RuntimeError: {error}")

@@ -3,7 +3,7 @@ from measured import glue
 
 
 class ScaleOld(torch.autograd.Function):
-    """y = w * x, the older style: forward receives ctx and saves what backward needs."""
+    """y = w * x, older style: forward receives ctx and saves for backward."""
 
     @staticmethod
     def forward(ctx, x, w):
@@ -17,7 +17,7 @@ class ScaleOld(torch.autograd.Function):
 
 
 class Scale(torch.autograd.Function):
-    """The same Function in the current style: forward computes only, setup_context saves."""
+    """The same, current style: forward computes, setup_context saves."""
 
     @staticmethod
     def forward(x, w):
@@ -32,7 +32,7 @@ class Scale(torch.autograd.Function):
     def backward(ctx, grad_y):
         x, w = ctx.saved_tensors
         calls.append(ctx.needs_input_grad)
-        # Skip the work for an input nobody asked a gradient for; None tells autograd so.
+        # No work for an input nobody wants a gradient for: None says so.
         grad_x = grad_y * w if ctx.needs_input_grad[0] else None
         grad_w = (grad_y * x).sum() if ctx.needs_input_grad[1] else None
         return grad_x, grad_w
@@ -50,7 +50,7 @@ for name, function in (("old style", ScaleOld), ("setup_context", Scale)):
     print(f"{name:14} grad w = {grad_w.item():.4f}")
 (expected,) = torch.autograd.grad((w * x).sum(), w)
 print(f"{'plain autograd':14} grad w = {expected.item():.4f}")
-print("all three equal:", torch.equal(grads["old style"], expected) and torch.equal(grads["setup_context"], expected))
+print("all three equal:", all(torch.equal(g, expected) for g in grads.values()))
 
 # x is data (no grad), w is a weight: backward is told which gradients anybody needs.
 print("needs_input_grad, x data:      ", calls[-1])

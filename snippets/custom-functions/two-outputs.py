@@ -14,7 +14,7 @@ class MaxWithIndex(torch.autograd.Function):
         values, indices = output
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
-        ctx.input_shape = x.shape  # a shape is not a tensor: a plain attribute is right here
+        ctx.input_shape = x.shape  # a shape, not a tensor: an attribute is right
         ctx.set_materialize_grads(materialize)
 
     @staticmethod
@@ -27,11 +27,14 @@ class MaxWithIndex(torch.autograd.Function):
 
 torch.manual_seed(0)
 x = torch.randn(3, 4, requires_grad=True)
+grads = []
 for materialize in (True, False):
     seen = []
     values, indices = MaxWithIndex.apply(x)
     if materialize:
-        print(f"values.requires_grad: {values.requires_grad}, indices.requires_grad: {indices.requires_grad}")
-    (grad_x,) = torch.autograd.grad(values.sum(), x)
+        print("values.requires_grad:", values.requires_grad,
+              "indices.requires_grad:", indices.requires_grad)
+    grads.append(torch.autograd.grad(values.sum(), x)[0])
     print(f"set_materialize_grads({materialize}): backward got grad_indices = {seen[0]}")
-print("grad x:\n", grad_x)
+print("grad x, the same both times:", torch.equal(*grads))
+print(grads[0])

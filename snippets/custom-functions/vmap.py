@@ -29,7 +29,7 @@ class SiLU(torch.autograd.Function):
 
 
 class SiLUVmap(SiLU):
-    generate_vmap_rule = True  # vmap runs forward and backward on the batched tensors as they are
+    generate_vmap_rule = True  # run forward and backward on the batched tensors as they are
 
 
 torch.manual_seed(0)
@@ -37,7 +37,8 @@ batch = torch.randn(3, 4)
 for function in (SiLUOldStyle, SiLU, SiLUVmap):
     try:
         out = vmap(function.apply)(batch)
-        print(f"{function.__name__}: vmap equals the loop: {torch.equal(out, torch.stack([function.apply(r) for r in batch]))}")
+        loop = torch.stack([function.apply(row) for row in batch])
+        print(f"{function.__name__}: vmap equals the loop: {torch.equal(out, loop)}")
     except RuntimeError as error:
         print(f"{function.__name__}: RuntimeError: {error}")
 

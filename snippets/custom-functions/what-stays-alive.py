@@ -5,7 +5,7 @@ import torch
 
 
 class SiLUSaved(torch.autograd.Function):
-    """y = x * sigmoid(x); backward needs sigmoid(x), an intermediate kept with save_for_backward."""
+    """y = x * sigmoid(x); backward needs the intermediate sigmoid(x): saved."""
 
     @staticmethod
     def forward(ctx, x):
@@ -75,7 +75,8 @@ for function in (SiLUSaved, SiLUAttribute):
     y.sum().backward()  # y is still held: only backward has run
     after_backward = alive(probe["s"])
     del y
-    print(f"  {function.__name__:14} after backward: {after_backward}; after del y: {alive(probe['s'])}")
+    after_del = alive(probe["s"])
+    print(f"  {function.__name__:14} after backward: {after_backward}; after del y: {after_del}")
 
 print("the output y, needed by backward:")
 gc.disable()  # only reference counting frees anything below
@@ -85,5 +86,6 @@ for function in (ExpSaved, ExpAttribute):
     del y
     after_del = alive(output)
     gc.collect()
-    print(f"  {function.__name__:14} after del y: {after_del}; after gc.collect(): {alive(output)}")
+    after_gc = alive(output)
+    print(f"  {function.__name__:14} after del y: {after_del}; after gc.collect(): {after_gc}")
 gc.enable()
