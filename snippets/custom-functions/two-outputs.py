@@ -32,8 +32,8 @@ for materialize in (True, False):
     seen = []
     values, indices = MaxWithIndex.apply(x)
     if materialize:
-        print("values.requires_grad:", values.requires_grad,
-              "indices.requires_grad:", indices.requires_grad)
+        print(f"values.requires_grad: {values.requires_grad},",
+              f"indices.requires_grad: {indices.requires_grad}")
     grads.append(torch.autograd.grad(values.sum(), x)[0])
     print(f"set_materialize_grads({materialize}): backward got grad_indices = {seen[0]}")
 print("grad x, the same both times:", torch.equal(*grads))
