@@ -1,0 +1,44 @@
+"""Exercise: write swish(x, beta) = x * sigmoid(beta * x) as a custom autograd Function, with a
+learnable scalar beta.
+
+Fill in `Swish` and `swish`, then judge them from the repository root:
+    nox -s judge -- custom-functions/swish snippets/custom-functions/exercise-swish.py
+(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+
+The judge wants: the right value and gradients for x and beta (gradcheck in float64), what backward
+needs kept with ctx.save_for_backward, and backward returning None for an input that does not
+require grad (ctx.needs_input_grad), without computing that gradient.
+"""
+
+import torch
+from torch.autograd import gradcheck
+
+
+class Swish(torch.autograd.Function):
+    """(x, beta) ↦ x * sigmoid(beta * x); x any shape, beta a 0-dim tensor."""
+
+    @staticmethod
+    def forward(x, beta):
+        raise NotImplementedError("compute x * sigmoid(beta * x)")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("save what backward needs with ctx.save_for_backward")
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """Return (gradient for x, gradient for beta), each shaped like its input, or None where
+        ctx.needs_input_grad says nobody needs it."""
+        raise NotImplementedError("return the gradients for x and beta")
+
+
+def swish(x, beta):
+    """x * sigmoid(beta * x) through Swish: call it with Swish.apply."""
+    raise NotImplementedError("apply the Function")
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    x = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    beta = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    print("gradcheck:", gradcheck(swish, (x, beta)))
