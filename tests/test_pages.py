@@ -74,6 +74,10 @@ OFTEN_SAID_BY_CHAPTER = {
     "no-grad-and-detach.md": ["frozen-parameters-decayed", "eval-without-no-grad-grows"],
     "in-place-operations.md": ["inplace-multiplication-safe"],
     "gradient-checking.md": ["finite-difference-truncation"],
+    "custom-functions.md": ["ctx-attribute-is-equivalent", "once-differentiable-raises"],
+    "hooks.md": ["backward-hook-weights"],
+    "torch-func.md": ["vmap-makes-jacrev-cheap"],
+    "accumulation-at-scale.md": ["autocast-keeps-gradients-float32", "tcp-init-is-local"],
 }
 
 
