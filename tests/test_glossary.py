@@ -45,3 +45,15 @@ def test_terms_are_unique():
         duplicates = sorted({w for w in names if names.count(w) > 1})
         assert not duplicates, f"{tree}: terms listed twice: {duplicates}"
     assert all(re.search(r"[\u4e00-\u9fff]", t["zh"]) for t in TERMS if "zh" in t)
+
+
+def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
+    from sphinx.errors import ExtensionError
+
+    from book_extensions import glossary
+
+    broken = tmp_path / "glossary.toml"
+    broken.write_text('[[term]]\nzh = "叶子张量"\nzh = "叶张量"\n', encoding="utf-8")
+    monkeypatch.setattr(glossary, "GLOSSARY", broken)
+    with pytest.raises(ExtensionError, match=r"glossary\.toml: Cannot overwrite a value \(at line 3"):
+        glossary.load_terms()

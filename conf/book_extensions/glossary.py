@@ -17,6 +17,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.domains.std import make_glossary_term
+from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
 from book_extensions import ENV_VERSION
@@ -28,8 +29,11 @@ NOT_CHAPTERS = {"index", "glossary", "verification"}
 
 
 def load_terms() -> list[dict]:
-    with open(GLOSSARY, "rb") as f:
-        return tomllib.load(f)["term"]
+    try:
+        with open(GLOSSARY, "rb") as f:
+            return tomllib.load(f)["term"]
+    except tomllib.TOMLDecodeError as error:  # its message gives the line, not the file
+        raise ExtensionError(f"{pages.relative(GLOSSARY)}: {error}") from None
 
 
 def spellings(term: dict, tree: str) -> list[str]:
