@@ -5,7 +5,9 @@ import gc
 import weakref
 
 import torch
+from torch.autograd import gradgradcheck
 from torch.autograd.function import once_differentiable
+from torch.autograd.gradcheck import GradcheckError
 
 
 def _scale(record):
@@ -41,11 +43,34 @@ def setup_context_gets_the_inputs_as_a_tuple_and_the_output():
 
 
 def a_gradient_returned_for_an_input_that_needs_none_is_dropped():
-    """When backward returns a tensor for an input that does not require grad, autograd drops it:
-    the input's .grad stays None and nothing raises."""
+    """When backward returns a tensor for a tensor input that does not require grad, autograd drops
+    it: the input's .grad stays None and nothing raises."""
     x, w = torch.ones(3), torch.tensor(2.0, requires_grad=True)
     _scale([]).apply(x, w).sum().backward()
     assert x.grad is None and w.grad.item() == 3.0
+
+
+def a_gradient_returned_for_a_non_tensor_input_raises():
+    """For an argument of forward that is not a tensor, backward must return None: a tensor there
+    makes backward raise."""
+
+    class Times(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, factor):
+            ctx.factor = factor
+            return x * factor
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            return grad_y * ctx.factor, torch.zeros(())
+
+    x = torch.ones(3, requires_grad=True)
+    try:
+        Times.apply(x, 3.0).sum().backward()
+    except RuntimeError as error:
+        assert "was not a Variable" in str(error)
+    else:
+        raise AssertionError("a gradient for a float argument did not raise")
 
 
 def returning_none_for_an_input_that_needs_grad_leaves_its_grad_none():
@@ -96,8 +121,8 @@ def saved_tensors_are_released_after_backward():
 
 def an_output_kept_as_attribute_lives_until_the_cycle_collector_runs():
     """A Function's output kept as a ctx attribute forms a reference cycle (output → grad_fn → output):
-    after `del`, reference counting does not free it and gc.collect() does; saved with
-    save_for_backward it is freed at once."""
+    after `del`, reference counting frees neither the tensor nor its memory and gc.collect() does;
+    saved with save_for_backward, both are freed at once."""
 
     class ExpAttribute(torch.autograd.Function):
         @staticmethod
@@ -125,16 +150,17 @@ def an_output_kept_as_attribute_lives_until_the_cycle_collector_runs():
     was_enabled = gc.isenabled()
     gc.disable()
     try:
+        # The tensor object, and its memory: a storage's Python object lives as long as the storage.
         y = ExpAttribute.apply(x)
-        ref = weakref.ref(y)
+        ref, memory = weakref.ref(y), weakref.ref(y.untyped_storage())
         del y
-        assert ref() is not None
+        assert ref() is not None and memory() is not None
         gc.collect()
-        assert ref() is None
+        assert ref() is None and memory() is None
         y = ExpSaved.apply(x)
-        ref = weakref.ref(y)
+        ref, memory = weakref.ref(y), weakref.ref(y.untyped_storage())
         del y
-        assert ref() is None
+        assert ref() is None and memory() is None
     finally:
         if was_enabled:
             gc.enable()
@@ -203,9 +229,10 @@ def once_differentiable_runs_backward_under_no_grad():
     assert modes == [False]
 
 
-def once_differentiable_raises_only_when_grad_output_requires_grad():
-    """With a grad_output that requires grad, once_differentiable hands back a gradient whose backward
-    raises "trying to differentiate twice"; with a plain grad_output the gradient requires no grad."""
+def once_differentiable_raises_its_own_error_only_from_backward_with_a_grad_output_that_requires_grad():
+    """once_differentiable's "trying to differentiate twice" error needs a grad_output that requires
+    grad and a second pass by .backward(); with a plain grad_output the first derivative requires no
+    grad, and torch.autograd.grad(first, x) never reaches the node that would raise."""
 
     class Square(torch.autograd.Function):
         @staticmethod
@@ -220,18 +247,76 @@ def once_differentiable_raises_only_when_grad_output_requires_grad():
             return 2 * x * grad_y
 
     x = torch.ones(3, requires_grad=True)
-    y = Square.apply(x)
-    (plain,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    (plain,) = torch.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
     assert not plain.requires_grad
-    v = torch.ones(3, requires_grad=True)
-    (first,) = torch.autograd.grad(Square.apply(x), x, v, create_graph=True)
+    # A grad_output that requires grad, as when a nonlinear operation follows the Function.
+    (first,) = torch.autograd.grad(Square.apply(x).pow(2).sum(), x, create_graph=True)
     assert first.requires_grad
+    try:
+        torch.autograd.grad(first.sum(), x)
+    except RuntimeError as error:
+        assert "differentiate twice" not in str(error) and "not have been used" in str(error)
+    else:
+        raise AssertionError("torch.autograd.grad did not raise")
     try:
         first.sum().backward()
     except RuntimeError as error:
         assert "trying to differentiate twice" in str(error)
     else:
         raise AssertionError("no error from the second backward")
+
+
+def an_intermediate_saved_in_forward_gives_a_wrong_second_derivative_silently():
+    """forward runs with grad mode off (in both styles), so a tensor it computes and saves carries no
+    graph: a backward that reads it gives, under create_graph=True, a wrong second derivative without
+    any error, which gradgradcheck reports."""
+    modes = []
+
+    class SiLUSavedSigmoid(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            modes.append(torch.is_grad_enabled())
+            s = torch.sigmoid(x)
+            ctx.save_for_backward(x, s)
+            return x * s
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            x, s = ctx.saved_tensors
+            return grad_y * s * (1 + x * (1 - s))
+
+    class Record(torch.autograd.Function):
+        """The current style: forward runs with grad mode off too."""
+
+        @staticmethod
+        def forward(x):
+            modes.append(torch.is_grad_enabled())
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            return grad_y * 2
+
+    torch.manual_seed(0)
+    x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    (first,) = torch.autograd.grad(SiLUSavedSigmoid.apply(x).sum(), x, create_graph=True)
+    (second,) = torch.autograd.grad(first.sum(), x)
+    Record.apply(x)
+    assert modes == [False, False]
+    plain = x.detach().requires_grad_()
+    (true_first,) = torch.autograd.grad(torch.nn.functional.silu(plain).sum(), plain, create_graph=True)
+    (true_second,) = torch.autograd.grad(true_first.sum(), plain)
+    assert torch.allclose(first, true_first) and not torch.allclose(second, true_second)
+    try:
+        gradgradcheck(SiLUSavedSigmoid.apply, (x,))
+    except GradcheckError:
+        pass
+    else:
+        raise AssertionError("gradgradcheck passed")
 
 
 def mark_dirty_returns_the_same_tensor_object():
@@ -278,3 +363,31 @@ def a_gradient_shaped_like_x_is_summed_down_to_a_scalar_input():
     x, w = torch.arange(4.0), torch.tensor(2.0, requires_grad=True)
     Scale.apply(x, w).sum().backward()
     assert w.grad.shape == () and w.grad.item() == 6.0
+
+
+def an_integer_output_never_requires_grad_and_mark_non_differentiable_stops_a_float_one():
+    """An integer output of a Function does not require grad whether or not it is marked; a floating
+    output requires grad unless ctx.mark_non_differentiable marks it."""
+
+    def make(mark):
+        class ArgmaxAndMask(torch.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x * 2, x.argmax(dim=0), (x > 0).to(x.dtype)
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                if mark:
+                    ctx.mark_non_differentiable(*output[1:])
+
+            @staticmethod
+            def backward(ctx, grad_y, grad_index, grad_mask):
+                return 2 * grad_y
+
+        return ArgmaxAndMask
+
+    x = torch.randn(4, requires_grad=True)
+    _, index, mask = make(False).apply(x)
+    assert not index.requires_grad and mask.requires_grad
+    _, index, mask = make(True).apply(x)
+    assert not index.requires_grad and not mask.requires_grad

@@ -39,7 +39,10 @@ for function in (ReLUInPlace, ReLUInPlaceUnmarked):
     print(f"{function.__name__}: out is h: {out is h}; h.grad_fn: {type(h.grad_fn).__name__}; "
           f"grad through h: {grad_a}")
 
+before = a.detach().clone()
 try:
     ReLUInPlace.apply(a)  # a leaf that requires grad
 except RuntimeError as error:
     print("on a leaf: RuntimeError:", error)
+# forward ran before the refusal: the leaf's values are already clamped.
+print("leaf changed anyway:", not torch.equal(a.detach(), before), "| a =", a.detach())

@@ -51,3 +51,10 @@ for function in (SiLU, SiLUOnce):
     except RuntimeError as error:
         print(f"{function.__name__}: first.requires_grad {first.requires_grad};",
               f"RuntimeError: {error}")
+
+# x reaching the loss by a second path as well: the first derivative requires grad again.
+for function in (SiLU, SiLUOnce):
+    (first,) = torch.autograd.grad((function.apply(x) + x**3).sum(), x, create_graph=True)
+    (second,) = torch.autograd.grad(first.sum(), x)
+    print(f"{function.__name__} + x**3: second derivative {second};",
+          f"only the 6x of x**3: {torch.allclose(second, 6 * x)}")

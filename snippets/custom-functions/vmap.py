@@ -40,7 +40,9 @@ for function in (SiLUOldStyle, SiLU, SiLUVmap):
         loop = torch.stack([function.apply(row) for row in batch])
         print(f"{function.__name__}: vmap equals the loop: {torch.equal(out, loop)}")
     except RuntimeError as error:
-        print(f"{function.__name__}: RuntimeError: {error}")
+        # Up to the link to the docs that follows, whose address varies by torch version.
+        message = str(error).split(" For more details")[0]
+        print(f"{function.__name__}: RuntimeError: {message}")
 
 # Per-row gradients through the Function: vmap over torch.func.grad.
 per_row = vmap(grad(lambda row: SiLUVmap.apply(row).sum()))(batch)

@@ -78,12 +78,30 @@ def vjp_runs_the_forward_once_and_its_function_can_be_called_again():
 
 
 def hessian_is_jacfwd_of_jacrev():
-    """torch.func.hessian(f) gives what jacfwd(jacrev(f)) gives."""
+    """torch.func.hessian(f) gives what jacfwd(jacrev(f)) gives, and FlopCounterMode counts the same work
+    for both, unlike jacrev(jacrev(f)), jacfwd(jacfwd(f)) and jacrev(jacfwd(f))."""
     def f(t):
         return (t.sin() * t**2).sum()
     x = torch.randn(4, generator=torch.Generator().manual_seed(0))
     assert torch.allclose(hessian(f)(x), jacfwd(jacrev(f))(x), atol=1e-6)
     assert torch.allclose(hessian(f)(x), jacrev(jacrev(f))(x), atol=1e-5)
+    # The values cannot tell the compositions apart; the work does. On a function with matrix
+    # products, hessian counts exactly what jacfwd(jacrev(f)) counts, and not what the other three do.
+    from torch.utils.flop_counter import FlopCounterMode
+
+    generator = torch.Generator().manual_seed(0)
+    w1, w2 = torch.randn(8, 16, generator=generator), torch.randn(16, 1, generator=generator)
+
+    def layered(t):
+        return (torch.tanh(t[None] @ w1) @ w2).sum()
+
+    def counted(transform):
+        with FlopCounterMode(display=False) as counter:
+            transform(layered)(torch.ones(8))
+        return counter.get_total_flops()
+    others = [counted(lambda g: jacrev(jacrev(g))), counted(lambda g: jacfwd(jacfwd(g))),
+              counted(lambda g: jacrev(jacfwd(g)))]
+    assert counted(hessian) == counted(lambda g: jacfwd(jacrev(g))) not in others
 
 
 def backward_inside_a_transform_raises():
@@ -107,18 +125,24 @@ def dropout_under_vmap_needs_a_randomness_flag():
     x, y = torch.randn(5, 4), torch.randn(5, 1)
     per_sample = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0))
     assert "randomness" in _raises(per_sample, params, x, y)
-    found = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0), randomness="different")(params, x, y)
-    assert found["0.weight"].shape == (5, 4, 4)
+    for randomness in ("different", "same"):
+        found = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0), randomness=randomness)(params, x, y)
+        assert found["0.weight"].shape == (5, 4, 4)
 
 
 def batchnorm_in_training_mode_raises_under_grad():
-    """A model with BatchNorm1d in training mode raises inside torch.func.grad (it updates its running
-    statistics in place); in eval() mode it works."""
+    """A model with BatchNorm1d in training mode raises inside torch.func.grad, already without vmap: the
+    error names an in-place operation on a captured tensor (its buffers are updated in place); in eval()
+    mode vmap(grad(...)) works."""
     model = _small_model(nn.BatchNorm1d(4))
     params = {name: p.detach() for name, p in model.named_parameters()}
     x, y = torch.randn(5, 4), torch.randn(5, 1)
+
+    def batch_loss(params):
+        return ((functional_call(model, params, (x,)) - y) ** 2).mean()
+    assert "in-place" in _raises(grad(batch_loss), params)
     per_sample = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0))
-    _raises(per_sample, params, x, y)
+    assert "in-place" in _raises(per_sample, params, x, y)
     model.eval()
     assert per_sample(params, x, y)["0.weight"].shape == (5, 4, 4)
 
@@ -137,6 +161,20 @@ def jacfwd_counts_fewer_flops_for_few_inputs_and_jacrev_for_few_outputs():
         return counter.get_total_flops()
     assert 10 * flops(jacfwd, 8, 512) < flops(jacrev, 8, 512)
     assert 10 * flops(jacrev, 512, 8) < flops(jacfwd, 512, 8)
+
+
+def flop_counter_counts_matrix_products_not_elementwise_ops():
+    """FlopCounterMode counts 2·m·k·n for an (m, k) @ (k, n) matrix product, and nothing for elementwise
+    operations such as tanh, multiplication or exp."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    a, b = torch.ones(3, 4), torch.ones(4, 5)
+    with FlopCounterMode(display=False) as counter:
+        a @ b
+    assert counter.get_total_flops() == 2 * 3 * 4 * 5
+    with FlopCounterMode(display=False) as counter:
+        torch.tanh(a), a * 2, a.exp()
+    assert counter.get_total_flops() == 0
 
 
 def backward_with_create_graph_leaves_a_differentiable_grad():

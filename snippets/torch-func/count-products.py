@@ -1,8 +1,15 @@
+import warnings
+
 import torch
 from torch.func import jacfwd, jacrev, jvp, vjp
 from torch.utils.flop_counter import FlopCounterMode
 
 from measured import glue
+
+# Forward mode (jvp, jacfwd) scripts torch's own decompositions on first use, and torch.jit.script
+# warns that it is deprecated (shown as a FutureWarning from torch 2.14 on): a note about torch's
+# internals, not about this code.
+warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
 
 HIDDEN = 64
 SHAPES = [(4, 64), (64, 4)]  # (inputs, outputs): few in, many out; the reverse
@@ -17,7 +24,8 @@ def make_f(n_in, n_out):
 
     def f(x):
         calls["f"] += 1
-        return (torch.tanh(x[None] @ w1) @ w2)[0]  # matrix products only
+        # FlopCounterMode counts the two matrix products, not the elementwise tanh.
+        return (torch.tanh(x[None] @ w1) @ w2)[0]
     return f
 
 

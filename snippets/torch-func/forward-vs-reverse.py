@@ -1,11 +1,17 @@
 import statistics
 import time
+import warnings
 
 import torch
 from torch.func import jacfwd, jacrev
 from torch.utils.flop_counter import FlopCounterMode
 
 from measured import TIMING, figure, glue
+
+# Forward mode (jvp, jacfwd) scripts torch's own decompositions on first use, and torch.jit.script
+# warns that it is deprecated (shown as a FutureWarning from torch 2.14 on): a note about torch's
+# internals, not about this code.
+warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
 
 HIDDEN, FIXED = 256, 16
 SIZES = [4, 16, 64, 256, 1024]
@@ -59,6 +65,8 @@ for (n_in, n_out), found in results.items():
     print(f"{TIMING} n_in {n_in:>4} n_out {n_out:>4}  jacrev {rev:.3g} ms"
           f"  jacfwd {fwd:.3g} ms  jacfwd/jacrev {fwd / rev:.2f}")
     glue(f"tf_sweep_{n_in}_{n_out}_time_ratio", fwd / rev, varies=True)
+glue("tf_sweep_16_16_jacrev_ms", results[16, 16]["jacrev"][1], varies=True)
+glue("tf_sweep_16_16_jacfwd_ms", results[16, 16]["jacfwd"][1], varies=True)
 torch.set_num_threads(threads)
 
 fig, panels = figure(7.0, 3.2)

@@ -33,7 +33,8 @@ def with_loop():
     rows = {name: [] for name in params}
     for xi, yi in zip(x, y):
         model.zero_grad()
-        loss_of_one(dict(model.named_parameters()), xi, yi).backward()
+        # The model called directly: the loop pays no functional_call overhead.
+        nn.functional.mse_loss(model(xi[None]), yi[None]).backward()
         for name, p in model.named_parameters():
             rows[name].append(p.grad.clone())
     model.zero_grad()

@@ -1,8 +1,15 @@
+import warnings
+
 import torch
 import torch.autograd.functional as AF
 from torch.func import hessian, jacfwd, jacrev, jvp, vjp
 
 from measured import glue
+
+# Forward mode (jvp, jacfwd) scripts torch's own decompositions on first use, and torch.jit.script
+# warns that it is deprecated (shown as a FutureWarning from torch 2.14 on): a note about torch's
+# internals, not about this code.
+warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
 
 
 def f(x):
