@@ -7,11 +7,11 @@ from torch import nn
 from measured import glue
 
 
-def watch_weight(model, x, calls):
+def watch_weight(model, x, calls, log):
     """Log the weight's gradient norm per sample of this batch; returns the handle."""
     def hook(grad):
         calls[-1] += 1  # counted in the step that is running
-        norm_per_sample = grad.norm().item() / len(x)  # the closure holds this step's x
+        log.append(grad.norm().item() / len(x))  # the closure holds this step's x
     return model.weight.register_hook(hook)
 
 
@@ -19,12 +19,12 @@ def train(steps, remove):
     torch.manual_seed(0)
     model = nn.Linear(1024, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-    calls, batches = [], []
+    calls, batches, log = [], [], []
     for _ in range(steps):
         x = torch.randn(256, 1024)  # 1 MiB of input per step
         batches.append(weakref.ref(x))  # a weak reference keeps nothing alive
         calls.append(0)
-        handle = watch_weight(model, x, calls)  # a new hook every step
+        handle = watch_weight(model, x, calls, log)  # a new hook every step
         optimizer.zero_grad()
         model(x).square().mean().backward()
         optimizer.step()

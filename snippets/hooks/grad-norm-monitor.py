@@ -9,9 +9,11 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
 micro_batches = 2  # two micro-batches per step: .grad accumulates across them
 data = [(torch.randn(32, 8), torch.randn(32, 1)) for _ in range(3 * micro_batches)]
 
-x, y = data[0]
-first = torch.autograd.grad(nn.functional.mse_loss(model(x), y) / micro_batches, model[0].weight)[0]
-first_norm = first.norm().item()
+# References: each micro-batch's own gradient for the first step, computed before
+# training (the weights do not change between the two micro-batches of a step).
+own_norms = [torch.autograd.grad(nn.functional.mse_loss(model(x), y) / micro_batches,
+                                 model[0].weight)[0].norm().item()
+             for x, y in data[:micro_batches]]
 
 # One hook per weight, registered once, before the loop: it sees the gradient of
 # each backward as it arrives, before it is added into .grad.
@@ -41,9 +43,8 @@ print("norm of .grad after each backward (post-accumulate hook):")
 for name, norms in in_grad.items():
     print(f"  {name:9}", " ".join(f"{n:.4f}" for n in norms))
 
-# The reference: the first micro-batch's gradient, computed before training.
-print("first value equals the first micro-batch's own gradient norm:",
-      arriving["0.weight"][0] == first_norm)
+print("0.weight, first step: register_hook values equal each micro-batch's own gradient norm:",
+      arriving["0.weight"][:micro_batches] == own_norms)
 glue("hooks_monitor_first", arriving["0.weight"][0])
 glue("hooks_monitor_second", arriving["0.weight"][1])
 glue("hooks_monitor_accumulated", in_grad["0.weight"][1])

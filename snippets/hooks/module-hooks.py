@@ -40,7 +40,7 @@ for name, p in model.named_parameters():
           f"all zero: {not p.grad.any()}")
 
 # A forward pre-hook that returns a value replaces the inputs (a tuple, or one tensor).
+of_zeros = model(torch.zeros_like(x))  # computed before the hook is registered
 handle = model[0].register_forward_pre_hook(lambda m, args: args[0] * 0)
-print("pre-hook returns zeros: output equals model(zeros):",
-      torch.equal(model(x), model(torch.zeros_like(x))))
+print("pre-hook returns zeros: output equals model(zeros):", torch.equal(model(x), of_zeros))
 handle.remove()

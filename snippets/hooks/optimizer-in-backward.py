@@ -38,7 +38,7 @@ def step_now(p):
     global peak_in
     peak_in = max(peak_in, grad_bytes(model_in))  # counted before this .grad is dropped
     optimizers[p].step()
-    optimizers[p].zero_grad()  # set_to_none: this .grad is freed now
+    optimizers[p].zero_grad()  # set_to_none: p.grad is None from here on
 
 
 handles = [p.register_post_accumulate_grad_hook(step_now) for p in model_in.parameters()]

@@ -22,7 +22,7 @@ plain_x, plain_w = x.grad.clone(), w.grad.clone()
 glue("hooks_h_grad0", 2 * h[0])
 
 # The same forward again, and the hook on h returns a tensor: it replaces the
-# gradient that flows on from h, so every leaf upstream of h gets the new one.
+# gradient that flows on from h, so x and w (upstream of h) get the new one.
 x.grad = w.grad = None
 h = x * w
 factor = 10
