@@ -2,6 +2,7 @@
 runs each on every supported torch; {claim}`accumulation-at-scale/<name>` on a page names one)."""
 
 import contextlib
+import datetime
 import os
 import shutil
 import socket
@@ -94,6 +95,7 @@ def clip_grad_norm_returns_the_norm_it_measured_before_clipping():
 
 
 def _listening(pids):
+    """(address, port) of every listening TCP socket the processes `pids` hold."""
     inodes = set()
     for pid in pids:
         with contextlib.suppress(OSError):
@@ -108,16 +110,34 @@ def _listening(pids):
                 if fields[3] == "0A" and fields[9] in inodes:
                     raw = bytes.fromhex(fields[1].split(":")[0])
                     packed = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
-                    found.append(socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, packed))
+                    family = socket.AF_INET if len(raw) == 4 else socket.AF_INET6
+                    found.append((socket.inet_ntop(family, packed), int(fields[1].split(":")[1], 16)))
     return found
+
+
+# DDP models of the workers, never freed: freeing one right after its last all-reduce can deadlock
+# against gloo's own thread, which may still be releasing that all-reduce (seen on torch 2.13)
+_ALIVE = []
+
+
+def _stop(workers):
+    for process in workers:
+        if process.is_alive():
+            process.terminate()
+            process.join(30)
+        if process.is_alive():
+            process.kill()
+            process.join()
 
 
 def _ddp_worker(rank, store_path, ready, inspected):
     torch.set_num_threads(1)
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"
-    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2)
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=30))
     try:
         model = nn.parallel.DistributedDataParallel(nn.Linear(4, 1))
+        _ALIVE.append(model)
         model(torch.randn(3, 4)).sum().backward()  # one all-reduce: every connection is made
         ready.put(rank)
         inspected.wait(30)
@@ -139,30 +159,41 @@ def ddp_workers_listen_only_on_loopback():
             process.start()
         for _ in workers:
             ready.get(timeout=30)
-        addresses = _listening([process.pid for process in workers])
+        addresses = [address for address, _ in _listening([process.pid for process in workers])]
         inspected.set()
         for process in workers:
             process.join(30)
         assert [process.exitcode for process in workers] == [0, 0]
     finally:
         inspected.set()
-        for process in workers:
-            if process.is_alive():
-                process.terminate()
-                process.join()
+        _stop(workers)
         shutil.rmtree(folder, ignore_errors=True)
     assert addresses and set(addresses) == {"127.0.0.1"}, addresses
 
 
 def tcp_init_method_listens_on_every_interface():
-    """The TCPStore behind init_method="tcp://127.0.0.1:<port>" (rank 0 hosts it) listens on a wildcard
-    address (:: or 0.0.0.0), not on 127.0.0.1 only."""
-    store = dist.TCPStore("127.0.0.1", 0, 1, True)
+    """init_process_group("gloo", init_method="tcp://127.0.0.1:<port>") makes rank 0's process listen on
+    <port> at a wildcard address (:: or 0.0.0.0), not at 127.0.0.1, even with GLOO_SOCKET_IFNAME=lo;
+    with the store's libuv server (the default) and with the older one (?use_libuv=0)."""
+    saved = os.environ.get("GLOO_SOCKET_IFNAME")
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
     try:
-        addresses = set(_listening([os.getpid()]))
-        assert addresses & {"::", "0.0.0.0"}, addresses
+        for query in ("", "?use_libuv=0"):
+            with socket.socket() as probe:  # a port that is free now
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}{query}", rank=0, world_size=1,
+                                    timeout=datetime.timedelta(seconds=30))
+            try:
+                on_port = {address for address, bound in _listening([os.getpid()]) if bound == port}
+            finally:
+                dist.destroy_process_group()
+            assert on_port and on_port <= {"::", "0.0.0.0"}, (query, on_port)
     finally:
-        del store
+        if saved is None:
+            os.environ.pop("GLOO_SOCKET_IFNAME")
+        else:
+            os.environ["GLOO_SOCKET_IFNAME"] = saved
 
 
 def ddp_default_hook_is_an_average():
@@ -181,10 +212,7 @@ def ddp_default_hook_is_an_average():
         for process in workers:
             process.join(30)
     finally:
-        for process in workers:
-            if process.is_alive():
-                process.terminate()
-                process.join()
+        _stop(workers)
         shutil.rmtree(folder, ignore_errors=True)
     assert found == [(0, 2.0), (1, 2.0)], found
 
@@ -192,11 +220,21 @@ def ddp_default_hook_is_an_average():
 def _averaging_worker(rank, store_path, results):
     torch.set_num_threads(1)
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"
-    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2)
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=30))
     try:
         layer = nn.Linear(1, 1, bias=False)
         model = nn.parallel.DistributedDataParallel(layer)
+        _ALIVE.append(model)
         model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()  # gradient 1 on rank 0, 3 on rank 1
         results.put((rank, layer.weight.grad.item()))
     finally:
         dist.destroy_process_group()
+
+
+def gloo_process_group_waits_30_minutes_by_default():
+    """Without a timeout argument, a gloo process group gets torch.distributed's default timeout: 30 minutes."""
+    from torch.distributed import distributed_c10d
+
+    assert dist.default_pg_timeout == datetime.timedelta(minutes=30)
+    assert distributed_c10d._get_default_timeout(dist.Backend.GLOO) == datetime.timedelta(minutes=30)

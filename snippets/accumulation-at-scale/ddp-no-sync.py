@@ -1,5 +1,7 @@
 import contextlib
+import datetime
 import os
+import queue
 import shutil
 import socket
 import tempfile
@@ -14,7 +16,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from measured import glue
 
 WORLD, MICRO_BATCHES, MICRO_SIZE = 2, 4, 8
-TIMEOUT = 30  # seconds: a worker that fails or hangs must not hang this process
+TIMEOUT = 30  # seconds, for every wait: a worker that fails or hangs must not hang the other or this process
 
 
 def make_model():
@@ -51,18 +53,26 @@ def listening_addresses(pids):
     return found
 
 
+# Each worker's DDP model, never freed: freeing one right after its last all-reduce can deadlock
+# against gloo's own thread, which may still be releasing that all-reduce. The process ends instead.
+ALIVE = []
+
+
 def worker(rank, store_path, use_no_sync, results, inspected):
     torch.set_num_threads(1)  # two processes, and the machine's cores are shared
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"  # gloo's connections on loopback
     # A FileStore to meet: tcp://127.0.0.1 would make rank 0 listen on every interface
     store = dist.FileStore(store_path, WORLD)
-    dist.init_process_group("gloo", store=store, rank=rank, world_size=WORLD)
+    # the timeout bounds the meeting and every all-reduce (the default is 30 minutes)
+    dist.init_process_group("gloo", store=store, rank=rank, world_size=WORLD,
+                            timeout=datetime.timedelta(seconds=TIMEOUT))
     try:
         model = DDP(make_model())
-        calls = [0]
+        ALIVE.append(model)
+        buckets = []  # the index of each bucket all-reduced, one entry per all-reduce
 
         def counting_allreduce(state, bucket):  # what DDP does by default: average over ranks
-            calls[0] += 1
+            buckets.append(bucket.index())
             averaged = bucket.buffer().div_(WORLD)
             return dist.all_reduce(averaged, async_op=True).get_future().then(
                 lambda fut: fut.value()[0])
@@ -78,14 +88,14 @@ def worker(rank, store_path, use_no_sync, results, inspected):
                 loss = nn.functional.mse_loss(model(xb), yb)
                 (loss / MICRO_BATCHES).backward()
         gradient = torch.cat([p.grad.flatten() for p in model.parameters()])
-        results.put((rank, calls[0], gradient.tolist()))
+        results.put((rank, len(buckets), len(set(buckets)), gradient.tolist()))
         inspected.wait(TIMEOUT)  # keep the sockets open until the parent has looked
     finally:
         dist.destroy_process_group()
 
 
 def run(use_no_sync):
-    context = mp.get_context("fork")  # spawn cannot pickle a function defined in a notebook
+    context = mp.get_context("fork")  # a spawned worker cannot find a function defined in a notebook
     results, inspected = context.Queue(), context.Event()
     folder = tempfile.mkdtemp()
     workers = [context.Process(target=worker, daemon=True,
@@ -94,7 +104,11 @@ def run(use_no_sync):
     try:
         for process in workers:
             process.start()
-        found = sorted(results.get(timeout=TIMEOUT) for _ in workers)
+        try:
+            found = sorted(results.get(timeout=TIMEOUT) for _ in workers)
+        except queue.Empty:
+            raise RuntimeError(f"no result within {TIMEOUT} s; worker exit codes "
+                               f"{[process.exitcode for process in workers]}") from None
         addresses = listening_addresses([process.pid for process in workers])
         inspected.set()
         for process in workers:
@@ -106,6 +120,9 @@ def run(use_no_sync):
         for process in workers:
             if process.is_alive():
                 process.terminate()
+                process.join(TIMEOUT)
+            if process.is_alive():
+                process.kill()
                 process.join()
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -120,14 +137,16 @@ print(f"{WORLD} processes x {MICRO_BATCHES} micro-batches of {MICRO_SIZE} rows, 
       f"against one batch of {len(x)} in one process")
 for use_no_sync in (False, True):
     found, addresses = run(use_no_sync)
-    calls = [count for _, count, _ in found]
-    difference = max((torch.tensor(gradient) - big).abs().max().item() for _, _, gradient in found)
+    calls = [count for _, count, _, _ in found]
+    (buckets,) = {count for _, _, count, _ in found}  # one value: the same on both ranks
+    difference = max((torch.tensor(gradient) - big).abs().max().item() for *_, gradient in found)
     label = "no_sync() on micro-batches 1-3" if use_no_sync else "without no_sync()"
-    print(f"{label}: all-reduce calls per rank {calls}, max |grad - one batch| {difference:.1e}, "
-          f"workers listen on {sorted(set(addresses))}")
+    print(f"{label}: all-reduce calls per rank {calls}, gradient buckets {buckets}, "
+          f"max |grad - one batch| {difference:.1e}, workers listen on {sorted(set(addresses))}")
     key = "no_sync" if use_no_sync else "sync"
     glue(f"scale_ddp_calls_{key}", calls[0])
     glue(f"scale_ddp_diff_{key}", float(f"{difference:.1e}"))
+    glue(f"scale_ddp_buckets_{key}", buckets)
 glue("scale_ddp_world", WORLD)
 glue("scale_ddp_micro", MICRO_BATCHES)
 glue("scale_ddp_micro_size", MICRO_SIZE)
