@@ -1,7 +1,7 @@
 """Lighthouse's mobile profile over every page of both languages, served as hosted (sub-path, gzip):
 each page within the budgets below. The figures of every page go to build/lighthouse.json; the
 worst page is printed. (`nox -s lighthouse`; tests/node/lighthouse.mjs runs Lighthouse. Not yet part
-of `nox -s browser`: the chapters miss the performance budget, see the README.)
+of `nox -s browser`: some runs still miss the performance budget on one page, see the README.)
 """
 
 import json
