@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import math
 
+import torch
+
 from exercise_judge.checking import Fail
 from exercise_judge.spies import counted
 
@@ -46,3 +48,29 @@ def graph_nodes(tensor) -> list:
             if parent is not None and parent not in nodes:
                 nodes.append(parent)
     return nodes
+
+
+def holds_tensor(value) -> bool:
+    """A tensor, or a container with a tensor in it: what ctx.save_for_backward should have kept."""
+    if isinstance(value, torch.Tensor):
+        return True
+    if isinstance(value, dict):
+        value = list(value.values())
+    return isinstance(value, (tuple, list)) and any(holds_tensor(item) for item in value)
+
+
+def refuse_ctx_attributes(out, call: str, hint: tuple[str, str]) -> None:
+    """Fail unless the custom Function that made `out` kept its tensors with ctx.save_for_backward
+    (`call`: how the solution should have called it) and none as a plain attribute of ctx."""
+    saved = len(out.grad_fn.saved_tensors)
+    stashed = sorted(name for name, value in vars(out.grad_fn).items() if holds_tensor(value))
+    if stashed or not saved:
+        names = ", ".join(f"ctx.{name}" for name in stashed)
+        raise Fail(f"forward kept its tensors as attributes of ctx ({names}) instead of ctx.save_for_backward"
+                   if stashed else "forward saved nothing with ctx.save_for_backward",
+                   f"forward 把张量存成了 ctx 的属性（{names}），而不是用 ctx.save_for_backward"
+                   if stashed else "forward 没有用 ctx.save_for_backward 保存任何东西",
+                   expected=(f"{call}, read back as ctx.saved_tensors", f"{call}，再用 ctx.saved_tensors 取回"),
+                   found=(f"{saved} tensors in ctx.saved_tensors" + (f"; {names}" if stashed else ""),
+                          f"ctx.saved_tensors 里有 {saved} 个张量" + (f"；{names}" if stashed else "")),
+                   hint_en=hint[0], hint_zh=hint[1])

@@ -5,7 +5,7 @@ from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
 
 from exercise_judge.checking import Fail, exercise
-from exercise_judge.checks.gradient_checking import holds_tensor
+from exercise_judge.checks._shared import refuse_ctx_attributes
 
 
 def draw(*shape, seed=0, beta=1.5, x_grad=True, beta_grad=True):
@@ -128,24 +128,12 @@ def swish(solution, check):
     check("what backward needs is kept with ctx.save_for_backward, not as attributes of ctx",
           "backward 要用的东西用 ctx.save_for_backward 保存，而不是存成 ctx 的属性")
     x, beta = draw(5, seed=2)
-    out = solution.swish(x, beta)
-    saved = len(out.grad_fn.saved_tensors)
-    stashed = sorted(name for name, value in vars(out.grad_fn).items() if holds_tensor(value))
-    if stashed or not saved:
-        names = ", ".join(f"ctx.{name}" for name in stashed)
-        raise Fail(f"forward kept its tensors as attributes of ctx ({names}) instead of ctx.save_for_backward"
-                   if stashed else "nothing was saved with ctx.save_for_backward",
-                   f"把张量存成了 ctx 的属性（{names}），而不是用 ctx.save_for_backward"
-                   if stashed else "没有用 ctx.save_for_backward 保存任何东西",
-                   expected=("ctx.save_for_backward(x, beta), read back as ctx.saved_tensors",
-                             "ctx.save_for_backward(x, beta)，再用 ctx.saved_tensors 取回"),
-                   found=(f"{saved} tensors in ctx.saved_tensors" + (f"; {names}" if stashed else ""),
-                          f"ctx.saved_tensors 里有 {saved} 个张量" + (f"；{names}" if stashed else "")),
-                   hint_en="an attribute escapes the version check (an in-place edit of x before backward gives "
+    refuse_ctx_attributes(solution.swish(x, beta), "ctx.save_for_backward(x, beta)",
+                          ("an attribute escapes the version check (an in-place edit of x before backward gives "
                            "a silently wrong gradient) and lives as long as the graph; save_for_backward "
                            "catches the edit and frees the tensors after backward",
-                   hint_zh="存成属性就躲过了版本检查（backward 之前原地改了 x，梯度会悄悄算错），而且和计算图活得一样久；"
-                           "save_for_backward 能发现这种修改，反向传播后也会释放这些张量")
+                           "存成属性就躲过了版本检查（backward 之前原地改了 x，梯度会悄悄算错），而且和计算图活得一样久；"
+                           "save_for_backward 能发现这种修改，反向传播后也会释放这些张量"))
 
     for skipped, kept, x_grad in (("beta", "x", True), ("x", "beta", False)):
         check(f"backward returns None for {skipped} when {skipped} does not require grad",

@@ -5,7 +5,7 @@ from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
 
 from exercise_judge.checking import Fail, exercise
-from exercise_judge.checks._shared import refuse_passes
+from exercise_judge.checks._shared import refuse_ctx_attributes, refuse_passes
 from exercise_judge.spies import autograd_passes, counted
 
 
@@ -23,15 +23,6 @@ def relative_error(found, expected):
 def draw(*shape, seed=0):
     torch.manual_seed(seed)
     return torch.randn(*shape, dtype=torch.float64, requires_grad=True)
-
-
-def holds_tensor(value) -> bool:
-    """A tensor, or a container with a tensor in it: what ctx.save_for_backward should have kept."""
-    if isinstance(value, torch.Tensor):
-        return True
-    if isinstance(value, dict):
-        value = list(value.values())
-    return isinstance(value, (tuple, list)) and any(holds_tensor(item) for item in value)
 
 
 def run_backward(out, x, grad_output):
@@ -187,23 +178,11 @@ def custom_function(solution, check):
     # --- the method: ctx.save_for_backward, and a derivative written by hand ---
     check("forward keeps what backward needs with ctx.save_for_backward, not as attributes of ctx",
           "forward 用 ctx.save_for_backward 保存 backward 要用的东西，而不是存成 ctx 的属性")
-    out = solution.cube(draw(5, seed=3))
-    saved = len(out.grad_fn.saved_tensors)
-    stashed = sorted(name for name, value in vars(out.grad_fn).items() if holds_tensor(value))
-    if stashed or not saved:
-        names = ", ".join(f"ctx.{name}" for name in stashed)
-        raise Fail(f"forward kept its tensors as attributes of ctx ({names}) instead of ctx.save_for_backward"
-                   if stashed else "forward saved nothing with ctx.save_for_backward",
-                   f"forward 把张量存成了 ctx 的属性（{names}），而不是用 ctx.save_for_backward"
-                   if stashed else "forward 没有用 ctx.save_for_backward 保存任何东西",
-                   expected=("ctx.save_for_backward(x), read back as ctx.saved_tensors",
-                             "ctx.save_for_backward(x)，再用 ctx.saved_tensors 取回"),
-                   found=(f"{saved} tensors in ctx.saved_tensors" + (f"; {names}" if stashed else ""),
-                          f"ctx.saved_tensors 里有 {saved} 个张量" + (f"；{names}" if stashed else "")),
-                   hint_en="ctx.save_for_backward(x) in forward and ctx.saved_tensors in backward: autograd then "
+    refuse_ctx_attributes(solution.cube(draw(5, seed=3)), "ctx.save_for_backward(x)",
+                          ("ctx.save_for_backward(x) in forward and ctx.saved_tensors in backward: autograd then "
                            "checks that x was not modified in place, and frees it after backward",
-                   hint_zh="在 forward 里用 ctx.save_for_backward(x)，在 backward 里取 ctx.saved_tensors："
-                           "这样 autograd 会检查 x 有没有被原地修改，反向传播结束后也会释放它")
+                           "在 forward 里用 ctx.save_for_backward(x)，在 backward 里取 ctx.saved_tensors："
+                           "这样 autograd 会检查 x 有没有被原地修改，反向传播结束后也会释放它"))
 
     check("Cube.backward computes 3x² itself, without asking autograd for the derivative",
           "Cube.backward 自己算出 3x²，不让 autograd 替它求导")
