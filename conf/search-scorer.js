@@ -1,15 +1,44 @@
 // Search ranking for the book (html_search_scorer): Sphinx's default weights, plus one rule.
 // Sphinx scores a word in a section heading like a word in a page title, so a chapter that
 // mentions 累加 in one heading tied with the chapter called 梯度累加. A page whose own title
-// contains a searched word now comes first. The weights replace Sphinx's, so they repeat them:
+// contains a searched word now comes first; a title or a section heading that alone holds every
+// searched word gains more (a term of two words, "per-sample gradient", finds the section about it before the chapters
+// with "gradient" in their title). The weights replace Sphinx's, so they repeat them:
 // conf/book_extensions/upstream.py fails when the installed Sphinx's defaults change.
+// Sphinx scores a page by its best-matching word alone, so every page with one searched word in
+// a heading ties, and ties go by title in alphabetical order: "batch size" found the chapters with
+// "micro-batches" in a heading before the one with a section on the batch size. A tenth of a point
+// (Sphinx's scores are whole numbers: this decides ties only) goes to a page whose section headings,
+// not counting its title, hold every searched word (Sphinx's own split, stop words and stemmer).
+function sectionsHoldEveryWord(docname, query) {
+  const index = Search._index;
+  const file = index.docnames.indexOf(docname);
+  const pageTitle = (index.titles[file] || "").toLowerCase();
+  const stemmer = new Stemmer();
+  const words = splitQuery(query.toLowerCase().trim()).filter((word) => word && !stopwords.has(word));
+  return words.length > 0 && words.every((word) => !startsAWord(pageTitle, word)
+    && [].concat(index.titleterms[stemmer.stemWord(word)] ?? []).includes(file));
+}
+
+// A Latin word must start a word of the heading ("graph" is not in "create_graph"); Chinese has no
+// spaces, so there any place counts.
+function startsAWord(text, word) {
+  if (!/^[\x00-\x7f]+$/.test(word)) return text.includes(word);
+  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(^|[^a-z0-9_])${escaped}`).test(text);
+}
+
 var Scorer = {
   score: (result) => {
     const [docname, title, anchor, descr, score] = result;
     const query = new URLSearchParams(window.location.search).get("q") || "";
-    const pageTitle = (title || "").split(" > ")[0].toLowerCase();
-    const named = query.toLowerCase().split(/\s+/).some((word) => word && pageTitle.includes(word));
-    return named ? score + 20 : score;
+    const words = query.toLowerCase().split(/\s+/).filter((word) => word);
+    const heading = (title || "").toLowerCase();  // the page's title, or "page title > section heading"
+    const pageTitle = heading.split(" > ")[0];
+    const named = words.some((word) => pageTitle.includes(word));
+    const own = heading.split(" > ").pop();  // the section's own heading (or the page's title)
+    const whole = words.length > 0 && words.every((word) => startsAWord(own, word));
+    return score + (named ? 20 : 0) + (whole ? 25 : 0) + (sectionsHoldEveryWord(docname, query) ? 0.1 : 0);
   },
   objNameMatch: 11,
   objPartialMatch: 6,

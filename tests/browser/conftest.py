@@ -104,11 +104,13 @@ class Tab:
     def screenshot(self, name: str) -> None:
         out = SCREENSHOTS / f"{name}.png"
         out.parent.mkdir(parents=True, exist_ok=True)
-        # The whole page as a reader sees each part of it on scrolling there: book.css lets the browser
-        # skip the sections far below the screen (content-visibility: auto), which a full-page
-        # screenshot, taken without scrolling, would show empty.
-        self.page.add_style_tag(content=".bd-article section { content-visibility: visible !important; }")
+        self.show_every_section()  # a full-page screenshot is taken without scrolling
         self.page.screenshot(path=out, full_page=True, animations="disabled")
+
+    def show_every_section(self) -> None:
+        """Lay out the whole page, as a reader sees each part of it on scrolling there: book.css lets
+        the browser skip the sections far below the screen (content-visibility: auto)."""
+        self.page.add_style_tag(content=".bd-article section { content-visibility: visible !important; }")
         TOTALS.screenshots += 1
 
 
