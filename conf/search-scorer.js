@@ -38,7 +38,11 @@ var Scorer = {
     const named = words.some((word) => pageTitle.includes(word));
     const own = heading.split(" > ").pop();  // the section's own heading (or the page's title)
     const whole = words.length > 0 && words.every((word) => startsAWord(own, word));
-    return score + (named ? 20 : 0) + (whole ? 25 : 0) + (sectionsHoldEveryWord(docname, query) ? 0.1 : 0);
+    let bonus = 0;  // (no `a ? b : c` here: upstream.py reads `name: number` pairs as the weights)
+    if (named) bonus += 20;
+    if (whole) bonus += 25;
+    if (sectionsHoldEveryWord(docname, query)) bonus += 0.1;
+    return score + bonus;
   },
   objNameMatch: 11,
   objPartialMatch: 6,
