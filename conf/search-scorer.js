@@ -14,10 +14,21 @@ function sectionsHoldEveryWord(docname, query) {
   const index = Search._index;
   const file = index.docnames.indexOf(docname);
   const pageTitle = (index.titles[file] || "").toLowerCase();
-  const stemmer = new Stemmer();
-  const words = splitQuery(query.toLowerCase().trim()).filter((word) => word && !stopwords.has(word));
-  return words.length > 0 && words.every((word) => !startsAWord(pageTitle, word)
-    && [].concat(index.titleterms[stemmer.stemWord(word)] ?? []).includes(file));
+  const words = queryWords(query);
+  return words.length > 0 && words.every(([word, stem]) => !startsAWord(pageTitle, word)
+    && [].concat(index.titleterms[stem] ?? []).includes(file));
+}
+
+// [word, stem] for each searched word that is not a stop word: split and stemmed once per query,
+// not once per result scored.
+let splitQueryOf = { query: null, words: [] };
+function queryWords(query) {
+  if (splitQueryOf.query !== query) {
+    const stemmer = new Stemmer();
+    const words = splitQuery(query.toLowerCase().trim()).filter((word) => word && !stopwords.has(word));
+    splitQueryOf = { query, words: words.map((word) => [word, stemmer.stemWord(word)]) };
+  }
+  return splitQueryOf.words;
 }
 
 // A Latin word must start a word of the heading ("graph" is not in "create_graph"); Chinese has no

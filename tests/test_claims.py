@@ -58,3 +58,18 @@ def test_each_claim_has_its_mark_on_the_built_page(site, language, page):
         encoding="utf-8")
     marks = built.count('<button type="button" class="claim-mark"')
     assert marks == len(page.claims), f"{pages.relative(page.path)} names {len(page.claims)} checks, shows {marks} marks"
+
+
+def test_a_checks_hash_covers_the_private_helpers_it_uses(tmp_path):
+    """A check's recorded hash is of its source after its helpers': editing a helper function or class
+    it uses (directly or through another helper) must not leave the page's mark on an old result."""
+    from book_extensions.claims import _checks
+
+    claims = tmp_path / pages.CLAIMS_FILE
+    claims.write_text("def _unused():\n    pass\n\n\nclass _Square:\n    pass\n\n\n"
+                      "def _make():\n    return _Square()\n\n\n"
+                      "def squares():\n    assert _make()\n\n\ndef alone():\n    assert True\n", encoding="utf-8")
+    found = _checks(claims, claims.stat().st_mtime)
+    assert sorted(found) == ["alone", "squares"]
+    assert "class _Square" in found["squares"] and "def _make" in found["squares"]
+    assert "_unused" not in found["squares"] and found["alone"] == "def alone():\n    assert True"

@@ -32,9 +32,10 @@ logger = logging.getLogger(__name__)
 
 @cache
 def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
-    """{name: the function's source, after the source of the module's private helpers it calls}."""
+    """{name: the function's source, after the source of the module's private helpers (functions
+    and classes) it uses}: the record's hash of a check changes when a helper it uses changes."""
     tree = ast.parse(source := claims_file.read_text(encoding="utf-8"))
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
 
     def helpers(node, found):
         for name in (n.id for n in ast.walk(node) if isinstance(n, ast.Name)):
@@ -45,7 +46,7 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
 
     return {name: "\n\n".join(ast.get_source_segment(source, functions[part])
                                for part in [*sorted(helpers(node, [])), name])
-            for name, node in functions.items() if not name.startswith("_")}
+            for name, node in functions.items() if isinstance(node, ast.FunctionDef) and not name.startswith("_")}
 
 
 def checks_of(chapter: str) -> dict[str, str]:

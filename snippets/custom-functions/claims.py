@@ -207,26 +207,30 @@ def gradients_are_materialized_as_zeros_by_default():
     assert isinstance(seen[0], torch.Tensor) and not seen[0].any()
 
 
+class _OnceDifferentiableSquare(torch.autograd.Function):
+    """x², its backward decorated with once_differentiable; records whether grad mode was on in it."""
+
+    grad_modes: list[bool] = []
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_y):
+        _OnceDifferentiableSquare.grad_modes.append(torch.is_grad_enabled())
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad_y
+
+
 def once_differentiable_runs_backward_under_no_grad():
     """A backward decorated with once_differentiable runs with grad mode off, even under create_graph=True."""
-    modes = []
-
-    class Square(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        @once_differentiable
-        def backward(ctx, grad_y):
-            modes.append(torch.is_grad_enabled())
-            (x,) = ctx.saved_tensors
-            return 2 * x * grad_y
-
+    _OnceDifferentiableSquare.grad_modes.clear()
     x = torch.ones(3, requires_grad=True)
-    torch.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
-    assert modes == [False]
+    torch.autograd.grad(_OnceDifferentiableSquare.apply(x).sum(), x, create_graph=True)
+    assert _OnceDifferentiableSquare.grad_modes == [False]
 
 
 def once_differentiable_raises_its_own_error_only_from_backward_with_a_grad_output_that_requires_grad():
@@ -234,23 +238,11 @@ def once_differentiable_raises_its_own_error_only_from_backward_with_a_grad_outp
     grad and a second pass by .backward(); with a plain grad_output the first derivative requires no
     grad, and torch.autograd.grad(first, x) never reaches the node that would raise."""
 
-    class Square(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        @once_differentiable
-        def backward(ctx, grad_y):
-            (x,) = ctx.saved_tensors
-            return 2 * x * grad_y
-
     x = torch.ones(3, requires_grad=True)
-    (plain,) = torch.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
+    (plain,) = torch.autograd.grad(_OnceDifferentiableSquare.apply(x).sum(), x, create_graph=True)
     assert not plain.requires_grad
     # A grad_output that requires grad, as when a nonlinear operation follows the Function.
-    (first,) = torch.autograd.grad(Square.apply(x).pow(2).sum(), x, create_graph=True)
+    (first,) = torch.autograd.grad(_OnceDifferentiableSquare.apply(x).pow(2).sum(), x, create_graph=True)
     assert first.requires_grad
     try:
         torch.autograd.grad(first.sum(), x)

@@ -74,3 +74,13 @@ def refuse_ctx_attributes(out, call: str, hint: tuple[str, str]) -> None:
                    found=(f"{saved} tensors in ctx.saved_tensors" + (f"; {names}" if stashed else ""),
                           f"ctx.saved_tensors 里有 {saved} 个张量" + (f"；{names}" if stashed else "")),
                    hint_en=hint[0], hint_zh=hint[1])
+
+
+def require_function_class(solution, name: str, hint: tuple[str, str]) -> None:
+    """Fail unless the solution's `name` is a subclass of torch.autograd.Function (the class of the
+    starter file, its static methods filled in)."""
+    function_class = getattr(solution, name)
+    if not (isinstance(function_class, type) and issubclass(function_class, torch.autograd.Function)):
+        raise Fail(f"{name} is not a subclass of torch.autograd.Function", f"{name} 不是 torch.autograd.Function 的子类",
+                   expected=f"class {name}(torch.autograd.Function)", found=repr(function_class)[:80],
+                   hint_en=hint[0], hint_zh=hint[1])

@@ -5,7 +5,7 @@ from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
 
 from exercise_judge.checking import Fail, exercise
-from exercise_judge.checks._shared import refuse_ctx_attributes
+from exercise_judge.checks._shared import refuse_ctx_attributes, require_function_class
 
 
 def draw(*shape, seed=0, beta=1.5, x_grad=True, beta_grad=True):
@@ -51,11 +51,8 @@ def raw_backward(solution, x, beta):
           zh="把 swish(x, beta) = x·sigmoid(beta·x) 写成自定义 Function：save_for_backward、needs_input_grad")
 def swish(solution, check):
     check("Swish is a torch.autograd.Function", "Swish 是一个 torch.autograd.Function")
-    if not (isinstance(solution.Swish, type) and issubclass(solution.Swish, torch.autograd.Function)):
-        raise Fail("Swish is not a subclass of torch.autograd.Function", "Swish 不是 torch.autograd.Function 的子类",
-                   expected="class Swish(torch.autograd.Function)", found=repr(solution.Swish)[:80],
-                   hint_en="keep the class of the starter file and fill in its static methods",
-                   hint_zh="保留起始文件里的类，填好它的静态方法")
+    require_function_class(solution, "Swish", ("keep the class of the starter file and fill in its static methods",
+                                                    "保留起始文件里的类，填好它的静态方法"))
 
     check("swish(x, beta) equals x·sigmoid(beta·x), in float64, and goes through Swish",
           "swish(x, beta) 等于 x·sigmoid(beta·x)，是 float64，并且经过 Swish")

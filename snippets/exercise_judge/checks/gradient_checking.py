@@ -5,7 +5,7 @@ from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
 
 from exercise_judge.checking import Fail, exercise
-from exercise_judge.checks._shared import refuse_ctx_attributes, refuse_passes
+from exercise_judge.checks._shared import refuse_ctx_attributes, refuse_passes, require_function_class
 from exercise_judge.spies import autograd_passes, counted
 
 
@@ -62,11 +62,8 @@ def jacobian_from_backward(cube, x):
           zh="为 x³ 写一个自定义 autograd Function，并用 gradcheck 检查")
 def custom_function(solution, check):
     check("Cube is a torch.autograd.Function", "Cube 是一个 torch.autograd.Function")
-    if not (isinstance(solution.Cube, type) and issubclass(solution.Cube, torch.autograd.Function)):
-        raise Fail("Cube is not a subclass of torch.autograd.Function", "Cube 不是 torch.autograd.Function 的子类",
-                   expected="class Cube(torch.autograd.Function)", found=repr(solution.Cube)[:80],
-                   hint_en="keep the class of the starter file and fill in its two static methods",
-                   hint_zh="保留起始文件里的类，填好它的两个静态方法")
+    require_function_class(solution, "Cube", ("keep the class of the starter file and fill in its two static methods",
+                                                    "保留起始文件里的类，填好它的两个静态方法"))
 
     check("cube(x) equals x³, in float64, and goes through Cube", "cube(x) 等于 x³，是 float64，并且经过 Cube")
     x = draw(5)
