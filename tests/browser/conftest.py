@@ -56,6 +56,7 @@ class Totals:
     impacts: Counter = field(default_factory=Counter)
     violations: list = field(default_factory=list)
     screenshots: int = 0
+    lighthouse_worst: str = ""  # test_lighthouse.py's worst page, for the closing summary
 
     def as_json(self) -> dict:
         return {"pages_checked": sorted(self.pages), "requests_checked": self.requests,
@@ -104,13 +105,7 @@ class Tab:
     def screenshot(self, name: str) -> None:
         out = SCREENSHOTS / f"{name}.png"
         out.parent.mkdir(parents=True, exist_ok=True)
-        self.show_every_section()  # a full-page screenshot is taken without scrolling
         self.page.screenshot(path=out, full_page=True, animations="disabled")
-
-    def show_every_section(self) -> None:
-        """Lay out the whole page, as a reader sees each part of it on scrolling there: book.css lets
-        the browser skip the sections far below the screen (content-visibility: auto)."""
-        self.page.add_style_tag(content=".bd-article section { content-visibility: visible !important; }")
         TOTALS.screenshots += 1
 
 
@@ -228,6 +223,9 @@ def axe_script() -> Path:
 
 
 def pytest_terminal_summary(terminalreporter):
+    if TOTALS.lighthouse_worst:
+        terminalreporter.write_sep("-", "lighthouse")
+        terminalreporter.write_line(TOTALS.lighthouse_worst)
     if not TOTALS.pages:  # browser tests deselected: nothing to report
         return
     REPORT.write_text(json.dumps(TOTALS.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")

@@ -154,27 +154,11 @@ def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
     tab.assert_clean()
 
 
-def test_a_section_far_below_is_skipped_until_a_reader_goes_there(open_tab):
-    """book.css spares the first layout the sections far below the screen; following the table of
-    contents to the last section shows it whole."""
-    tab = open_tab("phone")
-    page = tab.goto("en/graph-memory.html")
-    last = page.locator(".bd-article section > section").last
-    shown = "element => element.checkVisibility({contentVisibilityAuto: true})"
-    assert not last.evaluate(shown), "the last section was laid out with the first screen: content-visibility is off"
-    page.goto(page.url.split("#")[0] + "#" + last.get_attribute("id"))
-    page.wait_for_function(f"() => ({shown})(document.getElementById({last.get_attribute('id')!r}))")
-    box = last.bounding_box()
-    assert box and box["height"] > 100 and last.locator("h2, h3").first.is_visible(), f"the last section shows empty: {box}"
-    tab.assert_clean()
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_serious_accessibility_violation(open_tab, axe_script, totals, book_page, scheme):
     tab = open_tab("desktop", scheme)
     page = tab.goto(book_page)
     page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")  # scan the answers too
-    tab.show_every_section()  # axe cannot tell the colours behind a section the browser has not laid out yet
     # Colours are measured after the theme settles: mid-transition colours are not what a reader sees.
     page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important; }")
     page.evaluate("document.fonts.ready")
