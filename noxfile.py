@@ -323,7 +323,8 @@ def tests(session: nox.Session, torch: str) -> None:
 @nox.session(venv_backend="none")
 def browser(session: nox.Session) -> None:
     """Drive chromium over the default torch's site: every page in both languages, screenshots in build/screenshots,
-    then Lighthouse's budgets on every page (build/lighthouse.json)."""
+    then Lighthouse's budgets on every page (build/lighthouse.json). With arguments (`-- -k search`), those
+    pytest arguments select among the Playwright tests and Lighthouse does not run."""
     # Without a Chinese font the zh pages would be screenshotted as boxes.
     if not CHROMIUM.is_file() or not subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout:
         session.error(f"no {CHROMIUM} or no Chinese font: run apt-get install chromium fonts-noto-cjk")
@@ -331,8 +332,13 @@ def browser(session: nox.Session) -> None:
     site = build_site(session, python, DEFAULT_TORCH)
     axe = npm_tools(session) / "axe-core"
     shutil.rmtree(BUILD / "screenshots", ignore_errors=True)  # a renamed page leaves no stale picture
-    session.run(str(python), "-m", "pytest", "-m", "browser", "tests/browser", *session.posargs,
-                env={"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)})
+    env = {"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)}
+    # One worker (and chromium) per core, any test on any worker: each test opens its own tab.
+    session.run(str(python), "-m", "pytest", "-m", "browser and not lighthouse", "--numprocesses", "auto",
+                "--dist", "load", "tests/browser", *session.posargs, env=env)
+    if not session.posargs:
+        # Alone, after the rest: Lighthouse's scores move with whatever else the machine is doing.
+        session.run(str(python), "-m", "pytest", "-m", "lighthouse", "tests/browser", env=env)
 
 
 @nox.session(venv_backend="none")

@@ -12,6 +12,7 @@ import gzip
 import io
 import json
 import os
+import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -57,6 +58,17 @@ class Totals:
     violations: list = field(default_factory=list)
     screenshots: int = 0
     lighthouse_worst: str = ""  # test_lighthouse.py's worst page, for the closing summary
+
+    def add(self, other: dict) -> None:
+        """Add up what an xdist worker checked (its Totals.as_json(), and its Lighthouse line)."""
+        self.pages |= set(other["pages_checked"])
+        self.requests += other["requests_checked"]
+        self.external += other["external_requests"]
+        self.axe_scans += other["axe_scans"]
+        self.impacts.update(other["axe_violations_per_impact"])
+        self.violations += other["axe_violations"]
+        self.screenshots += other["screenshots"]
+        self.lighthouse_worst = self.lighthouse_worst or other["lighthouse_worst"]
 
     def as_json(self) -> dict:
         return {"pages_checked": sorted(self.pages), "requests_checked": self.requests,
@@ -151,6 +163,14 @@ class HostedSiteHandler(SimpleHTTPRequestHandler):
         return io.BytesIO(body)
 
 
+class HostedSiteServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that closes a connection before the file is sent (leaving a page mid-load) is not
+        an error of the site: only other exceptions are printed."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def pytest_generate_tests(metafunc):
     """`book_page`: every page of both languages found in the built site, e.g. zh/graph-lifecycle.html."""
     if "book_page" in metafunc.fixturenames:
@@ -167,7 +187,7 @@ def site_pages(site) -> dict[str, list[str]]:
 def base_url(site) -> str:
     """The site over http on 127.0.0.1, so that every request the pages make is a real one, served
     as hosted: below the project's sub-path, with gzip (HostedSiteHandler)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(HostedSiteHandler, directory=str(site)))
+    server = HostedSiteServer(("127.0.0.1", 0), functools.partial(HostedSiteHandler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}{SUB_PATH}"
@@ -220,6 +240,19 @@ def axe_script() -> Path:
     if not AXE.is_file():
         pytest.fail(f"no axe-core at {AXE}: `nox -s browser` installs it (npm ci --prefix tests/node)")
     return AXE
+
+
+# nox -s browser runs these tests on one xdist worker per core: each fills its own TOTALS, which the
+# controller adds up before its summary.
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["browser_totals"] = {**TOTALS.as_json(), "lighthouse_worst": TOTALS.lighthouse_worst}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    if found := node.workeroutput.get("browser_totals"):
+        TOTALS.add(found)
 
 
 def pytest_terminal_summary(terminalreporter):
