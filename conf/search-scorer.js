@@ -1,4 +1,4 @@
-// Search ranking for the book (html_search_scorer): Sphinx's default weights, plus one rule.
+// Search ranking for the book (html_search_scorer): Sphinx's default weights, plus three bonuses.
 // Sphinx scores a word in a section heading like a word in a page title, so a chapter that
 // mentions 累加 in one heading tied with the chapter called 梯度累加. A page whose own title
 // contains a searched word now comes first; a title or a section heading that alone holds every

@@ -35,18 +35,18 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
     """{name: the function's source, after the source of the module's private helpers (functions
     and classes) it uses}: the record's hash of a check changes when a helper it uses changes."""
     tree = ast.parse(source := claims_file.read_text(encoding="utf-8"))
-    functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    definitions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
 
     def helpers(node, found):
         for name in (n.id for n in ast.walk(node) if isinstance(n, ast.Name)):
-            if name.startswith("_") and name in functions and name not in found:
+            if name.startswith("_") and name in definitions and name not in found:
                 found.append(name)
-                helpers(functions[name], found)
+                helpers(definitions[name], found)
         return found
 
-    return {name: "\n\n".join(ast.get_source_segment(source, functions[part])
+    return {name: "\n\n".join(ast.get_source_segment(source, definitions[part])
                                for part in [*sorted(helpers(node, [])), name])
-            for name, node in functions.items() if isinstance(node, ast.FunctionDef) and not name.startswith("_")}
+            for name, node in definitions.items() if isinstance(node, ast.FunctionDef) and not name.startswith("_")}
 
 
 def checks_of(chapter: str) -> dict[str, str]:
