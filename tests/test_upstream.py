@@ -5,6 +5,7 @@ and must fail, naming the workaround's file, when given a simulated upgrade: a m
 the upstream text or object that breaks (or fixes) what the workaround relies on.
 """
 
+import inspect
 import re
 from types import SimpleNamespace
 from typing import TypedDict
@@ -130,7 +131,22 @@ SIMULATIONS = [
      "expected the three search"),
     ("sphinx-script-files", "Sphinx names a script's file path instead of filename", lambda _: script_named_path,
      "defer_scripts fails"),
+    ("jupyter-cache-worker", "jupyter-cache's worker records each cell's timing",
+     lambda _: parallel_worker(("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
+                                "            record_timing=True,\n")), "changed since our copy was made"),
+    ("jupyter-cache-worker", "jupyter-cache's worker kills the kernel itself",
+     lambda _: parallel_worker(("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
+                                + upstream.KILLED_KERNEL_EDIT)), "remove our copy"),
 ]
+
+
+def parallel_worker(edit):
+    """The source of jupyter-cache's parallel worker's execute, one piece of it replaced."""
+    from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc
+
+    text = inspect.getsource(ExecutionWorkerLocalMProc.execute)
+    assert edit[0] in text
+    return text.replace(*edit)
 
 
 class script_named_path:

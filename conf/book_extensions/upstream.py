@@ -204,6 +204,40 @@ def _search_button_copy_matches(upstream=None) -> list[str]:
             f"aria-label\n{diff}"]
 
 
+# --- execution_cache.py runs jupyter-cache's parallel executor with its own copy of the worker.
+
+KILLED_KERNEL_EDIT = '            shutdown_kernel="immediate",\n'  # the one line our copy adds
+
+
+@_workaround(
+    "jupyter-cache-worker", "conf/book_extensions/execution_cache.py",
+    "jupyter-cache's local-parallel executor still makes its worker from _EXECUTION_WORKER, and its worker's "
+    "execute is still, but for shutdown_kernel, what KernelKilledWhenDone.execute repeats",
+)
+def _parallel_worker_copy_matches(upstream=None) -> list[str]:
+    """upstream: the source of jupyter-cache's ExecutionWorkerLocalMProc.execute."""
+    from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, JupyterExecutorLocalMproc
+
+    from book_extensions.execution_cache import KernelKilledWhenDone
+
+    problems = []
+    if upstream is None:
+        if "self._EXECUTION_WORKER()" not in inspect.getsource(JupyterExecutorLocalMproc.run_and_cache):
+            problems.append("JupyterExecutorLocalMproc.run_and_cache no longer makes its worker from "
+                            "_EXECUTION_WORKER: ParallelExecutor's worker is not used")
+        upstream = inspect.getsource(ExecutionWorkerLocalMProc.execute)
+    ours = inspect.getsource(KernelKilledWhenDone.execute)
+    if KILLED_KERNEL_EDIT in upstream:
+        return problems + ["jupyter-cache's worker now kills the kernel itself: remove our copy"]
+    expected = ours.replace(KILLED_KERNEL_EDIT, "")
+    if upstream != expected:
+        diff = "\n".join(difflib.unified_diff(expected.splitlines(), upstream.splitlines(), "ours minus shutdown_kernel",
+                                              "jupyter-cache", lineterm=""))
+        problems.append(f"jupyter-cache's ExecutionWorkerLocalMProc.execute changed since our copy was made: copy it "
+                        f"again with shutdown_kernel=\"immediate\"\n{diff}")
+    return problems
+
+
 # --- conf/search-scorer.js replaces Sphinx's whole Scorer, so it repeats Sphinx's default weights.
 
 SEARCHTOOLS = ("sphinx", "themes", "basic", "static", "searchtools.js")
