@@ -312,17 +312,20 @@ def tests(session: nox.Session, torch: str) -> None:
         session.run(str(python), "-m", "pytest", *parallel, *selected, *session.posargs,
                     env={"BOOK_SITE": str(site), "BOOK_RECORDS": str(RECORDS)})
     finally:
-        # A one-shot clone (.ci/run sets this) has no use for a venv once its torch is tested: the four
-        # together (up to 5.5 GB each) once filled CI's disk. The default torch's stays for the browser.
-        # Nor for that torch's site, which nothing reads afterwards (drift reads the records, the
-        # default's site shows every torch's record): so no rebuild for it.
-        if os.environ.get("BOOK_DISCARD_VENVS") and torch != DEFAULT_TORCH:
+        # The run just wrote its record: the site is rebuilt, so that the verification appendix and the
+        # claim marks show this run, not the previous one. Except in a one-shot clone (.ci/run sets
+        # BOOK_DISCARD_VENVS), where nothing reads this site before a build that sees the record anyway:
+        # the default torch's site is rebuilt by nox -s browser, with every torch's record (their tests
+        # come after this one's); another torch's site is read by nothing (drift reads the records).
+        # Nor has that clone a use for a venv once its torch is tested: the four together (up to 5.5 GB
+        # each) once filled CI's disk. The default torch's stays for the browser.
+        if not os.environ.get("BOOK_DISCARD_VENVS"):
+            build_site(session, python, torch)
+        elif torch != DEFAULT_TORCH:
             session.log(f"BOOK_DISCARD_VENVS: removing {python.parents[1].relative_to(ROOT)}, not rebuilding its site")
             shutil.rmtree(python.parents[1])
         else:
-            # The run just wrote its record: rebuild, so that the verification appendix and the claim
-            # marks show this run, not the previous one.
-            build_site(session, python, torch)
+            session.log("BOOK_DISCARD_VENVS: not rebuilding the site now; the next build shows this run's record")
 
 
 @nox.session(venv_backend="none")
