@@ -9,6 +9,8 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
+from book_extensions import pages
+
 pytestmark = pytest.mark.browser
 
 OTHER = {"zh": "en", "en": "zh"}
@@ -86,11 +88,28 @@ def test_both_languages_hold_the_same_pages(site_pages):
     assert site_pages["zh"] == site_pages["en"], f"zh has {site_pages['zh']}, en has {site_pages['en']}"
 
 
-def test_desktop_light_dark_answer_and_search(open_tab, book_page):
-    """The theme's own switch turns the page dark, the first folded answer opens, and the search box works."""
+def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, book_page):
+    """One desktop tab per page, not a page load per check, in a reader's order: no icon font or icon
+    script is fetched and every icon is painted (page_weight.py); the light screenshot; the theme's
+    switch turns the page dark; the dark screenshot; a "differs on torch …" fold opens to its diff, a
+    claim's mark opens its check and Escape closes it; the first folded answer opens; the search box
+    finds pages and the search page keeps the reader's dark mode; back on the page, the language
+    switch leads to its twin. A check no later step depends on (icons, folds and claims, answers)
+    is reported at the end, with any other that failed, so one failure hides neither the screenshots
+    nor the remaining checks."""
+    language, name = book_page.split("/", 1)
+    failed = []
+
+    def check(assertions, *args):
+        try:
+            assertions(*args)
+        except AssertionError as error:
+            failed.append(str(error))
+
     tab = open_tab("desktop", "light")
     page = tab.goto(book_page)
-    assert theme(page) == "light"
+    assert theme(page) == "light", f"{book_page} did not open light on a light system"
+    check(assert_icons_painted_without_fonts, tab, book_page)
     tab.screenshot(shot(book_page, "light", "desktop"))
 
     page.locator(".theme-switch-button").filter(visible=True).first.click()
@@ -99,6 +118,34 @@ def test_desktop_light_dark_answer_and_search(open_tab, book_page):
     page.mouse.move(0, 0)  # the menu stays open while the pointer hovers it
     tab.screenshot(shot(book_page, "dark", "desktop"))
 
+    check(assert_version_difference_and_claim_check_open, page, book_page)
+    check(assert_first_answer_opens, page, book_page)
+
+    page.locator(".search-button-field").filter(visible=True).first.click()
+    box = page.locator("#pst-search-dialog input[name=q]")
+    box.fill(EVERYWHERE)
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=*")
+    assert search_results(page, language), f"searching {EVERYWHERE!r} from {book_page} found nothing"
+    assert theme(page) == "dark", "the reader's dark mode did not carry over to the search page"
+
+    # Back on the page, the search dialog must be closed, or the language switch behind it is inert.
+    # (Playwright's chromium loads the page afresh: it runs without the back/forward cache, which
+    # would restore the dialog as it was, open.)
+    page.go_back(wait_until="load")
+    assert tab.path() == book_page, f"going back from the search page led to {tab.path()}, not {book_page}"
+    assert not page.locator("#pst-search-dialog").evaluate("dialog => dialog.open"), (
+        f"{book_page}: the search dialog is still open after going back to the page")
+    with page.expect_navigation():
+        page.locator("a.btn-language-switch").filter(visible=True).first.click()
+    assert tab.path() == f"{OTHER[language]}/{name}", f"the language switch of {book_page} led to {tab.path()}"
+    assert page.evaluate("document.documentElement.lang").startswith(OTHER[language]), (
+        f"the language switch of {book_page} led to a page whose lang is not {OTHER[language]}")
+    assert not failed, "\n".join(failed)
+    tab.assert_clean()
+
+
+def assert_first_answer_opens(page, book_page: str) -> None:
     answers = page.locator("details.sd-dropdown")
     if answers.count():
         assert not answers.first.evaluate("details => details.open"), f"{book_page}: the first answer is not folded"
@@ -106,40 +153,37 @@ def test_desktop_light_dark_answer_and_search(open_tab, book_page):
         assert answers.first.evaluate("details => details.open"), f"{book_page}: the first dropdown did not open"
         assert answers.first.locator(".sd-summary-content").is_visible(), f"{book_page}: the answer stays hidden"
 
-    page.locator(".search-button-field").filter(visible=True).first.click()
-    box = page.locator("#pst-search-dialog input[name=q]")
-    box.fill(EVERYWHERE)
-    box.press("Enter")
-    page.wait_for_url("**/search.html?q=*")
-    language = book_page.split("/")[0]
-    assert search_results(page, language), f"searching {EVERYWHERE!r} from {book_page} found nothing"
-    assert theme(page) == "dark", "the reader's dark mode did not carry over to the search page"
-    tab.assert_clean()
 
-
-def test_language_switch_lands_on_the_twin(open_tab, book_page):
-    language, name = book_page.split("/", 1)
-    tab = open_tab()
-    page = tab.goto(book_page)
-    with page.expect_navigation():
-        page.locator("a.btn-language-switch").filter(visible=True).first.click()
-    assert tab.path() == f"{OTHER[language]}/{name}", f"the language switch of {book_page} led to {tab.path()}"
-    assert page.evaluate("document.documentElement.lang").startswith(OTHER[language])
-    tab.assert_clean()
-
-
-def test_icons_are_svg_masks_and_no_font_or_icon_script_loads(open_tab, book_page):
-    """page_weight.py: a page fetches no icon font and no fontawesome.js, and every icon it shows
+def assert_icons_painted_without_fonts(tab, book_page: str) -> None:
+    """page_weight.py: the page fetched no icon font and no fontawesome.js, and every icon it shows
     is painted (an SVG mask of non-zero size), so none went blank when the fonts went."""
-    tab = open_tab("desktop", "light")
-    page = tab.goto(book_page)
     heavy = [url for url, _ in tab.requests if urlsplit(url).path.endswith(FONT_FILE) or "fontawesome" in url]
     assert not heavy, f"{book_page} fetched {heavy}"
-    icons = page.evaluate(ICONS_SHOWN)
+    icons = tab.page.evaluate(ICONS_SHOWN)
     assert icons, f"{book_page} shows no icon: the selectors no longer match the theme"
     blank = [icon["icon"] for icon in icons if not icon["masked"] or not icon["size"]]
     assert not blank, f"{book_page}: icons not painted by an SVG mask: {blank}"
-    tab.assert_clean()
+
+
+def assert_version_difference_and_claim_check_open(page, book_page: str) -> None:
+    """A "differs on torch …" fold under an output opens to its diff; a claim's mark opens its
+    check's code and the versions it passed on, and Escape closes it again."""
+    folds = page.locator("details.torch-difference")
+    if folds.count():
+        fold = folds.first
+        assert not fold.evaluate("details => details.open"), f"{book_page}: the version difference is not folded"
+        fold.locator(":scope > summary").click()
+        assert fold.locator("pre").is_visible(), f"{book_page}: the version difference did not open"
+    marks = page.locator("button.claim-mark").filter(visible=True)  # not those inside folded answers
+    if marks.count():
+        mark = marks.first
+        check = page.locator(f"#{mark.get_attribute('popovertarget')}")
+        assert not check.is_visible(), f"{book_page}: a claim's check shows before its mark is pressed"
+        mark.click()
+        assert check.is_visible(), f"{book_page}: pressing the claim mark did not open its check"
+        assert "def " in check.locator("code").inner_text(), f"{book_page}: the opened check shows no code"
+        page.keyboard.press("Escape")
+        assert not check.is_visible(), f"{book_page}: Escape did not close the check"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -186,54 +230,37 @@ def test_search_puts_the_page_first(open_tab, language, query, expected):
     tab.assert_clean()
 
 
-def glossary_searches():
-    """Each glossary term, as a reader of each language would type it, and the chapters using it."""
-    from book_extensions import pages
+def glossary_searches(language: str) -> list[tuple[str, set[str]]]:
+    """Each glossary term, as a reader of the language would type it, and the chapters using it."""
     from book_extensions.glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
 
-    cases = []
-    for language in pages.LANGUAGES:
-        chapters = {name: page.text for name, page in pages.book_pages(language).items()
-                    if name.removesuffix(".md") not in NOT_CHAPTERS}
-        for term in load_terms():
-            query = spellings(term, language)[0]
-            using = {name.replace(".md", ".html") for name, text in chapters.items()
-                     if count_uses(text, spellings(term, language), language)}
-            cases.append(pytest.param(language, query, using, id=f"{language}-{query}"))
-    return cases
+    chapters = {name: page.text for name, page in pages.book_pages(language).items()
+                if name.removesuffix(".md") not in NOT_CHAPTERS}
+    return [(spellings(term, language)[0],
+             {name.replace(".md", ".html") for name, text in chapters.items()
+              if count_uses(text, spellings(term, language), language)})
+            for term in load_terms()]
 
 
-@pytest.mark.parametrize(("language", "query", "using"), glossary_searches())
-def test_every_glossary_term_finds_a_chapter_using_it_in_the_top_3(open_tab, language, query, using):
-    tab = open_tab()
-    found = search_results(tab.goto(f"{language}/search.html?q={quote(query)}"), language)
-    assert using & set(found[:3]), (
-        f"searching the {language} site for {query!r}: none of the top 3 {found[:3]} uses the term "
-        f"(chapters using it: {sorted(using)})")
-    tab.assert_clean()
+@pytest.mark.parametrize("language", pages.LANGUAGES)
+def test_every_glossary_term_finds_a_chapter_using_it_in_the_top_3(open_tab, language):
+    """Every term searched for in one tab, one search page load each; every miss is reported."""
+    from playwright.sync_api import Error as PlaywrightError
 
-
-def test_version_differences_and_claim_checks_open(open_tab, book_page):
-    """A "differs on torch …" fold under an output opens to its diff; a claim's mark opens its
-    check's code and the versions it passed on, and Escape closes it again."""
-    tab = open_tab("desktop", "light")
-    page = tab.goto(book_page)
-    folds = page.locator("details.torch-difference")
-    if folds.count():
-        fold = folds.first
-        assert not fold.evaluate("details => details.open"), f"{book_page}: the version difference is not folded"
-        fold.locator(":scope > summary").click()
-        assert fold.locator("pre").is_visible(), f"{book_page}: the version difference did not open"
-    marks = page.locator("button.claim-mark").filter(visible=True)  # not those inside folded answers
-    if marks.count():
-        mark = marks.first
-        check = page.locator(f"#{mark.get_attribute('popovertarget')}")
-        assert not check.is_visible(), f"{book_page}: a claim's check shows before its mark is pressed"
-        mark.click()
-        assert check.is_visible(), f"{book_page}: pressing the claim mark did not open its check"
-        assert "def " in check.locator("code").inner_text(), f"{book_page}: the opened check shows no code"
-        page.keyboard.press("Escape")
-        assert not check.is_visible(), f"{book_page}: Escape did not close the check"
+    tab, missed = open_tab(), []
+    searches = glossary_searches(language)
+    for query, using in searches:
+        errors_before = len(tab.errors)
+        try:
+            found = search_results(tab.goto(f"{language}/search.html?q={quote(query)}"), language)
+        except PlaywrightError as error:  # e.g. the search never says it finished
+            missed.append(f"{query!r}: {error}")
+            continue
+        tab.errors[errors_before:] = [f"searching {query!r}: {error}" for error in tab.errors[errors_before:]]
+        if not using & set(found[:3]):
+            missed.append(f"{query!r}: none of the top 3 {found[:3]} uses the term (chapters using it: {sorted(using)})")
+    assert searches, f"no glossary term to search the {language} site for"
+    assert not missed, f"searching the {language} site, {len(missed)} of {len(searches)} terms:\n" + "\n".join(missed)
     tab.assert_clean()
 
 
