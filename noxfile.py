@@ -131,8 +131,9 @@ def sync_to_lock(session: nox.Session, python: Path, lock: Path) -> None:
     """Make the venv of `python` hold exactly `lock` (pip, its installer, stays as it is).
 
     Without byte-compiling what it installs (--no-compile): pip would compile every module of torch,
-    most of which no session imports; Python compiles what is imported, once, on first import.
-    Measured on 2 cores (torch 2.6.0's lock, no pip cache): 110 s with compiling, 77 s without."""
+    most of which no session imports; Python compiles a module when a process first imports it (the
+    first few processes that import it at once may each compile it). The install alone, measured on
+    2 cores (torch 2.6.0's lock, no pip cache): 110 s with compiling, 77 s without."""
     tools = pip_tools(session)
     torch = re.search(r"^torch==(\S+)$", lock.read_text(), re.MULTILINE)
     label = torch.group(1).partition("+")[2] if torch else ""
@@ -315,8 +316,8 @@ def tests(session: nox.Session, torch: str) -> None:
         # The run just wrote its record: the site is rebuilt, so that the verification appendix and the
         # claim marks show this run, not the previous one. Except in a one-shot clone (.ci/run sets
         # BOOK_DISCARD_VENVS), where nothing reads this site before a build that sees the record anyway:
-        # the default torch's site is rebuilt by nox -s browser, with every torch's record (their tests
-        # come after this one's); another torch's site is read by nothing (drift reads the records).
+        # the default torch's site is rebuilt by nox -s browser, which runs after every torch's tests, so
+        # with every torch's record; another torch's site is read by nothing (drift reads the records).
         # Nor has that clone a use for a venv once its torch is tested: the four together (up to 5.5 GB
         # each) once filled CI's disk. The default torch's stays for the browser.
         if not os.environ.get("BOOK_DISCARD_VENVS"):

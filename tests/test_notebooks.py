@@ -334,7 +334,7 @@ def readers_kernel(tmp_path_factory) -> dict:
 def execute(notebook, kernel: dict) -> nbformat.NotebookNode:
     """Top to bottom in a new kernel, as Jupyter's "Run all": a cell tagged raises-exception may raise.
     The kernel is killed once the last cell's output is in, not asked to exit: a kernel's own exit
-    took 1.3-3.5 s (after `print(1)` alone), a tenth of this test's time; nothing reads what it does then."""
+    took 1.3-3.5 s (after `print(1)` alone), and nothing reads what it does then."""
     client = NotebookClient(notebook, timeout=book_settings.SNIPPET_TIMEOUT_SECONDS, kernel_name="python3",
                             allow_errors=False, resources={"metadata": {"path": str(kernel["cwd"])}},
                             shutdown_kernel="immediate")

@@ -5,7 +5,6 @@ and must fail, naming the workaround's file, when given a simulated upgrade: a m
 the upstream text or object that breaks (or fixes) what the workaround relies on.
 """
 
-import inspect
 import re
 from types import SimpleNamespace
 from typing import TypedDict
@@ -132,21 +131,33 @@ SIMULATIONS = [
     ("sphinx-script-files", "Sphinx names a script's file path instead of filename", lambda _: script_named_path,
      "defer_scripts fails"),
     ("jupyter-cache-worker", "jupyter-cache's worker records each cell's timing",
-     lambda _: parallel_worker(("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
-                                "            record_timing=True,\n")), "changed since our copy was made"),
+     lambda _: parallel_worker(execute=("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
+                                        "            record_timing=True,\n")), "changed since our copy was made"),
     ("jupyter-cache-worker", "jupyter-cache's worker kills the kernel itself",
-     lambda _: parallel_worker(("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
-                                + upstream.KILLED_KERNEL_EDIT)), "remove our copy"),
+     lambda _: parallel_worker(execute=("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
+                                        + upstream.KILLED_KERNEL_EDIT)), "remove our copy"),
+    ("jupyter-cache-worker", "jupyter-cache's parallel executor names its worker class itself",
+     lambda _: parallel_worker(run_and_cache=("self._EXECUTION_WORKER()", "ExecutionWorkerLocalMProc()")),
+     "no longer makes its worker from _EXECUTION_WORKER"),
+    ("jupyter-cache-worker", "single_nb_execution stops passing keywords on",
+     lambda _: parallel_worker(passes_keywords_on=False), "no longer passes keywords on"),
+    ("jupyter-cache-worker", "nbclient renames the immediate shutdown",
+     lambda _: parallel_worker(shutdown_modes=("graceful", "now")), "no longer offers 'immediate'"),
+    ("jupyter-cache-worker", "jupyter-cache's local-parallel becomes another executor",
+     lambda _: parallel_worker(local_parallel=["jupyter_cache.executors.pool:JupyterExecutorPool"]),
+     "local-parallel executor is now"),
 ]
 
 
-def parallel_worker(edit):
-    """The source of jupyter-cache's parallel worker's execute, one piece of it replaced."""
-    from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc
-
-    text = inspect.getsource(ExecutionWorkerLocalMProc.execute)
-    assert edit[0] in text
-    return text.replace(*edit)
+def parallel_worker(**changed):
+    """What the jupyter-cache-worker canary reads, one part changed: a source text by (old, new), a value as is."""
+    found = upstream.jupyter_cache_parallel_worker()
+    for name, change in changed.items():
+        if name in ("execute", "run_and_cache"):
+            assert change[0] in getattr(found, name), (name, change[0])
+            change = getattr(found, name).replace(*change)
+        setattr(found, name, change)
+    return found
 
 
 class script_named_path:

@@ -24,9 +24,9 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from jupyter_cache.base import ProjectNb
 from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, JupyterExecutorLocalMproc, ProcessData
 from jupyter_cache.executors.utils import ExecutionResult, single_nb_execution
-from jupyter_cache.cache.main import ProjectNb
 
 import book_settings
 

@@ -207,32 +207,57 @@ def _search_button_copy_matches(upstream=None) -> list[str]:
 # --- execution_cache.py runs jupyter-cache's parallel executor with its own copy of the worker.
 
 KILLED_KERNEL_EDIT = '            shutdown_kernel="immediate",\n'  # the one line our copy adds
+LOCAL_PARALLEL = "jupyter_cache.executors.basic:JupyterExecutorLocalMproc"  # what ParallelExecutor extends
+
+
+def jupyter_cache_parallel_worker() -> SimpleNamespace:
+    """What execution_cache.py's ParallelExecutor relies on, read from the installed jupyter-cache and nbclient."""
+    from importlib.metadata import entry_points
+
+    from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, JupyterExecutorLocalMproc
+    from jupyter_cache.executors.utils import single_nb_execution
+    from nbclient import NotebookClient
+
+    parameters = inspect.signature(single_nb_execution).parameters.values()
+    return SimpleNamespace(
+        execute=inspect.getsource(ExecutionWorkerLocalMProc.execute),
+        run_and_cache=inspect.getsource(JupyterExecutorLocalMproc.run_and_cache),
+        passes_keywords_on=any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters),
+        shutdown_modes=tuple(NotebookClient.shutdown_kernel.values),
+        local_parallel=[point.value for point in entry_points(group="jcache.executors", name="local-parallel")],
+    )
 
 
 @_workaround(
     "jupyter-cache-worker", "conf/book_extensions/execution_cache.py",
-    "jupyter-cache's local-parallel executor still makes its worker from _EXECUTION_WORKER, and its worker's "
-    "execute is still, but for shutdown_kernel, what KernelKilledWhenDone.execute repeats",
+    "jupyter-cache's local-parallel executor is still JupyterExecutorLocalMproc, which makes its worker from "
+    "_EXECUTION_WORKER; that worker's execute is still, but for shutdown_kernel, what KernelKilledWhenDone.execute "
+    "repeats; single_nb_execution still passes keywords on to nbclient, which still knows shutdown_kernel='immediate'",
 )
 def _parallel_worker_copy_matches(upstream=None) -> list[str]:
-    """upstream: the source of jupyter-cache's ExecutionWorkerLocalMProc.execute."""
-    from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, JupyterExecutorLocalMproc
-
+    """upstream: what jupyter_cache_parallel_worker() reads. Were shutdown_kernel refused, every page would
+    fail ahead of Sphinx and be executed again by Sphinx, one at a time: slower, and no test would fail."""
     from book_extensions.execution_cache import KernelKilledWhenDone
 
+    found = upstream or jupyter_cache_parallel_worker()
     problems = []
-    if upstream is None:
-        if "self._EXECUTION_WORKER()" not in inspect.getsource(JupyterExecutorLocalMproc.run_and_cache):
-            problems.append("JupyterExecutorLocalMproc.run_and_cache no longer makes its worker from "
-                            "_EXECUTION_WORKER: ParallelExecutor's worker is not used")
-        upstream = inspect.getsource(ExecutionWorkerLocalMProc.execute)
-    ours = inspect.getsource(KernelKilledWhenDone.execute)
-    if KILLED_KERNEL_EDIT in upstream:
+    if found.local_parallel != [LOCAL_PARALLEL]:
+        problems.append(f"jupyter-cache's local-parallel executor is now {found.local_parallel}, not the "
+                        f"{LOCAL_PARALLEL} that ParallelExecutor extends")
+    if "self._EXECUTION_WORKER()" not in found.run_and_cache:
+        problems.append("JupyterExecutorLocalMproc.run_and_cache no longer makes its worker from _EXECUTION_WORKER: "
+                        "ParallelExecutor's worker is not used")
+    if not found.passes_keywords_on:
+        problems.append("single_nb_execution no longer passes keywords on to nbclient: shutdown_kernel would fail "
+                        "every page")
+    if "immediate" not in found.shutdown_modes:
+        problems.append(f"nbclient's shutdown_kernel no longer offers 'immediate' (it offers {found.shutdown_modes})")
+    if KILLED_KERNEL_EDIT in found.execute:
         return problems + ["jupyter-cache's worker now kills the kernel itself: remove our copy"]
-    expected = ours.replace(KILLED_KERNEL_EDIT, "")
-    if upstream != expected:
-        diff = "\n".join(difflib.unified_diff(expected.splitlines(), upstream.splitlines(), "ours minus shutdown_kernel",
-                                              "jupyter-cache", lineterm=""))
+    expected = inspect.getsource(KernelKilledWhenDone.execute).replace(KILLED_KERNEL_EDIT, "")
+    if found.execute != expected:
+        diff = "\n".join(difflib.unified_diff(expected.splitlines(), found.execute.splitlines(),
+                                              "ours minus shutdown_kernel", "jupyter-cache", lineterm=""))
         problems.append(f"jupyter-cache's ExecutionWorkerLocalMProc.execute changed since our copy was made: copy it "
                         f"again with shutdown_kernel=\"immediate\"\n{diff}")
     return problems
