@@ -130,20 +130,19 @@ def pip_tools(session: nox.Session) -> Path:
 def sync_to_lock(session: nox.Session, python: Path, lock: Path) -> None:
     """Make the venv of `python` hold exactly `lock` (pip, its installer, stays as it is).
 
-    Without byte-compiling what it installs (--no-compile): pip would compile every module of torch,
-    most of which no session imports; Python compiles a module when a process first imports it (the
-    first few processes that import it at once may each compile it). The install alone, measured on
-    2 cores (torch 2.6.0's lock, no pip cache): 110 s with compiling, 77 s without."""
+    pip byte-compiles what it installs, and must: with --no-compile (tried: the install of torch 2.6.0's
+    lock took 77 s instead of 110), a module is compiled when first imported, which may be under
+    pytest's warnings-as-errors, where a SyntaxWarning is an error: jieba's invalid escape sequences
+    then failed Sphinx's zh search module in the tests."""
     tools = pip_tools(session)
     torch = re.search(r"^torch==(\S+)$", lock.read_text(), re.MULTILINE)
     label = torch.group(1).partition("+")[2] if torch else ""
     if label:
         # PyPI has no 2.13.0+cpu: torch alone from PyTorch's index for its label (asked only when that
         # build is not installed yet; a wheel in pip's find-links serves too), then pip-sync finds it in place.
-        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile",
-                    f"torch=={torch.group(1)}", "--extra-index-url", PYTORCH_INDEX.format(label))
-    session.run(str(tools / "pip-sync"), "--quiet", "--no-config", "--pip-args=--no-compile",
-                "--python-executable", str(python), str(lock))
+        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", f"torch=={torch.group(1)}",
+                    "--extra-index-url", PYTORCH_INDEX.format(label))
+    session.run(str(tools / "pip-sync"), "--quiet", "--no-config", "--python-executable", str(python), str(lock))
 
 
 def npm_tools(session: nox.Session) -> Path:
