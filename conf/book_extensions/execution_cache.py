@@ -11,10 +11,10 @@ creates the cache database (two builds racing to create a new one fail: "table n
 exists"), then executes every page of the first language tree whose notebook the cache lacks, in
 parallel: jupyter-cache's own local-parallel executor (but each kernel is killed when its page is
 done), reading each page with myst-nb's own reader plugin, as ``jcache project execute`` would.
-Sphinx, reading the pages one at a time, then
-finds them in the cache (the other language's pages load the same snippets: the same notebook). A
-page that fails here is left out of the cache and the exit status is 3; Sphinx executes it again and
-names the failing snippet line. Nothing is served that the cache did not match by the page's code.
+Sphinx, reading the pages one at a time, then finds them in the cache (the other language's pages
+load the same snippets: the same notebook). A page that fails here is left out of the cache and the
+exit status is 3; Sphinx executes it again and names the failing snippet line. Nothing is served
+that the cache did not match by the page's code.
 """
 
 import hashlib

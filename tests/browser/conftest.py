@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -91,8 +91,8 @@ class Tab:
         context.on("request", lambda request: self.requests.append((request.url, request.frame.url)))
         self.page = context.new_page()
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(
-            f"console error: {message.text} (in {message.location.get('url', '?')}, on {self.path()})"))
-        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught exception: {error} (on {self.path()})"))
+            f"console error: {message.text} (in {message.location.get('url', '?')}, on {self.address()})"))
+        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught exception: {error} (on {self.address()})"))
 
     def goto(self, path: str):
         self.page.goto(self.base + path, wait_until="load")
@@ -103,6 +103,11 @@ class Tab:
     def path(self) -> str:
         """The page's path below the site's root, e.g. zh/graph-memory.html."""
         return urlsplit(self.page.url).path.removeprefix(urlsplit(self.base).path)
+
+    def address(self) -> str:
+        """The path and, readable, the query: which search an error came from, e.g. zh/search.html?q=叶子张量."""
+        query = urlsplit(self.page.url).query
+        return self.path() + (f"?{unquote(query)}" if query else "")
 
     def assert_clean(self) -> None:
         """No request left 127.0.0.1, and no script logged an error or threw."""
