@@ -9,7 +9,13 @@ The theme draws icons two ways at once: its stylesheet carries FontAwesome's CSS
   end of the body, and preloaded at high priority they shared the phone's slow link with the
   stylesheets that hold up the first paint; likewise a
   copy of its layout.html without the three search scripts it loads on every page for the search
-  as you type (off in this book: the search box opens search.html, which loads them itself);
+  as you type (off in this book: the search box opens search.html, which loads them itself), and
+  whose inline script in the head resolves the colour theme at once. The theme's own line sets
+  `data-theme="auto"` on a first visit, which no stylesheet rule matches; pydata-sphinx-theme.js
+  then sets "light" or "dark" once the page is parsed, and the browser restyles every element of
+  the page (measured on en/retain-graph with 4× CPU throttling: a 330-540 ms task, 190-300 ms of it
+  style recalculation, after the first paint, where Lighthouse counts it as blocking time). Set
+  right from the start, the script's own write changes nothing;
 - defers every script Sphinx and the extensions add to the head (but documentation_options.js, which
   the inline scripts after it use), so that only the stylesheets hold up the first paint;
 - writes _static/book-icons.css: for each icon the pages show (and each `var(--book-icon-NAME)`
@@ -46,6 +52,12 @@ PRELOAD_TAGS = re.compile(r"^[ \t]*<link rel=\"preload\" as=\"script\" href=\"\{
 LAYOUT = THEME_STATIC.parent / "layout.html"
 SEARCH_SCRIPTS = re.compile(r"^[ \t]*<script src=\"\{\{ pathto\('(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)', 1\) \| e \}\}\"></script>\n",
                             re.MULTILINE)
+# The theme's first guess at the colour theme, before any stylesheet applies: "auto" on a first visit.
+THEME_GUESS = re.compile(r'^([ \t]*document\.documentElement\.dataset\.theme = localStorage\.getItem\("theme"\) \|\| )'
+                         r'"\{\{ default_mode \}\}";$', re.MULTILINE)
+# What pydata-sphinx-theme.js's setMode() resolves the mode to: "auto" (or an invalid mode) follows the system.
+THEME_RESOLVED = (r'\1(["light", "dark"].includes(document.documentElement.dataset.mode) ? document.documentElement.dataset.mode'
+                  r' : matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");')
 KEPT_BLOCKING = "_static/documentation_options.js"  # the inline scripts that follow it read DOCUMENTATION_OPTIONS
 BOOK_CSS = Path(__file__).parents[1] / "_static" / "book.css"
 ICONS_CSS = "book-icons.css"
@@ -77,14 +89,15 @@ ATTRIBUTION = ("/* Icons: Font Awesome Free by @fontawesome, https://fontawesome
                "   conf/book_extensions/page_weight.py. */\n")
 
 
-def without_tags(original: str, tags: re.Pattern, expected: int, described: str, source: Path) -> str:
-    """`original` (the text of the theme's `source`) without the `expected` matches of `tags`; any other
-    count means the theme changed, and the build stops rather than load or drop the wrong thing."""
+def without_tags(original: str, tags: re.Pattern, expected: int, described: str, source: Path, replacement: str = "") -> str:
+    """`original` (the text of the theme's `source`) without the `expected` matches of `tags` (or with
+    each replaced by `replacement`); any other count means the theme changed, and the build stops
+    rather than load or drop the wrong thing."""
     found = tags.findall(original)
     if len(found) != expected:
         raise ConfigError(f"page_weight: expected {described} in {source}, found {len(found)}; "
                           "the theme changed: see conf/book_extensions/page_weight.py")
-    return tags.sub("", original)
+    return tags.sub(replacement, original)
 
 
 def macros_without_fontawesome(original: str) -> str:
@@ -189,8 +202,11 @@ def stylesheet_icons_css(stylesheet: str, icons: dict) -> str:
     return "\n".join(css) + "\n"
 
 
-def layout_without_search_scripts(original: str) -> str:
-    return without_tags(original, SEARCH_SCRIPTS, 3, "the three search <script> tags", LAYOUT)
+def book_layout(original: str) -> str:
+    """The theme's layout.html without the search scripts, its head script resolving the colour theme."""
+    without_scripts = without_tags(original, SEARCH_SCRIPTS, 3, "the three search <script> tags", LAYOUT)
+    return without_tags(without_scripts, THEME_GUESS, 1, "one line setting data-theme to the default mode", LAYOUT,
+                        replacement=THEME_RESOLVED)
 
 
 def write_if_changed(target: Path, wanted: str) -> None:
@@ -208,7 +224,7 @@ def shadow_theme_templates(app: Sphinx, config) -> None:
     # the template path is searched first, so these copies are the ones found.
     templates = Path(app.doctreedir).parent / "templates"
     copies = {templates / "static" / "webpack-macros.html": macros_without_fontawesome(MACROS.read_text(encoding="utf-8")),
-              templates / "pydata_sphinx_theme" / "layout.html": layout_without_search_scripts(LAYOUT.read_text(encoding="utf-8"))}
+              templates / "pydata_sphinx_theme" / "layout.html": book_layout(LAYOUT.read_text(encoding="utf-8"))}
     for target, wanted in copies.items():
         write_if_changed(target, wanted)
     config.templates_path = [str(templates), *config.templates_path]

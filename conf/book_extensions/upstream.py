@@ -505,20 +505,22 @@ def _icons_without_fontawesome_script(upstream=None) -> list[str]:
 
 
 @_workaround(
-    "theme-search-scripts", "conf/book_extensions/page_weight.py",
+    "theme-layout", "conf/book_extensions/page_weight.py",
     "pydata-sphinx-theme's layout.html loads searchtools.js, language_data.js and searchindex.js on every page, "
-    "each with one <script> tag of the form page_weight.SEARCH_SCRIPTS matches",
+    "each with one <script> tag of the form page_weight.SEARCH_SCRIPTS matches, and its head script sets "
+    "data-theme to the default mode (\"auto\") in the one line page_weight.THEME_GUESS matches",
 )
-def _search_scripts_still_in_layout(upstream=None) -> list[str]:
+def _layout_still_as_expected(upstream=None) -> list[str]:
     """upstream: the text of the theme's layout.html."""
     from sphinx.errors import ConfigError
 
-    from book_extensions.page_weight import LAYOUT, layout_without_search_scripts
+    from book_extensions.page_weight import LAYOUT, book_layout
 
     try:
-        layout_without_search_scripts(LAYOUT.read_text(encoding="utf-8") if upstream is None else upstream)
+        book_layout(LAYOUT.read_text(encoding="utf-8") if upstream is None else upstream)
     except ConfigError as error:
-        return [f"{error}: the pages may load the search scripts again (or no longer): look at the theme's layout"]
+        return [f"{error}: the pages may load the search scripts again (or no longer), or restyle the whole page "
+                "once the theme's script resolves the colour theme: look at the theme's layout"]
     return []
 
 

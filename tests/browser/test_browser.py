@@ -63,6 +63,13 @@ ICONS_SHOWN = """() => {
     });
 }"""
 FONT_FILE = (".woff2", ".woff", ".ttf", ".otf")
+# Each value <html data-theme> had when a script set it once the <body> had begun (in the <head>,
+# the theme's inline script sets it before a single element is styled), in order; THEMES_TAKEN adds
+# the value it has now.
+RECORD_THEMES = """window.bookThemes = [];
+new MutationObserver((records) => records.forEach((record) => document.body && window.bookThemes.push(record.oldValue)))
+  .observe(document, {subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["data-theme"]});"""
+THEMES_TAKEN = "[...window.bookThemes, document.documentElement.dataset.theme]"
 
 
 def shot(book_page: str, scheme: str, device: str) -> str:
@@ -189,8 +196,13 @@ def assert_version_difference_and_claim_check_open(page, book_page: str) -> None
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
     tab = open_tab("phone", scheme)
+    tab.context.add_init_script(RECORD_THEMES)
     page = tab.goto(book_page)
     assert theme(page) == scheme, "until the reader picks a mode, the page follows the system's colour scheme"
+    # Right from the <head>, so that the theme's script later sets the same value and the browser need
+    # not restyle the whole page (page_weight.THEME_GUESS).
+    taken = page.evaluate(THEMES_TAKEN)
+    assert set(taken) == {scheme}, f"{book_page}: <html data-theme> was {taken} in turn while loading, not only {scheme!r}"
     tab.screenshot(shot(book_page, scheme, "phone"))
     found = page.evaluate(OVERFLOWING)
     assert found["scrollWidth"] <= found["width"] + 1, (
