@@ -5,6 +5,7 @@ and must fail, naming the workaround's file, when given a simulated upgrade: a m
 the upstream text or object that breaks (or fixes) what the workaround relies on.
 """
 
+import inspect
 import re
 from types import SimpleNamespace
 from typing import TypedDict
@@ -132,6 +133,11 @@ SIMULATIONS = [
      lambda _: theme_files(layout=('localStorage.getItem("theme") || "{{ default_mode }}"',
                                    'localStorage.getItem("theme") || "{{ default_theme }}"'))["layout"],
      "expected one line setting data-theme"),
+    ("staged-notebook", "myst-nb stages the notebooks in another folder",
+     lambda _: staged_notebook(sphinx_ext=(upstream.STAGING_LINE, "Path(app.outdir).joinpath(OUTPUT_FOLDER)")),
+     "no longer stages the notebooks"),
+    ("staged-notebook", "myst-nb's extract_glue_data_cell returns the glue data without dropping it",
+     lambda _: staged_notebook(extract=lambda cell: []), "extract_glue_data_cell left"),
     ("sphinx-script-files", "Sphinx names a script's file path instead of filename", lambda _: script_named_path,
      "defer_scripts fails"),
     ("jupyter-cache-worker", "jupyter-cache's worker records each cell's timing",
@@ -177,6 +183,19 @@ def theme_files(**replaced):
         assert old in texts[which], (which, old)
         texts[which] = texts[which].replace(old, new)
     return texts
+
+
+def staged_notebook(sphinx_ext=None, extract=None):
+    """What the staged-notebook canary reads from myst-nb, with sphinx_ext's source edited (old, new)
+    or extract_glue_data_cell replaced."""
+    import myst_nb.sphinx_ext
+    from myst_nb.ext.glue import extract_glue_data_cell
+
+    source = inspect.getsource(myst_nb.sphinx_ext)
+    if sphinx_ext:
+        assert sphinx_ext[0] in source, sphinx_ext[0]
+        source = source.replace(*sphinx_ext)
+    return {"sphinx_ext": source, "extract": extract or extract_glue_data_cell}
 
 
 def coalesce_as_sent(outputs):

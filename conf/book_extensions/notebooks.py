@@ -12,7 +12,9 @@ bottom with only torch and matplotlib installed (and Jupyter):
 - Code cells hold the page's snippets, verbatim and in order, with the outputs the build recorded.
   myst-nb stages each page as a notebook in <build>/<lang>/jupyter_execute/, but in cache mode it
   writes it without outputs; they are merged from the execution cache, as myst-nb merges them,
-  then treated as myst-nb treats them for the page (glue's hidden outputs dropped, streams merged).
+  then treated as myst-nb treats them for the page (glue's hidden outputs dropped, streams merged),
+  with myst-nb's own functions: the canary `staged-notebook` in upstream.py fails when the staging
+  folder or extract_glue_data_cell changes.
   A cell's tags stay in its metadata: nbclient and Jupyter's "Run all" go on past a cell tagged
   raises-exception.
 - The snippets import helpers: ``from measured import glue``. The notebook's first code cell, just

@@ -399,6 +399,60 @@ def _split_line_problems(upstream) -> list[str]:
     return []
 
 
+# --- notebooks.py reads the notebook myst-nb staged for a page and treats its outputs as myst-nb does.
+
+STAGING_LINE = "Path(app.outdir).parent.joinpath(OUTPUT_FOLDER)"  # in myst_nb.sphinx_ext
+
+
+def glue_output(name: str, value, display: bool) -> dict | None:
+    """The output myst-nb's glue(name, value, display) leaves in a notebook: its call of IPython's
+    display(), caught (None if it made none)."""
+    import nbformat
+    from myst_nb.ext import glue as glue_module
+
+    caught = []
+    original = glue_module.ipy_display
+    glue_module.ipy_display = lambda data, raw=False, metadata=None: caught.append(
+        nbformat.v4.new_output("display_data", data=data, metadata=metadata or {}))
+    try:
+        glue_module.glue(name, value, display=display)
+    finally:
+        glue_module.ipy_display = original
+    return caught[0] if caught else None
+
+
+@_workaround(
+    "staged-notebook", "conf/book_extensions/notebooks.py",
+    "myst-nb stages each page as <outdir>/../jupyter_execute/<docname>.ipynb (sphinx_ext.OUTPUT_FOLDER), and "
+    "its extract_glue_data_cell drops from a cell, in place, the outputs of glue(display=False) only",
+)
+def _staged_notebook_as_notebooks_reads_it(upstream=None) -> list[str]:
+    """upstream: {"sphinx_ext": the source of myst_nb.sphinx_ext, "extract": extract_glue_data_cell}."""
+    import nbformat
+
+    if upstream is None:
+        import myst_nb.sphinx_ext
+        from myst_nb.ext.glue import extract_glue_data_cell
+
+        upstream = {"sphinx_ext": inspect.getsource(myst_nb.sphinx_ext), "extract": extract_glue_data_cell}
+    problems = []
+    if STAGING_LINE not in upstream["sphinx_ext"]:
+        problems.append(f"myst_nb.sphinx_ext no longer stages the notebooks at {STAGING_LINE}: the notebooks' code "
+                        "cells may be read from the wrong place, or not found")
+    printed = nbformat.v4.new_output("stream", name="stdout", text="seen\n")
+    hidden, shown = glue_output("hidden", 1, display=False), glue_output("shown", 2, display=True)
+    if hidden is None or shown is None:
+        return [*problems, "myst-nb's glue() no longer displays its value through myst_nb.ext.glue.ipy_display: "
+                "look at what it leaves in a notebook"]
+    cell = nbformat.v4.new_code_cell("", outputs=[printed, hidden, shown])
+    upstream["extract"](cell)
+    if cell.outputs != [printed, shown]:
+        problems.append("extract_glue_data_cell left a cell printing 'seen' and gluing 'hidden' (display=False) and "
+                        f"'shown' (display=True) with the outputs {[dict(output) for output in cell.outputs]}, not the "
+                        "first and the last: the notebooks may show what the pages hide, or hide what they show")
+    return problems
+
+
 # --- badges.py and snippet_cells.py read myst-nb's execution record of a page.
 
 def _exec_data_problems(keys: tuple[str, ...], upstream) -> list[str]:
