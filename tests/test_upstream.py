@@ -10,9 +10,12 @@ import re
 from types import SimpleNamespace
 from typing import TypedDict
 
+import myst_nb.sphinx_
+import myst_nb.sphinx_ext
 import pytest
 from myst_nb.core.execute import ExecutionResult
 from myst_nb.core.read import read_myst_markdown_notebook
+from myst_nb.ext.glue import extract_glue_data_cell
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
 
@@ -127,15 +130,22 @@ SIMULATIONS = [
     ("fontawesome-script", "FontAwesome gives some icons their glyph inside a longer selector",
      lambda _: theme_files(stylesheet=('}.fa-bell{', '}.navbar .fa-bell{')), "1 of another form"),
     ("theme-layout", "the theme loads the search scripts with defer",
-     lambda _: theme_files(layout=('<script src="{{ pathto(\'searchindex.js\'', '<script defer src="{{ pathto(\'searchindex.js\''))["layout"],
+     lambda _: theme_files(layout=('<script src="{{ pathto(\'searchindex.js\'', '<script defer src="{{ pathto(\'searchindex.js\'')),
      "expected the three search"),
     ("theme-layout", "the theme's head script guesses the colour theme another way",
      lambda _: theme_files(layout=('localStorage.getItem("theme") || "{{ default_mode }}"',
-                                   'localStorage.getItem("theme") || "{{ default_theme }}"'))["layout"],
+                                   'localStorage.getItem("theme") || "{{ default_theme }}"')),
      "expected one line setting data-theme"),
+    ("theme-layout", "setTheme() follows the stored theme in auto mode",
+     lambda _: theme_files(theme_script=('var theme = mode == "auto" ? colorScheme : mode;',
+                                         'var theme = mode == "auto" ? localStorage.getItem("theme") || colorScheme : mode;')),
+     "no longer has"),
     ("staged-notebook", "myst-nb stages the notebooks in another folder",
      lambda _: staged_notebook(sphinx_ext=(upstream.STAGING_LINE, "Path(app.outdir).joinpath(OUTPUT_FOLDER)")),
-     "no longer stages the notebooks"),
+     "myst_nb.sphinx_ext no longer has"),
+    ("staged-notebook", "myst-nb names a staged notebook otherwise",
+     lambda _: staged_notebook(sphinx_=(upstream.NAMING_LINE, 'ipynb_path = path[:-1] + [path[-1] + ".nb.ipynb"]')),
+     "myst_nb.sphinx_ no longer has"),
     ("staged-notebook", "myst-nb's extract_glue_data_cell returns the glue data without dropping it",
      lambda _: staged_notebook(extract=lambda cell: []), "extract_glue_data_cell left"),
     ("sphinx-script-files", "Sphinx names a script's file path instead of filename", lambda _: script_named_path,
@@ -185,17 +195,14 @@ def theme_files(**replaced):
     return texts
 
 
-def staged_notebook(sphinx_ext=None, extract=None):
-    """What the staged-notebook canary reads from myst-nb, with sphinx_ext's source edited (old, new)
-    or extract_glue_data_cell replaced."""
-    import myst_nb.sphinx_ext
-    from myst_nb.ext.glue import extract_glue_data_cell
-
-    source = inspect.getsource(myst_nb.sphinx_ext)
-    if sphinx_ext:
-        assert sphinx_ext[0] in source, sphinx_ext[0]
-        source = source.replace(*sphinx_ext)
-    return {"sphinx_ext": source, "extract": extract or extract_glue_data_cell}
+def staged_notebook(extract=None, **edited):
+    """What the staged-notebook canary reads from myst-nb, with a module's source edited
+    ({"sphinx_ext" or "sphinx_": (old, new)}) or extract_glue_data_cell replaced."""
+    sources = {"sphinx_ext": inspect.getsource(myst_nb.sphinx_ext), "sphinx_": inspect.getsource(myst_nb.sphinx_)}
+    for module, (old, new) in edited.items():
+        assert old in sources[module], old
+        sources[module] = sources[module].replace(old, new)
+    return {**sources, "extract": extract or extract_glue_data_cell}
 
 
 def coalesce_as_sent(outputs):

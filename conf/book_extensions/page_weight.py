@@ -11,11 +11,12 @@ The theme draws icons two ways at once: its stylesheet carries FontAwesome's CSS
   copy of its layout.html without the three search scripts it loads on every page for the search
   as you type (off in this book: the search box opens search.html, which loads them itself), and
   whose inline script in the head resolves the colour theme at once. The theme's own line sets
-  `data-theme="auto"` on a first visit, which no stylesheet rule matches; pydata-sphinx-theme.js
-  then sets "light" or "dark" once the page is parsed, and the browser restyles every element of
+  `data-theme` to the theme stored by the last visit, or to "auto" on a first visit, which no
+  stylesheet rule matches; pydata-sphinx-theme.js's setTheme() then sets "light" or "dark" from
+  the mode once the page is parsed, and where that differs the browser restyles every element of
   the page (measured on en/retain-graph with 4× CPU throttling: a 330-540 ms task, 190-300 ms of it
   style recalculation, after the first paint, where Lighthouse counts it as blocking time). Set
-  right from the start, the script's own write changes nothing;
+  from the mode, as setTheme() sets it, right from the start, its later write changes nothing;
 - defers every script Sphinx and the extensions add to the head (but documentation_options.js, which
   the inline scripts after it use), so that only the stylesheets hold up the first paint;
 - writes _static/book-icons.css: for each icon the pages show (and each `var(--book-icon-NAME)`
@@ -50,14 +51,19 @@ SCRIPT_TAG = re.compile(r"^[ \t]*<script defer src=\"\{\{ pathto\('_static/scrip
 PRELOAD_TAGS = re.compile(r"^[ \t]*<link rel=\"preload\" as=\"script\" href=\"\{\{ pathto\('_static/scripts/(?:bootstrap|pydata-sphinx-theme)\.js', 1\) \}\}[^\n]*/>\n",
                           re.MULTILINE)
 LAYOUT = THEME_STATIC.parent / "layout.html"
+THEME_SCRIPT_MAP = THEME_STATIC / "scripts" / "pydata-sphinx-theme.js.map"  # its source: upstream.py's canary reads setTheme()
 SEARCH_SCRIPTS = re.compile(r"^[ \t]*<script src=\"\{\{ pathto\('(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)', 1\) \| e \}\}\"></script>\n",
                             re.MULTILINE)
-# The theme's first guess at the colour theme, before any stylesheet applies: "auto" on a first visit.
-THEME_GUESS = re.compile(r'^([ \t]*document\.documentElement\.dataset\.theme = localStorage\.getItem\("theme"\) \|\| )'
+# The theme's first guess at the colour theme, before any stylesheet applies: the theme the last
+# visit stored, else "auto" (on a first visit).
+THEME_GUESS = re.compile(r'^([ \t]*document\.documentElement\.dataset\.theme = )localStorage\.getItem\("theme"\) \|\| '
                          r'"\{\{ default_mode \}\}";$', re.MULTILINE)
-# What pydata-sphinx-theme.js's setMode() resolves the mode to: "auto" (or an invalid mode) follows the system.
-THEME_RESOLVED = (r'\1(["light", "dark"].includes(document.documentElement.dataset.mode) ? document.documentElement.dataset.mode'
-                  r' : matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");')
+# What pydata-sphinx-theme.js's setTheme(mode) makes of the mode the line before this one set (it is
+# called with that mode once the page is parsed): "auto", or an invalid mode, follows the system's
+# scheme. Not the stored theme, which setTheme does not read either: it is stale once the system's
+# scheme changed between two visits.
+THEME_RESOLVED = (r'\1["light", "dark"].includes(document.documentElement.dataset.mode) ? document.documentElement.dataset.mode'
+                  r' : matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";')
 KEPT_BLOCKING = "_static/documentation_options.js"  # the inline scripts that follow it read DOCUMENTATION_OPTIONS
 BOOK_CSS = Path(__file__).parents[1] / "_static" / "book.css"
 ICONS_CSS = "book-icons.css"
@@ -89,20 +95,21 @@ ATTRIBUTION = ("/* Icons: Font Awesome Free by @fontawesome, https://fontawesome
                "   conf/book_extensions/page_weight.py. */\n")
 
 
-def without_tags(original: str, tags: re.Pattern, expected: int, described: str, source: Path, replacement: str = "") -> str:
-    """`original` (the text of the theme's `source`) without the `expected` matches of `tags` (or with
+def exactly_replaced(original: str, pattern: re.Pattern, expected: int, described: str, source: Path,
+                     replacement: str = "") -> str:
+    """`original` (the text of the theme's `source`) without the `expected` matches of `pattern` (or with
     each replaced by `replacement`); any other count means the theme changed, and the build stops
-    rather than load or drop the wrong thing."""
-    found = tags.findall(original)
+    rather than load, drop or replace the wrong thing."""
+    found = pattern.findall(original)
     if len(found) != expected:
         raise ConfigError(f"page_weight: expected {described} in {source}, found {len(found)}; "
                           "the theme changed: see conf/book_extensions/page_weight.py")
-    return tags.sub(replacement, original)
+    return pattern.sub(replacement, original)
 
 
 def macros_without_fontawesome(original: str) -> str:
-    without_script = without_tags(original, SCRIPT_TAG, 1, "one fontawesome.js <script> tag", MACROS)
-    return without_tags(without_script, PRELOAD_TAGS, 2, "two <link rel=\"preload\"> tags (bootstrap.js, pydata-sphinx-theme.js)",
+    without_script = exactly_replaced(original, SCRIPT_TAG, 1, "one fontawesome.js <script> tag", MACROS)
+    return exactly_replaced(without_script, PRELOAD_TAGS, 2, "two <link rel=\"preload\"> tags (bootstrap.js, pydata-sphinx-theme.js)",
                         MACROS)
 
 
@@ -204,8 +211,8 @@ def stylesheet_icons_css(stylesheet: str, icons: dict) -> str:
 
 def book_layout(original: str) -> str:
     """The theme's layout.html without the search scripts, its head script resolving the colour theme."""
-    without_scripts = without_tags(original, SEARCH_SCRIPTS, 3, "the three search <script> tags", LAYOUT)
-    return without_tags(without_scripts, THEME_GUESS, 1, "one line setting data-theme to the default mode", LAYOUT,
+    without_scripts = exactly_replaced(original, SEARCH_SCRIPTS, 3, "the three search <script> tags", LAYOUT)
+    return exactly_replaced(without_scripts, THEME_GUESS, 1, "one line setting data-theme to the stored theme or the default mode", LAYOUT,
                         replacement=THEME_RESOLVED)
 
 

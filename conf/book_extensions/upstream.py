@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import json
 import re
 import tempfile
 from dataclasses import dataclass
@@ -401,7 +402,8 @@ def _split_line_problems(upstream) -> list[str]:
 
 # --- notebooks.py reads the notebook myst-nb staged for a page and treats its outputs as myst-nb does.
 
-STAGING_LINE = "Path(app.outdir).parent.joinpath(OUTPUT_FOLDER)"  # in myst_nb.sphinx_ext
+STAGING_LINE = "Path(app.outdir).parent.joinpath(OUTPUT_FOLDER)"  # in myst_nb.sphinx_ext: the folder
+NAMING_LINE = 'ipynb_path = path[:-1] + [path[-1] + ".ipynb"]'  # in myst_nb.sphinx_: <docname>.ipynb in it
 
 
 def glue_output(name: str, value, display: bool) -> dict | None:
@@ -427,23 +429,25 @@ def glue_output(name: str, value, display: bool) -> dict | None:
     "its extract_glue_data_cell drops from a cell, in place, the outputs of glue(display=False) only",
 )
 def _staged_notebook_as_notebooks_reads_it(upstream=None) -> list[str]:
-    """upstream: {"sphinx_ext": the source of myst_nb.sphinx_ext, "extract": extract_glue_data_cell}."""
+    """upstream: {"sphinx_ext" and "sphinx_": the sources of those myst_nb modules,
+    "extract": extract_glue_data_cell}."""
     import nbformat
 
     if upstream is None:
+        import myst_nb.sphinx_
         import myst_nb.sphinx_ext
         from myst_nb.ext.glue import extract_glue_data_cell
 
-        upstream = {"sphinx_ext": inspect.getsource(myst_nb.sphinx_ext), "extract": extract_glue_data_cell}
-    problems = []
-    if STAGING_LINE not in upstream["sphinx_ext"]:
-        problems.append(f"myst_nb.sphinx_ext no longer stages the notebooks at {STAGING_LINE}: the notebooks' code "
-                        "cells may be read from the wrong place, or not found")
+        upstream = {"sphinx_ext": inspect.getsource(myst_nb.sphinx_ext), "sphinx_": inspect.getsource(myst_nb.sphinx_),
+                    "extract": extract_glue_data_cell}
+    problems = [f"myst_nb.{module} no longer has `{line}`: the notebooks' code cells may be read from the wrong "
+                "place, or not found" for module, line in (("sphinx_ext", STAGING_LINE), ("sphinx_", NAMING_LINE))
+                if line not in upstream[module]]
     printed = nbformat.v4.new_output("stream", name="stdout", text="seen\n")
     hidden, shown = glue_output("hidden", 1, display=False), glue_output("shown", 2, display=True)
     if hidden is None or shown is None:
-        return [*problems, "myst-nb's glue() no longer displays its value through myst_nb.ext.glue.ipy_display: "
-                "look at what it leaves in a notebook"]
+        return [*problems, "myst-nb's glue() no longer calls myst_nb.ext.glue.ipy_display, where this canary "
+                "catches what it leaves in a notebook: look at glue() and update upstream.glue_output"]
     cell = nbformat.v4.new_code_cell("", outputs=[printed, hidden, shown])
     upstream["extract"](cell)
     if cell.outputs != [printed, shown]:
@@ -525,10 +529,21 @@ def _traceback_still_parsed(upstream=None) -> list[str]:
 # --- page_weight.py drops the theme's fontawesome.js and draws its icons as SVG masks instead.
 
 def theme_texts() -> dict[str, str]:
-    from book_extensions.page_weight import FONTAWESOME_JS, LAYOUT, MACROS, THEME_STYLESHEET
+    from book_extensions.page_weight import FONTAWESOME_JS, LAYOUT, MACROS, THEME_SCRIPT_MAP, THEME_STYLESHEET
 
     return {"macros": MACROS.read_text(encoding="utf-8"), "bundle": FONTAWESOME_JS.read_text(encoding="utf-8"),
-            "stylesheet": THEME_STYLESHEET.read_text(encoding="utf-8"), "layout": LAYOUT.read_text(encoding="utf-8")}
+            "stylesheet": THEME_STYLESHEET.read_text(encoding="utf-8"), "layout": LAYOUT.read_text(encoding="utf-8"),
+            "theme_script": theme_script_source(THEME_SCRIPT_MAP)}
+
+
+def theme_script_source(source_map: Path) -> str:
+    """pydata-sphinx-theme.js before minifying, from the source map the theme ships ("" if it has none)."""
+    try:
+        found = json.loads(source_map.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return "".join(text or "" for name, text in zip(found.get("sources", []), found.get("sourcesContent", []))
+                   if name.endswith("/pydata-sphinx-theme.js"))
 
 
 @_workaround(
@@ -558,24 +573,38 @@ def _icons_without_fontawesome_script(upstream=None) -> list[str]:
     return problems
 
 
+# The lines of setTheme(mode) in pydata-sphinx-theme.js that page_weight.THEME_RESOLVED repeats.
+SET_THEME = ('if (mode !== "light" && mode !== "dark" && mode !== "auto") {',
+             'var colorScheme = prefersDark.matches ? "dark" : "light";',
+             'var theme = mode == "auto" ? colorScheme : mode;',
+             'document.documentElement.dataset.theme = theme;')
+
+
 @_workaround(
     "theme-layout", "conf/book_extensions/page_weight.py",
     "pydata-sphinx-theme's layout.html loads searchtools.js, language_data.js and searchindex.js on every page, "
     "each with one <script> tag of the form page_weight.SEARCH_SCRIPTS matches, and its head script sets "
-    "data-theme to the default mode (\"auto\") in the one line page_weight.THEME_GUESS matches",
+    "data-theme to the stored theme or the default mode in the one line page_weight.THEME_GUESS matches; "
+    "setTheme(mode) in pydata-sphinx-theme.js picks the theme from the mode as page_weight.THEME_RESOLVED does",
 )
 def _layout_still_as_expected(upstream=None) -> list[str]:
-    """upstream: the text of the theme's layout.html."""
+    """upstream: theme_texts(), of which this reads the layout and the theme's script."""
     from sphinx.errors import ConfigError
 
-    from book_extensions.page_weight import LAYOUT, book_layout
+    from book_extensions.page_weight import book_layout
 
+    texts = theme_texts() if upstream is None else upstream
+    problems = []
     try:
-        book_layout(LAYOUT.read_text(encoding="utf-8") if upstream is None else upstream)
+        book_layout(texts["layout"])
     except ConfigError as error:
-        return [f"{error}: the pages may load the search scripts again (or no longer), or restyle the whole page "
-                "once the theme's script resolves the colour theme: look at the theme's layout"]
-    return []
+        problems.append(f"{error}: the pages may load the search scripts again (or no longer), or restyle the whole "
+                        "page once the theme's script resolves the colour theme: look at the theme's layout")
+    if missing := [line for line in SET_THEME if line not in texts["theme_script"]]:
+        problems.append(f"setTheme() in pydata-sphinx-theme.js (from its source map) no longer has {missing}: it may "
+                        "pick the colour theme otherwise than the head script (page_weight.THEME_RESOLVED), and the "
+                        "browser then restyles the whole page once it runs")
+    return problems
 
 
 @_workaround(

@@ -65,11 +65,21 @@ ICONS_SHOWN = """() => {
 FONT_FILE = (".woff2", ".woff", ".ttf", ".otf")
 # Each value <html data-theme> had when a script set it once the <body> had begun (in the <head>,
 # the theme's inline script sets it before a single element is styled), in order; THEMES_TAKEN adds
-# the value it has now.
+# the value it has now. A write is recorded even when it leaves the value as it was, so the theme's
+# own write (setTheme(), once the page is parsed) always adds one.
 RECORD_THEMES = """window.bookThemes = [];
-new MutationObserver((records) => records.forEach((record) => document.body && window.bookThemes.push(record.oldValue)))
-  .observe(document, {subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["data-theme"]});"""
+new MutationObserver((records) => records.forEach((record) => {
+  if (document.body && record.target === document.documentElement) window.bookThemes.push(record.oldValue);
+})).observe(document, {subtree: true, attributeOldValue: true, attributeFilter: ["data-theme"]});"""
 THEMES_TAKEN = "[...window.bookThemes, document.documentElement.dataset.theme]"
+
+
+def assert_theme_set_once(page, book_page: str, scheme: str) -> None:
+    """<html data-theme> was `scheme` right from the <head>, so that the theme's script set the same
+    value and the browser had no reason to restyle the whole page (page_weight.THEME_GUESS)."""
+    taken = page.evaluate(THEMES_TAKEN)
+    assert len(taken) >= 2, f"{book_page}: the theme's own write of data-theme was not recorded ({taken})"
+    assert set(taken) == {scheme}, f"{book_page}: <html data-theme> was {taken} in turn while loading, not only {scheme!r}"
 
 
 def shot(book_page: str, scheme: str, device: str) -> str:
@@ -199,14 +209,27 @@ def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
     tab.context.add_init_script(RECORD_THEMES)
     page = tab.goto(book_page)
     assert theme(page) == scheme, "until the reader picks a mode, the page follows the system's colour scheme"
-    # Right from the <head>, so that the theme's script later sets the same value and the browser need
-    # not restyle the whole page (page_weight.THEME_GUESS).
-    taken = page.evaluate(THEMES_TAKEN)
-    assert set(taken) == {scheme}, f"{book_page}: <html data-theme> was {taken} in turn while loading, not only {scheme!r}"
+    assert_theme_set_once(page, book_page, scheme)
     tab.screenshot(shot(book_page, scheme, "phone"))
     found = page.evaluate(OVERFLOWING)
     assert found["scrollWidth"] <= found["width"] + 1, (
         f"{book_page} is {found['scrollWidth']} px wide on a {found['width']} px phone; too wide: {found['culprits']}")
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_later_visit_follows_a_changed_system_scheme_from_the_head(open_tab, scheme):
+    """The first visit stores mode "auto" and the theme it resolved; when the system's scheme has
+    changed by the next visit, the head already follows it (page_weight.THEME_RESOLVED), not the
+    stored theme that the theme's script would then overwrite."""
+    book_page, other = "en/graph-memory.html", {"light": "dark", "dark": "light"}[scheme]
+    tab = open_tab("phone", scheme)
+    tab.context.add_init_script(RECORD_THEMES)
+    tab.goto(book_page)
+    assert tab.page.evaluate("[localStorage.getItem('mode'), localStorage.getItem('theme')]") == ["auto", scheme]
+    tab.page.emulate_media(color_scheme=other)
+    page = tab.goto(book_page)
+    assert_theme_set_once(page, book_page, other)
     tab.assert_clean()
 
 
