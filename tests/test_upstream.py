@@ -5,17 +5,13 @@ and must fail, naming the workaround's file, when given a simulated upgrade: a m
 the upstream text or object that breaks (or fixes) what the workaround relies on.
 """
 
-import inspect
 import re
 from types import SimpleNamespace
 from typing import TypedDict
 
-import myst_nb.sphinx_
-import myst_nb.sphinx_ext
 import pytest
 from myst_nb.core.execute import ExecutionResult
 from myst_nb.core.read import read_myst_markdown_notebook
-from myst_nb.ext.glue import extract_glue_data_cell
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
 
@@ -196,13 +192,13 @@ def theme_files(**replaced):
 
 
 def staged_notebook(extract=None, **edited):
-    """What the staged-notebook canary reads from myst-nb, with a module's source edited
-    ({"sphinx_ext" or "sphinx_": (old, new)}) or extract_glue_data_cell replaced."""
-    sources = {"sphinx_ext": inspect.getsource(myst_nb.sphinx_ext), "sphinx_": inspect.getsource(myst_nb.sphinx_)}
+    """What the staged-notebook canary reads from myst-nb (staged_notebook_texts), with a module's source
+    edited ({"sphinx_ext" or "sphinx_": (old, new)}) or extract_glue_data_cell replaced."""
+    found = upstream.staged_notebook_texts()
     for module, (old, new) in edited.items():
-        assert old in sources[module], old
-        sources[module] = sources[module].replace(old, new)
-    return {**sources, "extract": extract or extract_glue_data_cell}
+        assert old in found[module], old
+        found[module] = found[module].replace(old, new)
+    return {**found, "extract": extract or found["extract"]}
 
 
 def coalesce_as_sent(outputs):

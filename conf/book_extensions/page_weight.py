@@ -51,7 +51,6 @@ SCRIPT_TAG = re.compile(r"^[ \t]*<script defer src=\"\{\{ pathto\('_static/scrip
 PRELOAD_TAGS = re.compile(r"^[ \t]*<link rel=\"preload\" as=\"script\" href=\"\{\{ pathto\('_static/scripts/(?:bootstrap|pydata-sphinx-theme)\.js', 1\) \}\}[^\n]*/>\n",
                           re.MULTILINE)
 LAYOUT = THEME_STATIC.parent / "layout.html"
-THEME_SCRIPT_MAP = THEME_STATIC / "scripts" / "pydata-sphinx-theme.js.map"  # its source: upstream.py's canary reads setTheme()
 SEARCH_SCRIPTS = re.compile(r"^[ \t]*<script src=\"\{\{ pathto\('(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)', 1\) \| e \}\}\"></script>\n",
                             re.MULTILINE)
 # The theme's first guess at the colour theme, before any stylesheet applies: the theme the last

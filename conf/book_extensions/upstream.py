@@ -423,33 +423,37 @@ def glue_output(name: str, value, display: bool) -> dict | None:
     return caught[0] if caught else None
 
 
+def staged_notebook_texts() -> dict:
+    """What the staged-notebook canary reads from the installed myst-nb: the sources of its sphinx_ext
+    and sphinx_ modules, and its extract_glue_data_cell."""
+    import myst_nb.sphinx_
+    import myst_nb.sphinx_ext
+    from myst_nb.ext.glue import extract_glue_data_cell
+
+    return {"sphinx_ext": inspect.getsource(myst_nb.sphinx_ext), "sphinx_": inspect.getsource(myst_nb.sphinx_),
+            "extract": extract_glue_data_cell}
+
+
 @_workaround(
     "staged-notebook", "conf/book_extensions/notebooks.py",
     "myst-nb stages each page as <outdir>/../jupyter_execute/<docname>.ipynb (sphinx_ext.OUTPUT_FOLDER), and "
     "its extract_glue_data_cell drops from a cell, in place, the outputs of glue(display=False) only",
 )
 def _staged_notebook_as_notebooks_reads_it(upstream=None) -> list[str]:
-    """upstream: {"sphinx_ext" and "sphinx_": the sources of those myst_nb modules,
-    "extract": extract_glue_data_cell}."""
+    """upstream: what staged_notebook_texts() reads."""
     import nbformat
 
-    if upstream is None:
-        import myst_nb.sphinx_
-        import myst_nb.sphinx_ext
-        from myst_nb.ext.glue import extract_glue_data_cell
-
-        upstream = {"sphinx_ext": inspect.getsource(myst_nb.sphinx_ext), "sphinx_": inspect.getsource(myst_nb.sphinx_),
-                    "extract": extract_glue_data_cell}
+    found = upstream or staged_notebook_texts()
     problems = [f"myst_nb.{module} no longer has `{line}`: the notebooks' code cells may be read from the wrong "
                 "place, or not found" for module, line in (("sphinx_ext", STAGING_LINE), ("sphinx_", NAMING_LINE))
-                if line not in upstream[module]]
+                if line not in found[module]]
     printed = nbformat.v4.new_output("stream", name="stdout", text="seen\n")
     hidden, shown = glue_output("hidden", 1, display=False), glue_output("shown", 2, display=True)
     if hidden is None or shown is None:
         return [*problems, "myst-nb's glue() no longer calls myst_nb.ext.glue.ipy_display, where this canary "
                 "catches what it leaves in a notebook: look at glue() and update upstream.glue_output"]
     cell = nbformat.v4.new_code_cell("", outputs=[printed, hidden, shown])
-    upstream["extract"](cell)
+    found["extract"](cell)
     if cell.outputs != [printed, shown]:
         problems.append("extract_glue_data_cell left a cell printing 'seen' and gluing 'hidden' (display=False) and "
                         f"'shown' (display=True) with the outputs {[dict(output) for output in cell.outputs]}, not the "
@@ -529,11 +533,11 @@ def _traceback_still_parsed(upstream=None) -> list[str]:
 # --- page_weight.py drops the theme's fontawesome.js and draws its icons as SVG masks instead.
 
 def theme_texts() -> dict[str, str]:
-    from book_extensions.page_weight import FONTAWESOME_JS, LAYOUT, MACROS, THEME_SCRIPT_MAP, THEME_STYLESHEET
+    from book_extensions.page_weight import FONTAWESOME_JS, LAYOUT, MACROS, THEME_STATIC, THEME_STYLESHEET
 
     return {"macros": MACROS.read_text(encoding="utf-8"), "bundle": FONTAWESOME_JS.read_text(encoding="utf-8"),
             "stylesheet": THEME_STYLESHEET.read_text(encoding="utf-8"), "layout": LAYOUT.read_text(encoding="utf-8"),
-            "theme_script": theme_script_source(THEME_SCRIPT_MAP)}
+            "theme_script": theme_script_source(THEME_STATIC / "scripts" / "pydata-sphinx-theme.js.map")}
 
 
 def theme_script_source(source_map: Path) -> str:
