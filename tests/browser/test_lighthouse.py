@@ -44,5 +44,6 @@ def test_every_page_is_within_the_lighthouse_budgets(base_url, site_pages, chrom
     totals.lighthouse_worst = (f"worst page: {worst['page']}: performance {worst['scores']['performance']:.2f}, "
                                f"{worst['transferred_bytes'] / 1024:.0f} KiB, first paint "
                                f"{worst['first_contentful_paint_ms'] / 1000:.1f} s (every page: {pages.relative(REPORT)})")
-    failing = [f"{found['page']}: {', '.join(problems)}" for found in results if (problems := over_budget(found))]
+    failing = [f"{found['page']}: {', '.join(problems)} (performance of each run: {found['performance_of_each_run']})"
+               for found in results if (problems := over_budget(found))]
     assert not failing, "pages over the budgets:\n" + "\n".join(failing)

@@ -3,23 +3,27 @@
 // object per page on stdout: its four category scores and the bytes it transferred (as served, so
 // gzipped), by type. tests/browser/test_lighthouse.py runs it and judges the budgets.
 //
-// The performance score of one run varies with what else the machine is doing: the simulation
-// scales up the main-thread tasks it observed (measured on a 2-core machine while other builds ran:
-// zh/graph-memory scored 0.94, 0.96 and 0.72 in three consecutive runs of the same site; on an idle
-// one, a run now and then paints first after the load event, not before it, and scores 0.95-0.96
-// where the others score 0.98). A page whose first run scores below MIN_PERFORMANCE is run four
-// times more, once in each of four rounds made after every page has had its first run (a busy
-// minute of the machine would spoil runs made back to back), and reported by the run Lighthouse
-// itself picks as the median of the five (computeMedianRun: the run nearest the median first
-// paint and the median time to interactive, which need not be the run of median score). Five, as
-// Lighthouse's docs/variability.md advises for thresholds: "The median Lighthouse score of 5 runs
-// is twice as stable as 1 run." Every run's score is in the report.
+// The performance score of one run varies with what else the machine is doing: the simulation scales
+// up the main-thread tasks it observed (measured on a 2-core machine while other builds ran:
+// zh/graph-memory scored 0.94, 0.96 and 0.72 in three consecutive runs of the same site). On an idle
+// machine it varies too, because the run it simulates is one of two kinds: in some, Chromium shows the
+// first frame before the deferred scripts run; in others only after them, and then the page's first
+// full style and layout falls in a script's task after the first paint and counts as blocking time
+// (measured on zh/graph-memory, idle, the site served with keep-alive: two runs of 0.98 showed their
+// first frame at 282 and 319 ms, before DOMContentLoaded; four of 0.92-0.97 at 1.26-1.33 s, after it;
+// en/retain-graph, six runs in a row: 0.95, 0.95, 0.84, 0.96, 0.96, 0.96). So a page whose first run
+// scores below MIN_PERFORMANCE is run until it has five runs, and a page whose median of five is still
+// below until it has nine, each rerun in a round made after every page has had its run (a busy minute
+// of the machine would spoil runs made back to back). A page is judged, and reported, by the run of
+// median performance score: the budget is a score, and Lighthouse's docs/variability.md says "The
+// median Lighthouse score of 5 runs is twice as stable as 1 run". (Its computeMedianRun, which picks
+// the run nearest the median first paint and time to interactive, lands on either kind of run and need
+// not be the run of median score.) Every run's score is in the report.
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
-import { computeMedianRun } from "lighthouse/core/lib/median-run.js";
 
 const [chromium, base, minPerformance, ...pages] = process.argv.slice(2);
-const RUNS_OF_A_SLOW_PAGE = 5;
+const RUNS_OF_A_SLOW_PAGE = [5, 9];  // runs a page below the budget gets, as long as its median stays below
 const chrome = await chromeLauncher.launch({
   chromePath: chromium,
   chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -30,6 +34,11 @@ const chrome = await chromeLauncher.launch({
 // No full-page screenshot: no budget reads it.
 const settings = { output: "json", logLevel: "error", disableFullPageScreenshot: true,
                    onlyCategories: ["performance", "accessibility", "best-practices", "seo"] };
+// The run of median performance score (an odd number of runs: always one of them).
+function medianRun(runs) {
+  const byScore = [...runs].sort((a, b) => a.categories.performance.score - b.categories.performance.score);
+  return byScore[(byScore.length - 1) >> 1];
+}
 async function run(page) {
   const { lhr } = await lighthouse(base + page, { port: chrome.port, ...settings });
   if (lhr.runtimeError) throw new Error(`${page}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
@@ -39,13 +48,12 @@ try {
   if (pages.length) await run(pages[0]);
   const runsOf = new Map();
   for (const page of pages) runsOf.set(page, [await run(page)]);
-  for (let round = 1; round < RUNS_OF_A_SLOW_PAGE; round++) {
-    for (const [page, runs] of runsOf) {
-      if (runs[0].categories.performance.score < Number(minPerformance)) runs.push(await run(page));
-    }
+  for (const enough of RUNS_OF_A_SLOW_PAGE) {
+    const slow = [...runsOf].filter(([, runs]) => medianRun(runs).categories.performance.score < Number(minPerformance));
+    while (slow.some(([, runs]) => runs.length < enough)) for (const [page, runs] of slow) runs.push(await run(page));
   }
   for (const [page, runs] of runsOf) {
-    const lhr = runs.length > 1 ? computeMedianRun(runs) : runs[0];
+    const lhr = medianRun(runs);
     const byType = {};
     for (const item of lhr.audits["resource-summary"].details.items) byType[item.resourceType] = item.transferSize;
     console.log(JSON.stringify({
