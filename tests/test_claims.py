@@ -61,15 +61,19 @@ def test_each_claim_has_its_mark_on_the_built_page(site, language, page):
 
 
 def test_a_checks_hash_covers_the_private_helpers_it_uses(tmp_path):
-    """A check's recorded hash is of its source after its helpers': editing a helper function or class
-    it uses (directly or through another helper) must not leave the page's mark on an old result."""
+    """A check's recorded hash is of its source after its helpers': editing a helper function, class
+    or module-level value it uses (directly or through another helper) must not leave the page's mark
+    on an old result. A value is shown with the comment right above it, which says what it is."""
     from book_extensions.claims import _checks
 
     claims = tmp_path / pages.CLAIMS_FILE
     claims.write_text("def _unused():\n    pass\n\n\nclass _Square:\n    pass\n\n\n"
+                      "# not part of the shown value\n\n# side, in cm\n_SIDE = 2\n_UNUSED = 3\n\n\n"
                       "def _make():\n    return _Square()\n\n\n"
-                      "def squares():\n    assert _make()\n\n\ndef alone():\n    assert True\n", encoding="utf-8")
+                      "def squares():\n    assert _make() and _SIDE\n\n\ndef alone():\n    assert True\n", encoding="utf-8")
     found = _checks(claims, claims.stat().st_mtime)
     assert sorted(found) == ["alone", "squares"]
-    assert "class _Square" in found["squares"] and "def _make" in found["squares"]
-    assert "_unused" not in found["squares"] and found["alone"] == "def alone():\n    assert True"
+    assert found["squares"].startswith("# side, in cm\n_SIDE = 2\n\nclass _Square")
+    assert "def _make" in found["squares"] and found["squares"].endswith("def squares():\n    assert _make() and _SIDE")
+    assert "_unused" not in found["squares"] and "_UNUSED" not in found["squares"]
+    assert "not part of" not in found["squares"] and found["alone"] == "def alone():\n    assert True"

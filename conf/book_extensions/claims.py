@@ -32,10 +32,15 @@ logger = logging.getLogger(__name__)
 
 @cache
 def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
-    """{name: the function's source, after the source of the module's private helpers (functions
-    and classes) it uses}: the record's hash of a check changes when a helper it uses changes."""
+    """{name: the function's source, after the source of the module's private helpers it uses}: the
+    record's hash of a check changes when a helper it uses changes. Helpers are functions, classes
+    and values assigned at module level (`_ALIVE = []`); a value is shown with the comment lines right
+    above it, which say what it is, since it has no docstring."""
     tree = ast.parse(source := claims_file.read_text(encoding="utf-8"))
+    lines = source.splitlines()
     definitions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    definitions |= {target.id: node for node in tree.body if isinstance(node, ast.Assign)
+                    for target in node.targets if isinstance(target, ast.Name)}
 
     def helpers(node, found):
         for name in (n.id for n in ast.walk(node) if isinstance(n, ast.Name)):
@@ -44,8 +49,14 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
                 helpers(definitions[name], found)
         return found
 
-    return {name: "\n\n".join(ast.get_source_segment(source, definitions[part])
-                               for part in [*sorted(helpers(node, [])), name])
+    def shown(node) -> str:
+        start = node.lineno - 1
+        if isinstance(node, ast.Assign):
+            while start > 0 and lines[start - 1].lstrip().startswith("#"):
+                start -= 1
+        return "\n".join(lines[start:node.lineno - 1] + [ast.get_source_segment(source, node)])
+
+    return {name: "\n\n".join(shown(definitions[part]) for part in [*sorted(helpers(node, [])), name])
             for name, node in definitions.items() if isinstance(node, ast.FunctionDef) and not name.startswith("_")}
 
 
