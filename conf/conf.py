@@ -32,6 +32,7 @@ extensions = [
     "book_extensions.languages",
     "book_extensions.twins",
     "book_extensions.snippet_cells",
+    "book_extensions.outputs",
     "book_extensions.callouts",
     "book_extensions.badges",
     "book_extensions.api_links",
@@ -59,6 +60,7 @@ nb_execution_timeout = book_settings.SNIPPET_TIMEOUT_SECONDS  # per cell, i.e. p
 nb_execution_allow_errors = False  # only cells tagged raises-exception may raise
 nb_execution_raise_on_error = False  # keep going; snippet_cells names the failing snippet line
 nb_merge_streams = True
+nb_render_text_lexer = "book-output"  # book_extensions/outputs.py: tables keep their columns, messages wrap
 nb_output_stderr = "warn"  # a stray warning in an output fails the -W build
 nb_execution_show_tb = False  # the full traceback is saved under build/<lang>/html/reports
 # Text outputs in the page, never widgets or their CDN scripts.
@@ -89,6 +91,10 @@ html_theme_options = {
     "use_repository_button": True,
     "use_issues_button": True,
     "article_header_end": ["language-switch", "article-header-buttons"],
+    # The book theme hides pydata-sphinx-theme's navbar, but pydata still renders its ☰ and contents
+    # buttons there when a navbar item is set, and binds its drawers to the first button of each
+    # class, the hidden one (pydata-sphinx-theme#2451). With no navbar item, none is rendered.
+    "navbar_persistent": [],
 }
 
 html_search_scorer = str(Path(__file__).parent / "search-scorer.js")  # a page titled with the searched word comes first

@@ -97,7 +97,7 @@ class CellDifferences(SphinxTransform):
                 block += nodes.paragraph("", say("differs-explained", this=this_torch, versions=_versions(versions),
                                                  snapshot=pages.relative(snapshot)))
                 diff_text = "\n".join(diff)
-                block += nodes.literal_block(diff_text, diff_text, language="diff")
+                block += nodes.literal_block(diff_text, diff_text, language="book-output-diff")
                 containers[nth] += block
 
 

@@ -32,7 +32,11 @@ SCREENSHOTS = pages.ROOT / "build" / "screenshots"
 REPORT = pages.ROOT / "build" / "browser-report.json"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-DEVICES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+# Each device's browser context: its viewport, and a touch screen where a reader taps.
+DEVICES = {"desktop": {"viewport": {"width": 1280, "height": 900}},
+           "laptop": {"viewport": {"width": 1024, "height": 768}},
+           "tablet": {"viewport": {"width": 820, "height": 1180}, "has_touch": True},
+           "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True}}
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 INLINE_SCHEMES = {"data", "blob"}  # content the page already holds, not a request to a host
 
@@ -226,7 +230,7 @@ def open_tab(browser, base_url):
     contexts = []
 
     def open_(device: str = "desktop", scheme: str = "light") -> Tab:
-        context = browser.new_context(viewport=DEVICES[device], color_scheme=scheme, service_workers="block")
+        context = browser.new_context(**DEVICES[device], color_scheme=scheme, service_workers="block")
         contexts.append(context)
         return Tab(context, base_url)
 

@@ -63,6 +63,36 @@ ICONS_SHOWN = """() => {
     });
 }"""
 FONT_FILE = (".woff2", ".woff", ".ttf", ".otf")
+# The lines of printed outputs that a table's columns split across line boxes. A line belongs to a
+# table when a run of two or more spaces ends at the same column in it and in the line above or
+# below (read from the text, not from how the build marked the lines); it must lie on one line box.
+BROKEN_COLUMNS = """() => {
+  const starts = (line) => new Set([...line.matchAll(/\\S {2,}(?=\\S)/g)].map((m) => m.index + m[0].length));
+  const broken = []; let tables = 0;
+  for (const pre of document.querySelectorAll("div.cell_output pre")) {
+    const lines = pre.textContent.split("\\n"), columns = lines.map(starts), texts = [];
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    for (let node, at = 0; (node = walker.nextNode()); at += node.length) texts.push([node, at]);
+    const point = (offset) => { const [node, at] = texts.findLast(([, at]) => at <= offset); return [node, offset - at]; };
+    let start = 0, table = false;
+    lines.forEach((line, i) => {
+      const aligned = [...columns[i]].some((c) => columns[i - 1]?.has(c) || columns[i + 1]?.has(c));
+      if (aligned) {
+        table = true;
+        const range = document.createRange();
+        range.setStart(...point(start));
+        range.setEnd(...point(start + line.length));
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width).map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(line);
+      }
+      start += line.length + 1;
+    });
+    tables += table;
+  }
+  return {tables, broken};
+}"""
+# The drawers the article header's buttons open below the theme's breakpoints: chapters, sections.
+DRAWERS = {".primary-toggle": "#pst-primary-sidebar-modal", ".secondary-toggle": "#pst-secondary-sidebar-modal"}
 # Each value <html data-theme> had when a script set it once the <body> had begun (in the <head>,
 # the theme's inline script sets it before a single element is styled), in order; THEMES_TAKEN adds
 # the value it has now. A write is recorded even when it leaves the value as it was, so the theme's
@@ -214,6 +244,60 @@ def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
     found = page.evaluate(OVERFLOWING)
     assert found["scrollWidth"] <= found["width"] + 1, (
         f"{book_page} is {found['scrollWidth']} px wide on a {found['width']} px phone; too wide: {found['culprits']}")
+    columns = page.evaluate(BROKEN_COLUMNS)
+    assert not columns["broken"], f"{book_page}: table lines wrapped on a phone: {columns['broken'][:5]}"
+    if scheme == "light":
+        assert_drawers_open_and_close(page, book_page, "phone")
+    tab.assert_clean()
+
+
+def assert_drawers_open_and_close(page, book_page: str, device: str) -> None:
+    """The article header's ☰ opens the chapter drawer (which leads home) and its contents button the
+    section drawer; a tap beside a drawer closes it. A page without sections has no contents button."""
+    width = page.viewport_size["width"]
+    for button, drawer in DRAWERS.items():
+        toggle = page.locator(f".bd-header-article {button}")
+        if button == ".secondary-toggle" and not toggle.count():
+            continue
+        assert toggle.is_visible(), f"{book_page} ({device}): no visible {button} button"
+        toggle.tap() if device in ("phone", "tablet") else toggle.click()
+        dialog = page.locator(drawer)
+        page.wait_for_function(f"document.querySelector('{drawer}').open")
+        dialog.evaluate("d => Promise.all(d.getAnimations({subtree: true}).map((a) => a.finished))")
+        links = dialog.locator("a").filter(visible=True)
+        assert links.count(), f"{book_page} ({device}): the drawer {drawer} opened empty"
+        if button == ".primary-toggle" and not book_page.endswith("/index.html"):
+            home = dialog.locator("a[href$='index.html']").filter(visible=True)
+            assert home.count(), f"{book_page} ({device}): the chapter drawer has no link to the landing page"
+        box = dialog.bounding_box()
+        right = box["x"] + box["width"]
+        beside = box["x"] / 2 if box["x"] > width - right else (right + width) / 2
+        page.mouse.click(beside, 400)
+        page.wait_for_function(f"!document.querySelector('{drawer}').open")
+
+
+@pytest.mark.parametrize("device", ["tablet", "laptop"])
+@pytest.mark.parametrize("chapter", ["zh/retain-graph.html", "en/hooks.html"])
+def test_drawers_open_and_close_on_a_tablet_and_a_narrow_laptop(open_tab, chapter, device):
+    """Below the theme's breakpoints the sidebars become drawers: at 820 px both, at 1024 px the
+    sections (the chapter list still shows, and ☰ hides and shows it again)."""
+    tab = open_tab(device)
+    page = tab.goto(chapter)
+    if device == "tablet":
+        assert_drawers_open_and_close(page, chapter, device)
+    else:
+        sidebar = page.locator("#pst-primary-sidebar")
+        assert sidebar.is_visible(), f"{chapter}: no chapter list at 1024 px"
+        page.locator(".bd-header-article .primary-toggle").click()
+        shown = "document.querySelector('#pst-primary-sidebar').checkVisibility({visibilityProperty: true})"
+        page.wait_for_function(f"!{shown}")
+        page.locator(".bd-header-article .primary-toggle").click()
+        page.wait_for_function(shown)
+        toggle = page.locator(".bd-header-article .secondary-toggle")
+        toggle.click()
+        page.wait_for_function("document.querySelector('#pst-secondary-sidebar-modal').open")
+        page.keyboard.press("Escape")
+        page.wait_for_function("!document.querySelector('#pst-secondary-sidebar-modal').open")
     tab.assert_clean()
 
 
