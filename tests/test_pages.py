@@ -1,5 +1,6 @@
 """The two language trees mirror each other, and every page follows the book's rules."""
 
+import subprocess
 from collections import Counter
 
 import pytest
@@ -7,6 +8,7 @@ from sybil import Sybil
 from sybil.parsers.myst import PythonCodeBlockParser
 
 import book_settings
+import twin_lines
 from book_extensions import pages
 
 ZH, EN = (pages.book_pages(language) for language in pages.LANGUAGES)
@@ -47,6 +49,53 @@ def test_twins_agree(name, what):
 
     zh, en = facts(ZH[name]), facts(EN[name])
     assert zh == en, f"docs/zh/{name} and docs/en/{name} differ in their {what}:\n  zh: {zh}\n  en: {en}"
+
+
+@pytest.mark.parametrize("name", TWINS)
+def test_twins_are_line_aligned(name):
+    problems = twin_lines.misaligned(ZH[name], EN[name])
+    assert not problems, "\n".join(problems)
+
+
+def test_a_misaligned_line_is_named():
+    zh = pages.read_page(pages.DOCS / "zh" / "t.md", "# 标题\n\n见 {glue:text}`a:d` 和 {claim}`c/x`。\n")
+    en = pages.read_page(pages.DOCS / "en" / "t.md", "# Title\n\nSee {claim}`c/x` and {glue:text}`a:d`.\n")
+    assert twin_lines.misaligned(zh, en) == []  # roles in another order: the same line
+    en = pages.read_page(pages.DOCS / "en" / "t.md", "# Title\n\nSee {claim}`c/x`.\n\n")
+    problems = twin_lines.misaligned(zh, en)
+    assert "docs/en/t.md 4:" in problems[0] and "docs/zh/t.md:3 and docs/en/t.md:3" in problems[1], problems
+
+
+@pytest.mark.torch_independent
+def test_every_commit_since_the_base_edits_twin_lines_together():
+    """History keeps the twins in step: since the recorded base, a commit that changed line N of a
+    page changed line N of its twin, or its message waives that page (twin_lines.WAIVER)."""
+    base = book_settings.PYPROJECT["tool"]["autograd-measured"]["twin-history-base"]
+    unpaired = twin_lines.unpaired_edits(book_settings.ROOT, base)
+    assert not unpaired, "\n".join(unpaired)
+
+
+@pytest.mark.torch_independent
+def test_an_unpaired_edit_is_named_with_page_and_line(tmp_path):
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    def write(language, text, message):
+        (tmp_path / "docs" / language).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / language / "p.md").write_text(text)
+        git("add", "-A")
+        git("commit", "-m", message)
+
+    git("init", "-q")
+    write("zh", "一\n二\n三\n", "zh")
+    write("en", "one\ntwo\nthree\n", "en")
+    git("tag", "base")
+    write("zh", "一\n二！\n三\n", "Twin-waiver: docs/zh/p.md\n")
+    assert twin_lines.unpaired_edits(tmp_path, "base") == []
+    write("en", "one\ntwo\nthree!\n", "Punctuation")
+    unpaired = twin_lines.unpaired_edits(tmp_path, "base")
+    assert len(unpaired) == 1 and "docs/en/p.md at line 3" in unpaired[0] and "not docs/zh/p.md" in unpaired[0]
 
 
 @pytest.mark.parametrize("page", ALL_PAGES, ids=lambda p: pages.relative(p.path))
