@@ -235,6 +235,56 @@ def _averaging_worker(rank, store_path, results):
         dist.destroy_process_group()
 
 
+def ddp_decides_at_the_forward_whether_backward_all_reduces():
+    """Two gloo ranks, DDP with a comm hook that counts its calls: a backward whose forward ran inside
+    no_sync() makes no all-reduce although backward() is called outside it, and a backward whose forward
+    ran outside no_sync() makes one although backward() is called inside it."""
+    import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
+    context = mp.get_context("fork")
+    results = context.Queue()
+    folder = tempfile.mkdtemp()
+    workers = [context.Process(target=_forward_decides_worker, daemon=True,
+                               args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
+    try:
+        for process in workers:
+            process.start()
+        found = sorted(results.get(timeout=30) for _ in workers)
+        for process in workers:
+            process.join(30)
+    finally:
+        _stop(workers)
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found == [(0, 0, 1), (1, 0, 1)], found
+
+
+def _forward_decides_worker(rank, store_path, results):
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=30))
+    try:
+        model = nn.parallel.DistributedDataParallel(nn.Linear(4, 1))
+        _ALIVE.append(model)
+        calls = []
+
+        def counting_allreduce(state, bucket):
+            calls.append(bucket.index())
+            return dist.all_reduce(bucket.buffer().div_(2), async_op=True).get_future().then(
+                lambda fut: fut.value()[0])
+
+        model.register_comm_hook(None, counting_allreduce)
+        with model.no_sync():  # forward inside, backward outside
+            loss = model(torch.randn(3, 4)).sum()
+        loss.backward()
+        forward_inside = len(calls)
+        loss = model(torch.randn(3, 4)).sum()  # forward outside, backward inside
+        with model.no_sync():
+            loss.backward()
+        results.put((rank, forward_inside, len(calls) - forward_inside))
+    finally:
+        dist.destroy_process_group()
+
+
 def gloo_process_group_waits_30_minutes_by_default():
     """Without a timeout argument, a gloo process group gets torch.distributed's default timeout: 30 minutes."""
     from torch.distributed import distributed_c10d

@@ -82,7 +82,8 @@ def worker(rank, store_path, use_no_sync, results, inspected):
         mine = slice(rank * MICRO_BATCHES * MICRO_SIZE, (rank + 1) * MICRO_BATCHES * MICRO_SIZE)
         parts = list(zip(x[mine].chunk(MICRO_BATCHES), y[mine].chunk(MICRO_BATCHES)))
         for i, (xb, yb) in enumerate(parts, start=1):
-            # inside no_sync, backward only adds into .grad; the last micro-batch all-reduces the sum
+            # DDP decides in forward(): a forward inside no_sync makes its backward only add into .grad;
+            # the last micro-batch's forward, outside it, makes its backward all-reduce the sum
             skip = use_no_sync and i < MICRO_BATCHES
             with model.no_sync() if skip else contextlib.nullcontext():
                 loss = nn.functional.mse_loss(model(xb), yb)
