@@ -12,23 +12,87 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+class _Dtypes(TorchDispatchMode):
+    """Records, for every aten operation run while it is active, its name and the dtypes of its tensor arguments."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append((func.overloadpacket.__name__, [a.dtype for a in args if isinstance(a, torch.Tensor)]))
+        return func(*args, **(kwargs or {}))
+
+    def of(self, name):
+        return [dtypes for called, dtypes in self.calls if called == name]
 
 
 def backward_runs_each_autocast_op_in_its_forward_dtype():
-    """Under CPU autocast (bfloat16 and float16) the gradient reaching a low-precision activation has
-    that activation's dtype, and float32 parameters get float32 .grad."""
+    """Under CPU autocast (bfloat16 and float16), the operations the backward pass runs take the dtype of
+    their forward: the matrix products (mm, for addmm), ReLU's and LayerNorm's backward in the low dtype,
+    log_softmax's and nll_loss's (cross_entropy) in float32."""
     for dtype in (torch.bfloat16, torch.float16):
         torch.manual_seed(0)
-        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
-        seen = []
-        with torch.autocast("cpu", dtype=dtype):
-            hidden = model[0](torch.randn(3, 4))
-            hidden.register_hook(lambda grad: seen.append(grad.dtype))
-            loss = nn.functional.mse_loss(model[2](model[1](hidden)), torch.randn(3, 1))
-        assert hidden.dtype == dtype and loss.dtype == torch.float32
-        loss.backward()
-        assert seen == [dtype]
-        assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
+        model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.LayerNorm(32), nn.Linear(32, 4))
+        with _Dtypes() as forward, torch.autocast("cpu", dtype=dtype):
+            loss = nn.functional.cross_entropy(model(torch.randn(8, 16)), torch.randint(0, 4, (8,)))
+        with _Dtypes() as backward:
+            loss.backward()
+        assert forward.of("addmm") == [[dtype] * 3] * 2 and forward.of("relu") == [[dtype]]
+        assert backward.of("mm") == [[dtype, dtype]] * 3 and backward.of("threshold_backward") == [[dtype, dtype]]
+        assert forward.of("native_layer_norm")[0][0] == dtype and backward.of("native_layer_norm_backward")[0][:2] == [
+            dtype, dtype]
+        assert forward.of("_log_softmax") == [[torch.float32]]
+        assert backward.of("_log_softmax_backward_data") == [[torch.float32, torch.float32]]
+        assert forward.of("nll_loss_forward")[0][0] == torch.float32
+        assert backward.of("nll_loss_backward")[0][:2] == [torch.float32, torch.float32]
+
+
+class _GradientAs(torch.autograd.Function):
+    """The identity; its backward returns the incoming gradient cast to `dtype`."""
+
+    @staticmethod
+    def forward(ctx, x, dtype):
+        ctx.dtype = dtype
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to(ctx.dtype), None
+
+
+def a_gradient_takes_the_dtype_of_the_tensor_it_reaches():
+    """The engine gives a gradient the dtype of the tensor it flows into, whatever dtype the backward returned
+    (bfloat16 for a float32 leaf arrives float32; float32 for a bfloat16 tensor arrives bfloat16). Under
+    bfloat16 autocast the Linear weight's gradient comes back through the cast recorded in the forward,
+    LayerNorm's weight and bias get theirs straight from LayerNorm's backward, and every .grad is float32."""
+    leaf = torch.ones(3, requires_grad=True)
+    _GradientAs.apply(leaf, torch.bfloat16).sum().backward()
+    assert leaf.grad.dtype == torch.float32
+    low, seen = torch.ones(3, requires_grad=True).to(torch.bfloat16), []
+    low.register_hook(lambda grad: seen.append(grad.dtype))
+    _GradientAs.apply(low, torch.float32).sum().backward()
+    assert seen == [torch.bfloat16]
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.LayerNorm(32), nn.Linear(32, 4))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = nn.functional.cross_entropy(model(torch.randn(8, 16)), torch.randint(0, 4, (8,)))
+    nodes, feeds = [loss.grad_fn], {}  # feeds: parameter name -> the node whose gradient reaches it
+    names = {id(p): name for name, p in model.named_parameters()}
+    for node in nodes:
+        for parent, _ in node.next_functions:
+            if parent is not None and hasattr(parent, "variable"):
+                feeds[names[id(parent.variable)]] = type(node).__name__
+            elif parent is not None and parent not in nodes:
+                nodes.append(parent)
+    assert feeds["0.weight"] == "ToCopyBackward0", feeds
+    assert feeds["2.weight"] == feeds["2.bias"] == "NativeLayerNormBackward0", feeds
+    loss.backward()
+    assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
 
 
 def bfloat16_has_float32s_range_and_fewer_digits_than_float16():
