@@ -105,6 +105,15 @@ def bfloat16_has_float32s_range_and_fewer_digits_than_float16():
     assert bf16.eps == 2 ** -7 and f16.eps == 2 ** -10
 
 
+def float16_rounds_below_half_its_smallest_subnormal_to_zero():
+    """float16's smallest subnormal is 2**-24 (about 6.0e-8): a float32 value just below half of it becomes 0,
+    one just above half of it becomes 2**-24."""
+    half = torch.finfo(torch.float16)
+    assert half.smallest_normal * half.eps == 2 ** -24
+    values = torch.tensor([0.99 * 2 ** -25, 1.01 * 2 ** -25, 0.99 * 2 ** -24]).half().float()
+    assert values.tolist() == [0.0, 2 ** -24, 2 ** -24]
+
+
 def grad_scaler_defaults():
     """GradScaler("cpu") starts at 65536, halves the scale on a step with inf or NaN gradients and
     doubles it after 2000 steps in a row without."""

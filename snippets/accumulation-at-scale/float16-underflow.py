@@ -8,6 +8,19 @@ model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReL
 x, y = torch.randn(512, 64), torch.randn(512, 1)
 SCALE = torch.amp.GradScaler("cpu").get_scale()  # the scale a GradScaler starts with
 
+seen = {}  # Linear index -> [its input, the gradient at its output], in the last run
+
+
+def keep(index):
+    def hook(module, args, output):
+        seen[index] = [args[0]]
+        output.register_hook(lambda grad: seen[index].append(grad))
+    return hook
+
+
+for index in (0, 2, 4):
+    model[index].register_forward_hook(keep(index))
+
 
 def gradient(dtype, steps, scaler=None):
     """The gradient of one micro-batch loss divided by `steps`, computed under autocast in
@@ -28,6 +41,7 @@ runs = {"float16": torch.float16, "float16 + GradScaler": torch.float16, "bfloat
 print(f"{'loss divided by':16}{'run':22}{'entries zeroed':>15}{'subnormal':>11}{'relative error':>16}")
 for steps in (1, 8, 64):
     exact = gradient(None, steps)
+    float32_seen = {index: grad for index, (_, grad) in seen.items()}
     for label, dtype in runs.items():
         scaler = torch.amp.GradScaler("cpu") if "GradScaler" in label else None
         found = gradient(dtype, steps, scaler)
@@ -42,11 +56,30 @@ for steps in (1, 8, 64):
         glue(f"scale_subnormal_{key}_{steps}", subnormal)
         glue(f"scale_error_{key}_{steps}", float(f"{error:.2e}"))
         if label == "float16" and steps == 64:
+            lost = zeroed.clone()
             largest_zeroed = exact[zeroed].abs().max().item()
+            # 0 by its own size: float16 rounds its float32 value to 0 (below half the smallest subnormal)
+            own = zeroed & (exact.half() == 0)
+            half_seen = {index: (inputs.half(), grad, float32_seen[index]) for index, (inputs, grad) in seen.items()}
+
+# Each weight entry (i, j) of a Linear is a sum over the rows of (gradient at output i) x (input j),
+# each bias entry i a sum of gradients at output i: is one of those terms a gradient float16 made 0?
+built_on_a_zero = []
+for index in (0, 2, 4):
+    inputs, grad, float32_grad = half_seen[index]
+    rounded_to_zero = ((grad == 0) & (float32_grad != 0)).float()
+    built_on_a_zero += [rounded_to_zero.T @ (inputs != 0).float() > 0, rounded_to_zero.sum(0) > 0]
+built_on_a_zero = torch.cat([entries.flatten() for entries in built_on_a_zero])
+rest = lost & ~own
 half = torch.finfo(torch.float16)
-print(f"{exact.numel()} gradient entries; float16's smallest normal number "
-      f"{half.smallest_normal:.1e}, smallest subnormal {half.smallest_normal * half.eps:.1e}")
-print(f"largest float32 value among the entries float16 zeroed at loss / 64: {largest_zeroed:.1e}")
+print(f"{exact.numel()} gradient entries; float16's smallest normal number {half.smallest_normal:.1e}, "
+      f"smallest subnormal {half.smallest_normal * half.eps:.1e}, half of it {half.smallest_normal * half.eps / 2:.1e}")
+print(f"the {lost.sum().item()} entries float16 zeroed at loss / 64: {own.sum().item()} below half its smallest "
+      f"subnormal in float32 too; the other {rest.sum().item()}, up to {largest_zeroed:.1e}, "
+      f"{(rest & built_on_a_zero).sum().item()} of them built on a gradient float16 had made 0")
 glue("scale_init", SCALE)
 glue("scale_entries", exact.numel())
 glue("scale_largest_zeroed", float(f"{largest_zeroed:.1e}"))
+glue("scale_zeroed_own", own.sum().item())
+glue("scale_zeroed_rest", rest.sum().item())
+glue("scale_zeroed_built", (rest & built_on_a_zero).sum().item())
