@@ -116,19 +116,22 @@ def float16_rounds_below_half_its_smallest_subnormal_to_zero():
 
 def grad_scaler_defaults():
     """GradScaler("cpu") starts at 65536, halves the scale on a step with inf or NaN gradients and
-    doubles it after 2000 steps in a row without."""
+    doubles it after 2000 steps in a row without (a step with inf or NaN starts the count again)."""
     scaler = torch.amp.GradScaler("cpu")
     assert scaler.get_scale() == 65536.0
     assert scaler.get_backoff_factor() == 0.5 and scaler.get_growth_factor() == 2.0
     assert scaler.get_growth_interval() == 2000
-    # the doubling, with an interval of 1 so that one clean step shows it
+    # the halving, and the doubling with an interval of 2: clean, inf, clean, clean
     parameter = nn.Parameter(torch.ones(2))
     optimizer = torch.optim.SGD([parameter], lr=0.1)
-    scaler = torch.amp.GradScaler("cpu", growth_interval=1)
-    scaler.scale(parameter.sum()).backward()
-    scaler.step(optimizer)
-    scaler.update()
-    assert scaler.get_scale() == 131072.0
+    scaler, scales = torch.amp.GradScaler("cpu", growth_interval=2), []
+    for factor in (1.0, float("inf"), 1.0, 1.0):
+        scaler.scale((parameter * factor).sum()).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+        scales.append(scaler.get_scale())
+    assert scales == [65536.0, 32768.0, 32768.0, 65536.0], scales
 
 
 def unscale_twice_before_update_raises():
