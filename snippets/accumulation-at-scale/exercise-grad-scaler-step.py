@@ -10,11 +10,12 @@ from torch import nn
 
 
 def accumulated_step(model, loss_fn, optimizer, scaler, micro_batches, max_norm):
-    """Run every (x, y) of `micro_batches` forward under torch.autocast("cpu", dtype=torch.float16)
-    and backward through `scaler`, then clip the gradients to total norm `max_norm` and make ONE
-    optimizer step, so that the parameters end where one float32 step on the whole batch (the
-    micro-batches together, their mean loss) would put them, up to float16 rounding. Every
-    .grad starts as None."""
+    """For each (x, y) of `micro_batches`, one at a time: run the forward under
+    torch.autocast("cpu", dtype=torch.float16) and call backward() on the loss scaled by
+    `scaler.scale`. Then scaler.unscale_(optimizer), clip the gradients to total norm `max_norm`
+    and make ONE optimizer step through the scaler, so that the parameters end where one float32
+    step on the whole batch (the micro-batches together, their mean loss) would put them, up to
+    float16 rounding. Every .grad starts as None."""
     raise NotImplementedError("scale, backward, unscale_, clip, step, update")
 
 

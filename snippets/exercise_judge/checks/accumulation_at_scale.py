@@ -6,27 +6,38 @@ import torch
 from torch import nn
 
 from exercise_judge.checking import Fail, exercise, times
+from exercise_judge.spies import autograd_passes, counted
 
 MICRO_BATCHES, ROWS, LR = 4, 16, 0.1
+OTHER_MICRO_BATCHES = 3  # a second count, so that a number of micro-batches written out fails
 
 
 class RecordingScaler(torch.amp.GradScaler):
-    """A GradScaler("cpu") that writes down every call the solution makes, and the gradients'
-    total norm each time unscale_ starts (so that a clip before it shows)."""
+    """A GradScaler("cpu") that writes down every call the solution makes, the gradients' total norm
+    each time unscale_ starts (so that a clip before it shows), whether unscale_ found an inf or NaN,
+    and, for each tensor scale() returned, the backward passes (numbered from 1 in `passes`) that
+    reached it."""
 
-    def __init__(self):
+    def __init__(self, passes):
         super().__init__("cpu")
-        self.calls, self.norms_at_unscale, self._in_step = [], [], False
+        self.calls, self.norms_at_unscale, self.found_non_finite, self._in_step = [], [], False, False
+        self.passes, self.reached = passes, []
 
     def scale(self, outputs):
         self.calls.append("scale")
-        return super().scale(outputs)
+        scaled = super().scale(outputs)
+        reached = []
+        self.reached.append(reached)
+        if isinstance(scaled, torch.Tensor) and scaled.requires_grad:
+            scaled.register_hook(lambda grad: reached.append(len(self.passes)))
+        return scaled
 
     def unscale_(self, optimizer):
+        grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
         if not self._in_step:
             self.calls.append("unscale_")
-            grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
             self.norms_at_unscale.append(torch.cat([g.flatten() for g in grads]).norm().item() if grads else 0.0)
+        self.found_non_finite |= any(not torch.isfinite(g).all() for g in grads)
         return super().unscale_(optimizer)
 
     def step(self, optimizer, *args, **kwargs):
@@ -42,10 +53,19 @@ class RecordingScaler(torch.amp.GradScaler):
         return super().update(new_scale)
 
 
-def _setup(seed):
+class Run:
+    """What one call of accumulated_step did: the parameters' change, the scaler, the rows of each
+    forward of the model, the dtype its first Linear returned each time, the backward passes by the
+    reader's file."""
+
+    def __init__(self, change, scaler, rows, dtypes, passes):
+        self.change, self.scaler, self.rows, self.dtypes, self.passes = change, scaler, rows, dtypes, passes
+
+
+def _setup(seed, micro_batches=MICRO_BATCHES):
     torch.manual_seed(seed)
     model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
-    x, y = torch.randn(MICRO_BATCHES * ROWS, 8), torch.randn(MICRO_BATCHES * ROWS, 1)
+    x, y = torch.randn(micro_batches * ROWS, 8), torch.randn(micro_batches * ROWS, 1)
     return model, x, y
 
 
@@ -64,18 +84,52 @@ def _reference_update(model, x, y, max_norm):
     return _flat(model) - before, norm
 
 
-def _run(solution, model, x, y, max_norm):
+def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES):
     model = copy.deepcopy(model)
+    rows, dtypes = [], []
+    model.register_forward_pre_hook(lambda module, args: rows.append(len(args[0]) if args else 0))
+    model[0].register_forward_hook(lambda module, args, output: dtypes.append(output.dtype))
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
-    scaler = RecordingScaler()
     before = _flat(model)
-    micro_batches = list(zip(x.chunk(MICRO_BATCHES), y.chunk(MICRO_BATCHES)))
-    solution.accumulated_step(model, nn.functional.mse_loss, optimizer, scaler, micro_batches, max_norm)
-    return _flat(model) - before, scaler
+    parts = list(zip(x.chunk(micro_batches), y.chunk(micro_batches)))
+    with autograd_passes() as passes:
+        scaler = RecordingScaler(passes)
+        solution.accumulated_step(model, nn.functional.mse_loss, optimizer, scaler, parts, max_norm)
+    return Run(_flat(model) - before, scaler, rows, dtypes, [found for found in passes if found.by(solution.__file__)])
 
 
 def _calls(scaler):
     return ", ".join(scaler.calls) or "none"
+
+
+def _compare(found, expected, micro_batches):
+    """Fail unless the step `found` is the float32 one-batch step `expected` (relative difference 2e-2)."""
+    error = ((found - expected).norm() / expected.norm()).item()
+    ratio = (found.norm() / expected.norm()).item()
+    if error <= 2e-2:
+        return
+    if abs(ratio - micro_batches) < 0.1:
+        hint = (f"each micro-batch loss is a mean; {micro_batches} of them added count the batch "
+                f"{micro_batches} times: divide each loss by len(micro_batches) before scaling",
+                f"每个微批次的损失是平均值，{micro_batches} 个加起来等于把整批算了 {micro_batches} 遍："
+                f"放大前每个损失先除以 len(micro_batches)")
+    elif ratio == 0:
+        hint = ("the parameters did not move: did scaler.step find an inf, or was the optimizer never stepped?",
+                "参数没有动：是 scaler.step 发现了 inf，还是根本没有更新？")
+    elif micro_batches != MICRO_BATCHES and abs(ratio - micro_batches / MICRO_BATCHES) < 0.05:
+        hint = (f"the step is {micro_batches}/{MICRO_BATCHES} of the right one: is the number of micro-batches "
+                f"written out? Divide by len(micro_batches)",
+                f"更新量是正确值的 {micro_batches}/{MICRO_BATCHES}：是不是把微批次数写死了？要除以 len(micro_batches)")
+    else:
+        hint = ("scale every micro-batch loss divided by len(micro_batches), unscale_ once, then step",
+                "每个微批次的损失除以 len(micro_batches) 再放大，unscale_ 一次，然后 step")
+    raise Fail(f"with {micro_batches} micro-batches the parameters moved differently from one float32 step on "
+               f"the whole batch",
+               f"{micro_batches} 个微批次时，参数的变化和整批一次 float32 更新不同",
+               expected=("the one-batch step (relative difference below 2e-2)", "整批一次更新（相对差异小于 2e-2）"),
+               found=(f"{ratio:.3g}× its size, relative difference {error:.2g}",
+                      f"大小是它的 {ratio:.3g} 倍，相对差异 {error:.2g}"),
+               hint_en=hint[0], hint_zh=hint[1])
 
 
 @exercise("accumulation-at-scale/grad-scaler-step",
@@ -85,19 +139,64 @@ def grad_scaler_step(solution, check):
     model, x, y = _setup(0)
     expected, true_norm = _reference_update(model, x, y, max_norm=1e6)
 
-    check(f"accumulated_step on {MICRO_BATCHES} micro-batches calls scaler.scale once per micro-batch, "
-          f"then scaler.step once and scaler.update once",
-          f"accumulated_step 处理 {MICRO_BATCHES} 个微批次：每个微批次调用一次 scaler.scale，"
-          f"然后 scaler.step 一次、scaler.update 一次")
-    found, scaler = _run(solution, model, x, y, max_norm=1e6)
+    check(f"accumulated_step on {MICRO_BATCHES} micro-batches of {ROWS} rows runs the model forward on each of "
+          f"them, one at a time",
+          f"accumulated_step 处理 {MICRO_BATCHES} 个各 {ROWS} 行的微批次：模型对每个微批次各做一次前向")
+    run = _run(solution, model, x, y, max_norm=1e6)
+    if run.rows != [ROWS] * MICRO_BATCHES:
+        shown = ", ".join(map(str, run.rows)) or "0"
+        raise Fail(f"the model ran forward on batches of {shown} rows: expected {MICRO_BATCHES} micro-batches of "
+                   f"{ROWS}",
+                   f"模型前向时的批大小是 {shown}：应当是 {MICRO_BATCHES} 个各 {ROWS} 行的微批次",
+                   expected=(f"{MICRO_BATCHES} forwards of {ROWS} rows", f"{MICRO_BATCHES} 次前向，每次 {ROWS} 行"),
+                   found=(f"{'one forward' if len(run.rows) == 1 else f'{len(run.rows)} forwards'}, of {shown} rows",
+                          f"{len(run.rows)} 次前向，行数 {shown}"),
+                   hint_en="accumulation runs the micro-batches one by one: model(x) for each (x, y) of "
+                           "micro_batches, never the whole batch at once",
+                   hint_zh="梯度累加是一个微批次一个微批次地算：对 micro_batches 里的每个 (x, y) 调用 model(x)，"
+                           "不要把整批拼起来一次算")
+
+    check("each forward runs under float16 autocast: the first Linear returns float16",
+          "每次前向都在 float16 的 autocast 里运行：第一个 Linear 返回 float16")
+    if any(dtype != torch.float16 for dtype in run.dtypes):
+        shown = ", ".join(sorted({str(dtype).removeprefix("torch.") for dtype in run.dtypes}))
+        raise Fail(f"the model's first Linear returned {shown}: the forward did not run under float16 autocast",
+                   f"模型的第一个 Linear 返回的是 {shown}：前向没有在 float16 的 autocast 里运行",
+                   expected="float16", found=shown,
+                   hint_en='with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y); the '
+                           "GradScaler exists for float16's narrow range",
+                   hint_zh='with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)；'
+                           "GradScaler 就是为 float16 的窄范围准备的")
+
+    check(f"scaler.scale is called once per micro-batch, and each scaled loss is the root of its own backward() "
+          f"({MICRO_BATCHES} in all)",
+          f"每个微批次调用一次 scaler.scale，每个放大后的损失各自调用一次 backward()（共 {MICRO_BATCHES} 次）")
+    scaler = run.scaler
     counts = {name: scaler.calls.count(name) for name in ("scale", "unscale_", "step", "update")}
     if counts["scale"] != MICRO_BATCHES:
         raise Fail(f"scaler.scale was called {times(counts['scale'])}: every micro-batch loss goes through it",
                    f"scaler.scale 被调用了 {counts['scale']} 次：每个微批次的损失都要经过它",
                    expected=(f"scale × {MICRO_BATCHES}", f"scale {MICRO_BATCHES} 次"), found=_calls(scaler),
-                   hint_en="scaler.scale(loss / number_of_micro_batches).backward() for each micro-batch: an "
+                   hint_en="scaler.scale(loss / len(micro_batches)).backward() for each micro-batch: an "
                            "unscaled float16 gradient loses its small entries",
-                   hint_zh="每个微批次都写 scaler.scale(loss / 微批次数).backward()：不放大的 float16 梯度会丢掉很小的分量")
+                   hint_zh="每个微批次都写 scaler.scale(loss / len(micro_batches)).backward()：不放大的 float16 梯度会丢掉很小的分量")
+    own_pass = [reached == [number] for number, reached in enumerate(scaler.reached, start=1)]
+    if len(run.passes) != MICRO_BATCHES or not all(own_pass):
+        raise Fail(f"backward() was called {times(len(run.passes))} on {MICRO_BATCHES} scaled losses: expected one "
+                   f"backward() per micro-batch, on its own scaled loss",
+                   f"{MICRO_BATCHES} 个放大后的损失一共调用了 {len(run.passes)} 次 backward()：应当每个微批次"
+                   f"对自己放大后的损失调用一次 backward()",
+                   expected=(f"{MICRO_BATCHES} × backward(), scaled loss k in backward() k",
+                             f"{MICRO_BATCHES} 次 backward()，第 k 个放大后的损失在第 k 次 backward() 里"),
+                   found=counted(run.passes) if run.passes else ("no backward()", "没有调用 backward()"),
+                   hint_en="call scaler.scale(loss / len(micro_batches)).backward() as soon as each micro-batch's "
+                           "loss is there: adding the losses up and calling backward() once keeps every micro-batch's "
+                           "graph alive until the end, the memory that accumulation is meant to save",
+                   hint_zh="每个微批次的损失一算出来，就调用 scaler.scale(loss / len(micro_batches)).backward()：把损失"
+                           "加起来最后只调用一次 backward()，会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
+
+    check("then scaler.unscale_ once, scaler.step once and scaler.update once, in that order",
+          "然后 scaler.unscale_ 一次、scaler.step 一次、scaler.update 一次，依次调用")
     if counts["step"] != 1 or counts["update"] != 1:
         if counts["step"] == 0:
             hint = ("step through scaler.step(optimizer), not optimizer.step(): it unscales if you have not, and "
@@ -113,36 +212,44 @@ def grad_scaler_step(solution, check):
                    f"one of each per accumulated batch",
                    f"scaler.step 调用了 {counts['step']} 次、scaler.update {counts['update']} 次："
                    f"每个累加批次各一次",
-                   expected=("step × 1, update × 1, after the last backward",
-                             "最后一次反向之后，step 一次、update 一次"),
+                   expected=("step × 1, update × 1, after the last backward()",
+                             "最后一次反向传播之后，step 一次、update 一次"),
                    found=_calls(scaler), hint_en=hint[0], hint_zh=hint[1])
-    if scaler.calls.index("step") < max(i for i, name in enumerate(scaler.calls) if name == "scale"):
+    last_scale = max(i for i, name in enumerate(scaler.calls) if name == "scale")
+    if scaler.calls.index("step") < last_scale:
         raise Fail("scaler.step ran before the last micro-batch was scaled", "最后一个微批次还没放大，scaler.step 就执行了",
-                   expected=("scale × 4, then step, then update", "先 scale 4 次，再 step，再 update"), found=_calls(scaler),
-                   hint_en="backward every micro-batch first, then step once", hint_zh="先把每个微批次都反向一遍，再 step 一次")
+                   expected=(f"scale × {MICRO_BATCHES}, then step, then update",
+                             f"先 scale {MICRO_BATCHES} 次，再 step，再 update"), found=_calls(scaler),
+                   hint_en="call backward() on every micro-batch's scaled loss first, then step once",
+                   hint_zh="先让每个微批次都做完反向传播，再 step 一次")
+    if scaler.calls[last_scale + 1:scaler.calls.index("step")] != ["unscale_"]:
+        raise Fail("scaler.unscale_ was not called once between the last backward() and scaler.step",
+                   "在最后一次反向传播和 scaler.step 之间，scaler.unscale_ 没有恰好调用一次",
+                   expected=(f"scale × {MICRO_BATCHES}, unscale_, step, update",
+                             f"scale {MICRO_BATCHES} 次，然后 unscale_、step、update"),
+                   found=_calls(scaler),
+                   hint_en="scaler.unscale_(optimizer) turns .grad back into the true gradient, which is what "
+                           "clip_grad_norm_(model.parameters(), max_norm) must see: not a max_norm multiplied by "
+                           "the scale",
+                   hint_zh="scaler.unscale_(optimizer) 把 .grad 变回真实的梯度，clip_grad_norm_(model.parameters(), "
+                           "max_norm) 要看的就是它，而不是乘上放大倍数的 max_norm")
 
     check("without clipping in the way, the parameters move as one float32 step on the whole batch would",
           "裁剪不起作用时，参数的变化和整批一次 float32 更新相同")
-    error = ((found - expected).norm() / expected.norm()).item()
-    ratio = (found.norm() / expected.norm()).item()
-    if error > 2e-2:
-        if abs(ratio - MICRO_BATCHES) < 0.1:
-            hint = (f"each micro-batch loss is a mean; {MICRO_BATCHES} of them added count the batch "
-                    f"{MICRO_BATCHES} times: divide each loss by {MICRO_BATCHES} before scaling",
-                    f"每个微批次的损失是平均值，{MICRO_BATCHES} 个加起来等于把整批算了 {MICRO_BATCHES} 遍："
-                    f"放大前每个损失先除以 {MICRO_BATCHES}")
-        elif ratio == 0:
-            hint = ("the parameters did not move: did scaler.step find an inf, or was the optimizer never stepped?",
-                    "参数没有动：是 scaler.step 发现了 inf，还是根本没有更新？")
-        else:
-            hint = ("scale every micro-batch loss divided by their number, unscale_ once, then step",
-                    "每个微批次的损失除以微批次数再放大，unscale_ 一次，然后 step")
-        raise Fail("the parameters moved differently from one float32 step on the whole batch",
-                   "参数的变化和整批一次 float32 更新不同",
-                   expected=("the one-batch step (relative difference below 2e-2)", "整批一次更新（相对差异小于 2e-2）"),
-                   found=(f"{ratio:.3g}× its size, relative difference {error:.2g}",
-                          f"大小是它的 {ratio:.3g} 倍，相对差异 {error:.2g}"),
-                   hint_en=hint[0], hint_zh=hint[1])
+    _compare(run.change, expected, MICRO_BATCHES)
+    check(f"the same with {OTHER_MICRO_BATCHES} micro-batches", f"换成 {OTHER_MICRO_BATCHES} 个微批次也一样")
+    other_model, other_x, other_y = _setup(1, OTHER_MICRO_BATCHES)
+    other_expected, _ = _reference_update(other_model, other_x, other_y, max_norm=1e6)
+    other = _run(solution, other_model, other_x, other_y, max_norm=1e6, micro_batches=OTHER_MICRO_BATCHES)
+    if other.rows != [ROWS] * OTHER_MICRO_BATCHES or len(other.passes) != OTHER_MICRO_BATCHES:
+        raise Fail(f"with {OTHER_MICRO_BATCHES} micro-batches the model ran {len(other.rows)} forwards and "
+                   f"{len(other.passes)} backward() calls",
+                   f"{OTHER_MICRO_BATCHES} 个微批次时，模型做了 {len(other.rows)} 次前向、{len(other.passes)} 次 backward()",
+                   expected=(f"{OTHER_MICRO_BATCHES} of each", f"各 {OTHER_MICRO_BATCHES} 次"),
+                   found=(f"forwards of {', '.join(map(str, other.rows)) or '0'} rows",
+                          f"前向的行数 {'、'.join(map(str, other.rows)) or '0'}"),
+                   hint_en="loop over micro_batches, whatever their number", hint_zh="遍历 micro_batches，不管有几个")
+    _compare(other.change, other_expected, OTHER_MICRO_BATCHES)
 
     max_norm = true_norm / 4
     check(f"with max_norm = {max_norm:.3g} (a quarter of the gradient's norm {true_norm:.3g}) the step is clipped "
@@ -150,7 +257,8 @@ def grad_scaler_step(solution, check):
           f"max_norm = {max_norm:.3g}（梯度范数 {true_norm:.3g} 的四分之一）时，裁剪结果和 float32 的一样："
           f"裁剪看到的是缩回原值的梯度")
     expected, _ = _reference_update(model, x, y, max_norm=max_norm)
-    found, scaler = _run(solution, model, x, y, max_norm=max_norm)
+    run = _run(solution, model, x, y, max_norm=max_norm)
+    found, scaler = run.change, run.scaler
     error = ((found - expected).norm() / expected.norm()).item()
     if error > 2e-2:
         ratio = (expected.norm() / found.norm()).item() if found.norm() > 0 else float("inf")
@@ -172,13 +280,23 @@ def grad_scaler_step(solution, check):
           "有一个微批次在 float16 里溢出时，这一步被跳过，放大倍数减半")
     spoiled = x.clone()
     spoiled[ROWS:2 * ROWS] *= 1e4
-    found, scaler = _run(solution, model, spoiled, y, max_norm=1e6)
+    run = _run(solution, model, spoiled, y, max_norm=1e6)
+    found, scaler = run.change, run.scaler
     if not torch.isfinite(found).all() or found.abs().max() > 0 or scaler.get_scale() != 32768.0:
-        raise Fail("after an overflow the parameters still changed",
-                   "溢出之后参数还是变了",
+        if not scaler.found_non_finite and "step" in scaler.calls:
+            text = ("no gradient became inf or NaN, so there was nothing to skip",
+                    "没有任何梯度变成 inf 或 NaN，所以没有什么可跳过的")
+            hint = ("micro-batch 2 here has inputs 1e4 times too large, and its backward overflows float16: run "
+                    'each micro-batch as it is given, its forward under torch.autocast("cpu", dtype=torch.float16)',
+                    "这里第 2 个微批次的输入大了 1e4 倍，它的反向传播会超出 float16 的范围：每个微批次照原样计算，"
+                    '前向放在 torch.autocast("cpu", dtype=torch.float16) 里')
+        else:
+            text = ("after an overflow the parameters still changed", "溢出之后参数还是变了")
+            hint = ("step through scaler.step(optimizer), not optimizer.step(): it skips a step whose gradients "
+                    "hold inf or NaN",
+                    "用 scaler.step(optimizer) 更新，而不是 optimizer.step()：梯度里有 inf 或 NaN 时它会跳过这一步")
+        raise Fail(*text,
                    expected=("parameters unchanged, scale 32768", "参数不变，放大倍数 32768"),
                    found=(f"largest change {found.abs().max().item():.3g}, scale {scaler.get_scale():g}",
                           f"最大变化 {found.abs().max().item():.3g}，放大倍数 {scaler.get_scale():g}"),
-                   hint_en="step through scaler.step(optimizer), not optimizer.step(): it skips a step whose "
-                           "gradients hold inf or NaN",
-                   hint_zh="用 scaler.step(optimizer) 更新，而不是 optimizer.step()：梯度里有 inf 或 NaN 时它会跳过这一步")
+                   hint_en=hint[0], hint_zh=hint[1])
