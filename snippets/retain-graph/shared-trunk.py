@@ -40,7 +40,7 @@ one_call = gradients()
 
 pairs = list(zip(two_calls, one_call))
 difference = max((p - q).abs().max().item() for p, q in pairs)
-print(f"two backwards vs one of the sum: max |difference| = {difference:.1e}")
+print(f"two backward calls vs one of the sum: max |difference| = {difference:.1e}")
 close = all(torch.allclose(p, q) for p, q in pairs)
 print(f"torch.allclose for every parameter: {close}")
 glue("rg_trunk_difference", difference)

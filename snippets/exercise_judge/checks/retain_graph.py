@@ -93,14 +93,14 @@ def total_loss(solution, check):
     check("train_epoch(model, optimizer, batches) returns a Python float",
           "train_epoch(model, optimizer, batches) 返回一个 Python float")
     with explained("second time",
-                   ("backward ran through a graph that an earlier backward had already freed",
-                    "反向传播走进了一张已经被之前的反向释放过的图"),
+                   ("the backward pass ran through a graph that an earlier backward pass had already freed",
+                    "反向传播走进了一张已经被之前的反向传播释放过的图"),
                    ("one loss.backward() per batch, on that batch's loss",
                     "每个批次一次 loss.backward()，只对这个批次的损失"),
-                   ("something you backwarded holds earlier batches' graphs (a total summed as a tensor?): "
-                    "backward only each batch's own loss, and sum the losses with loss.item()",
-                    "你反向的东西挂着之前批次的图（用张量累加的总损失？）：只对每个批次自己的损失反向，"
-                    "累加损失用 loss.item()")):
+                   ("the tensor you called backward() on holds earlier batches' graphs (a total summed as a tensor?): "
+                    "call backward() only on each batch's own loss, and sum the losses with loss.item()",
+                    "你调用 backward() 的那个张量挂着之前批次的图（用张量累加的总损失？）："
+                    "只对每个批次自己的损失调用 backward()，累加损失用 loss.item()")):
         found = solution.train_epoch(model, optimizer, batches)
     if isinstance(found, torch.Tensor) and found.grad_fn is not None:
         held, divided = _loss_nodes(found), type(found.grad_fn).__name__ == "DivBackward0"
@@ -157,8 +157,8 @@ def total_loss(solution, check):
         unchanged = all(torch.equal(p, q) for p, q in zip(after, initial))
         raise Fail("the parameters differ from those of the training loop in the starter",
                    "参数和起始文件里的训练循环训练出来的不一样",
-                   expected=("the parameters after one epoch of zero_grad, forward, backward, step per batch",
-                             "每个批次 zero_grad、前向、反向、step 走完一个 epoch 之后的参数"),
+                   expected=("the parameters after one epoch of zero_grad, forward, backward(), step per batch",
+                             "每个批次 zero_grad、前向、backward()、step 走完一个 epoch 之后的参数"),
                    found=("the initial parameters: nothing was trained", "初始参数：根本没有训练")
                    if unchanged else (f"parameters off by up to {difference:.2g}", f"参数最多相差 {difference:.2g}"),
                    hint_en="the fix is only in how the loss is summed: keep zero_grad, loss.backward() and "
@@ -247,15 +247,15 @@ def eval_accuracy(solution, check):
           "evaluate(model, batches) 能运行完，并返回 Python float")
     try:
         with explained("does not require grad",
-                       ("a backward raised: an accuracy has no gradient, and evaluation needs no backward",
-                        "反向传播报错了：准确率没有梯度，评估也根本不需要反向"),
+                       ("a backward() call raised: an accuracy has no gradient, and evaluation needs no backward pass",
+                        "backward() 报错了：准确率没有梯度，评估也根本不需要反向传播"),
                        ("evaluate returns the accuracy, with no backward() anywhere",
                         "evaluate 返回准确率，全程没有 backward()"),
                        ("argmax and == are not differentiable, so the accuracy has no grad_fn and backward() "
-                        "has nothing to go back through; and evaluation updates nothing: delete the backward "
+                        "has nothing to go back through; and evaluation updates nothing: delete the backward() call "
                         "and run the loop under `with torch.no_grad():`",
                         "argmax 和 == 不可导，所以准确率没有 grad_fn，backward() 无路可走；评估也不更新任何参数："
-                        "删掉 backward，把循环放进 `with torch.no_grad():`")), \
+                        "删掉 backward()，把循环放进 `with torch.no_grad():`")), \
                 torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
             found = solution.evaluate(model, batches)
     finally:
@@ -271,9 +271,9 @@ def eval_accuracy(solution, check):
     check("no tensor was saved for backward while evaluate ran",
           "evaluate 运行期间，没有任何张量被保存给反向传播")
     if saved:
-        raise Fail(f"the forward passes recorded a graph: {len(saved)} tensors were saved for a backward "
+        raise Fail(f"the forward passes recorded a graph: {len(saved)} tensors were saved for a backward pass "
                    f"that evaluation never needs",
-                   f"前向传播记录了计算图：为评估根本用不到的反向保存了 {len(saved)} 个张量",
+                   f"前向记录了计算图：为评估根本用不到的反向传播保存了 {len(saved)} 个张量",
                    expected="0", found=str(len(saved)),
                    hint_en="wrap the loop in `with torch.no_grad():`: nothing is recorded and nothing is saved",
                    hint_zh="把循环放进 `with torch.no_grad():`：什么都不记录，也什么都不保存")
@@ -281,12 +281,12 @@ def eval_accuracy(solution, check):
     check("no parameter has a .grad afterwards", "之后没有任何参数带 .grad")
     with_grad = [name for name, p in model.named_parameters() if p.grad is not None]
     if with_grad:
-        raise Fail("a backward ran during evaluation and left gradients in the model",
+        raise Fail("a backward pass ran during evaluation and left gradients in the model",
                    "评估期间跑了反向传播，在模型里留下了梯度",
                    expected=("every .grad still None", "所有 .grad 仍是 None"),
                    found=(f".grad set on {', '.join(with_grad)}", f"{', '.join(with_grad)} 有了 .grad"),
-                   hint_en="evaluation computes no loss to backward: remove every backward()",
-                   hint_zh="评估不需要对任何损失反向：去掉所有 backward()")
+                   hint_en="evaluation has no loss to call backward() on: remove every backward()",
+                   hint_zh="评估不需要对任何损失调用 backward()：去掉所有 backward()")
 
     check("every forward ran in eval mode (dropout off, batch norm on its running statistics)",
           "每次前向都在 eval 模式下进行（dropout 关闭，batch norm 用累计的统计量）")
