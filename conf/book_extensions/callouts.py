@@ -7,6 +7,8 @@
     The rest: what was measured.
     :::
     {reading-time}`estimate`          minutes, from the page's own prose and code
+    :::{chapter-times}                 on a landing page: each chapter its toctrees include, with its
+    :::                                minutes, and the total
 
 Tip and warning are Sphinx's own ``{tip}`` and ``{warning}``.
 """
@@ -20,8 +22,10 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+import book_settings
 from book_extensions import ENV_VERSION
 from book_extensions import pages
+from book_extensions.glossary import NOT_CHAPTERS
 from book_extensions.languages import text
 
 # Reading speeds for technical text: Chinese characters, English words, lines of code.
@@ -71,19 +75,70 @@ class OftenSaid(SphinxDirective):
         return [node]
 
 
+def reading_time(page: pages.Page, language: str) -> tuple[int, int, int]:
+    """(minutes, units of prose, lines of code) of a page: Chinese counts characters, English words."""
+    prose = "\n".join(words for _, words in page.prose)
+    if language.startswith("zh"):
+        units, per_minute = len(HAN.findall(prose)) + len(WORD.findall(prose)), CHARACTERS_PER_MINUTE
+    else:
+        units, per_minute = len(WORD.findall(prose)), WORDS_PER_MINUTE
+    code = sum(1 for p in page.snippets if p.is_file()
+               for line in p.read_text(encoding="utf-8").splitlines() if line.strip())
+    return max(1, math.ceil(units / per_minute + code / CODE_LINES_PER_MINUTE)), units, code
+
+
 class ReadingTime(SphinxRole):
     def run(self):
-        page = pages.page_of(self.env)
-        prose = "\n".join(words for _, words in page.prose)
-        if self.env.config.language.startswith("zh"):
-            units, per_minute = len(HAN.findall(prose)) + len(WORD.findall(prose)), CHARACTERS_PER_MINUTE
-        else:
-            units, per_minute = len(WORD.findall(prose)), WORDS_PER_MINUTE
-        code = sum(1 for p in page.snippets if p.is_file()
-                   for line in p.read_text(encoding="utf-8").splitlines() if line.strip())
-        minutes = max(1, math.ceil(units / per_minute + code / CODE_LINES_PER_MINUTE))
+        minutes, units, code = reading_time(pages.page_of(self.env), self.env.config.language)
         line = text(self.env, "reading-time").format(minutes=minutes, prose=units, code=code)
         return [nodes.inline(line, line, classes=["reading-time"])], []
+
+
+class chapter_times(nodes.General, nodes.Element):
+    """Where the landing page's table of chapters goes, once every page's title is known."""
+
+
+class ChapterTimes(SphinxDirective):
+    def run(self):
+        # The table quotes every chapter's reading time: read this page again when one changes.
+        for page in pages.book_pages(book_settings.TREE_OF_SPHINX_LANGUAGE[self.env.config.language]).values():
+            for path in [page.path, *page.snippets]:
+                self.env.note_dependency(str(path))
+        return [chapter_times()]
+
+
+def fill_chapter_times(app, doctree, docname):
+    """Each chapter the page's toctrees include (the appendix pages are no chapters), linked, with its
+    reading time, and the total."""
+    env, say = app.env, lambda key, **kw: text(app.env, key).format(**kw)
+    for placeholder in list(doctree.findall(chapter_times)):
+        rows, total = [], 0
+        for number, chapter in enumerate((d for d in env.toctree_includes.get(docname, []) if d not in NOT_CHAPTERS),
+                                         start=1):
+            minutes = reading_time(pages.page_of(env, chapter), app.config.language)[0]
+            total += minutes
+            link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, chapter))
+            link += env.titles[chapter].deepcopy().children
+            rows.append([str(number), nodes.paragraph("", "", link), say("minutes", minutes=minutes)])
+        rows.append(["", nodes.strong(text=say("total")), nodes.strong(text=say("hours", hours=f"{total / 60:.1f}",
+                                                                                  minutes=total))])
+        placeholder.replace_self(_table(["", say("col-chapter"), say("col-reading-time")], rows, ["chapter-times"]))
+
+
+def _table(header: list[str], rows: list[list], classes: list[str]) -> nodes.table:
+    table = nodes.table(classes=classes)
+    group = nodes.tgroup(cols=len(header))
+    table += group
+    group.extend(nodes.colspec(colwidth=width) for width in (1, 10, 3))
+    for part, lines in ((nodes.thead(), [header]), (nodes.tbody(), rows)):
+        for cells in lines:
+            row = nodes.row()
+            for cell in cells:
+                row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else nodes.paragraph("", "", *(
+                    [cell] if isinstance(cell, nodes.Node) else [nodes.Text(cell)])))
+            part += row
+        group += part
+    return table
 
 
 def setup(app):
@@ -91,5 +146,9 @@ def setup(app):
     app.add_directive("stop-here", StopHere)
     app.add_directive("often-said", OftenSaid)
     app.add_role("reading-time", ReadingTime())
+    app.add_node(chapter_times)
+    app.add_directive("chapter-times", ChapterTimes)
+    app.connect("doctree-resolved", fill_chapter_times)
+
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": ENV_VERSION}

@@ -3,9 +3,10 @@
 A check is a function with asserts in snippets/<chapter>/claims.py, shared by both languages.
 `nox -s tests` runs every check on every supported torch (tests/test_claims.py) and records the
 result with a hash of the check's code. On the page the role becomes a small mark after the
-sentence; pressing it opens the check's code and the torch versions it passed on, read from the
-test records (a record of other code for the check does not count). A claim that names no check
-fails the build with page and line.
+sentence; pressing it opens a sheet along the bottom of the window (the sentence stays in view above
+it, _static/claims.js): the check's one-line docstring, the torch versions it passed on, read from the
+test records (a record of other code for the check does not count), and its code, highlighted. A
+claim that names no check fails the build with page and line.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from functools import cache
 from pathlib import Path
 
 from docutils import nodes
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
@@ -72,6 +76,12 @@ def all_checks() -> dict[str, str]:
             for name, source in checks_of(path.parent.name).items()}
 
 
+def check_sentence(source: str, name: str) -> str:
+    """The check's docstring: the sentence it proves."""
+    function = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == name)
+    return " ".join((ast.get_docstring(function) or "").split())
+
+
 def check_hash(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16]
 
@@ -93,14 +103,20 @@ class claim_mark(nodes.Inline, nodes.Element):
 
 
 def visit_claim_mark(self, node):
-    target = node["target"]
+    """A button and its popover, inside the sentence's paragraph: phrasing content only (spans)."""
+    target, escape = node["target"], html.escape
+    code = highlight(node["code"], PythonLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")
     self.body.append(
-        f'<button type="button" class="claim-mark" popovertarget="{target}" aria-label="{html.escape(node["label"])}"'
-        f' title="{html.escape(node["label"])}">✓</button>'
-        f'<span class="claim-check" id="{target}" popover>'
-        f'<span class="claim-check-title">{html.escape(node["title"])}</span>'
-        f'<span class="claim-check-versions">{html.escape(node["versions"])}</span>'
-        f'<code class="claim-check-code">{html.escape(node["code"])}</code></span>')
+        f'<button type="button" class="claim-mark" popovertarget="{target}" aria-label="{escape(node["label"])}"'
+        f' title="{escape(node["label"])}">✓</button>'
+        f'<span class="claim-check" id="{target}" popover role="dialog" aria-labelledby="{target}-sentence">'
+        f'<span class="claim-check-head"><span class="claim-check-sentence" id="{target}-sentence">'
+        f'{escape(node["sentence"])}</span>'
+        f'<button type="button" class="claim-check-close" popovertarget="{target}" popovertargetaction="hide"'
+        f' aria-label="{escape(node["close"])}" title="{escape(node["close"])}">×</button></span>'
+        f'<span class="claim-check-versions">{escape(node["versions"])}</span>'
+        f'<span class="claim-check-id">{escape(node["title"])}</span>'
+        f'<code class="claim-check-code highlight">{code}</code></span>')
     raise nodes.SkipNode
 
 
@@ -123,6 +139,8 @@ class ClaimRole(SphinxRole):
             target=f"claim-{count}",
             label=say("claim-label"),
             title=say("claim-title", check=check),
+            sentence=check_sentence(source, check.partition("/")[2]),
+            close=say("claim-close"),
             versions=say("claim-passed", versions=", ".join(versions)) if versions else say("claim-not-run"),
             code=source,
         )
@@ -137,6 +155,7 @@ def records_of(page: pages.Page) -> list[Path]:
 def setup(app):
     app.add_node(claim_mark, html=(visit_claim_mark, None))
     app.add_role("claim", ClaimRole())
+    app.add_js_file("claims.js", loading_method="defer")
     rereads.watch(app, "claim-records", records_of)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": ENV_VERSION}

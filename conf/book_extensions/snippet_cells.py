@@ -8,12 +8,18 @@
   snippet leaves the old output in place. (The execution cache is keyed by the helpers too.)
 - When a cell raises, myst-nb names only the page; this names ``snippets/<path>.py:<line>``.
 - Above each cell, the snippet's path links to a download of the file, so a reader can run
-  it exactly as the book did. Rendered cells are matched with code cells by order, so a page
-  where myst-nb rendered another number of cells fails the build instead of losing its links.
+  it exactly as the book did: the file, after stand-ins for the helpers it imports
+  (``stand_ins``), so that it runs with torch alone. Rendered cells are matched with code cells by
+  order, so a page where myst-nb rendered another number of cells fails the build instead of
+  losing its links.
+- In the rendered code, the lines that only hand numbers to the prose (``glue(...)`` calls and an
+  import of glue alone) are marked as Sphinx marks emphasized lines, and book.css dims them.
 """
 
 from __future__ import annotations
 
+import ast
+import os
 import re
 from pathlib import Path
 
@@ -26,6 +32,7 @@ from sphinx.util import logging
 import book_settings
 from book_extensions import ENV_VERSION
 from book_extensions import pages
+from book_extensions.stand_ins import standalone
 
 logger = logging.getLogger(__name__)
 
@@ -161,10 +168,39 @@ class SnippetDownloads(SphinxTransform):
                 logger.error(f"{book_settings.too_loud(pages.relative(code_cell.snippet))}; in the code cell at "
                              f"{code_cell.where} (tagged raises-exception, but this is no error the page means)",
                              location=(self.env.docname, code_cell.line), type="snippet", subtype="exec")
-            link = addnodes.download_reference("", "", refdoc=self.env.docname, reftarget=code_cell.load,
+            source = next((node for node in cell.findall(nodes.literal_block)), None)
+            dimmed = glue_lines(code_cell.snippet) if code_cell.snippet else []
+            if source is not None and dimmed:
+                source["highlight_args"] = {**source.get("highlight_args", {}), "hl_lines": dimmed}
+            link = addnodes.download_reference("", "", refdoc=self.env.docname,
+                                               reftarget=self.download_copy(code_cell.snippet),
                                                refexplicit=True, classes=["snippet-download"])
             link += nodes.literal(text=pages.relative(code_cell.snippet))
             cell.insert(0, nodes.paragraph("", "", link, classes=["snippet-source"]))
+
+    def download_copy(self, snippet: Path) -> str:
+        """Write the snippet as a reader downloads it (``standalone``) beside this language's build,
+        under the snippet's own name; return its path relative to the page, as a download target."""
+        copy = Path(self.env.doctreedir).parent / "downloads" / snippet.relative_to(pages.SNIPPETS)
+        text = standalone(snippet)
+        if not copy.is_file() or copy.read_text(encoding="utf-8") != text:
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_text(text, encoding="utf-8")
+        return os.path.relpath(copy, Path(self.env.doc2path(self.env.docname)).parent)
+
+
+def glue_lines(snippet: Path) -> list[int]:
+    """The lines (1-based) of the snippet's statements that only hand a value to the prose: calls of
+    glue, and an import of glue alone."""
+    lines = []
+    for statement in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"))):
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        glued = isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "glue"
+        imports_glue = (isinstance(statement, ast.ImportFrom) and statement.module == "measured"
+                        and [alias.name for alias in statement.names] == ["glue"])
+        if glued or imports_glue:
+            lines += range(statement.lineno, statement.end_lineno + 1)
+    return sorted(lines)
 
 
 def setup(app):

@@ -6,7 +6,9 @@ build/records/torch-<version>.json and this directive renders what it finds ther
     ```{verification-report}
     ```
 
-Each version × snippet is *same as the default* (its output matched the shared snapshot),
+It opens with its verdict in one sentence, then the table per version; the grid shows only the
+snippets some version prints differently (the rest of the grid folded below it), then every reviewed
+difference. Each version × snippet is *same as the default* (its output matched the shared snapshot),
 *differs, reviewed* (it matched the version's own reviewed snapshot; links to the diff, listed
 below the table), *differs, not reviewed* (it matched neither), *failed*, *stale* (the snippet or
 its snapshot changed after that run), *missing* (no entry), and a version without a record file
@@ -32,6 +34,7 @@ from book_extensions import rereads
 from book_extensions.claims import all_checks, check_hash
 from book_extensions import snapshots
 from book_extensions.languages import text
+from book_extensions.torch_differences import torch_difference
 
 RECORDS = book_settings.RECORDS
 
@@ -69,12 +72,13 @@ def build_time() -> datetime:
     return datetime.fromtimestamp(int(epoch), tz=timezone.utc) if epoch else datetime.now(timezone.utc)
 
 
-class VerificationReport(SphinxDirective):
+class Findings(SphinxDirective):
+    """What the records say: per version, each snippet's status and how many checks passed."""
+
     has_content = False
 
-    def run(self):
-        env, say = self.env, lambda key, **kw: text(self.env, key).format(**kw)
-        versions, default = book_settings.TORCH_VERSIONS, book_settings.DEFAULT_TORCH
+    def findings(self):
+        versions = book_settings.TORCH_VERSIONS
         snippets = sorted(pages.relative(s) for s in loaded_snippets())
         current = {name: pages.snippet_hash(pages.ROOT / name) for name in snippets}
         records = {}
@@ -82,12 +86,76 @@ class VerificationReport(SphinxDirective):
             path = RECORDS / f"torch-{torch}.json"  # watched by record_files: a record may come later
             if path.is_file():
                 records[torch] = json.loads(path.read_text(encoding="utf-8"))
+        statuses = {torch: {name: self._status(records.get(torch), name, current[name], torch) for name in snippets}
+                    for torch in versions}
+        checks = all_checks()
+        for claims_file in pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"):
+            self.env.note_dependency(str(claims_file))  # a changed check makes its old records stale
+        passed_checks = {torch: sum(record.get("claims", {}).get(check, {}).get("sha256") == check_hash(source)
+                                    and record["claims"][check]["status"] == "passed"
+                                    for check, source in checks.items())
+                         for torch, record in records.items()}
+        return snippets, records, statuses, checks, passed_checks
 
+    def say(self, key, **kw) -> str:
+        return text(self.env, key).format(**kw)
+
+    @staticmethod
+    def _verdict(statuses, passed_checks, total_checks, say) -> str:
+        """One sentence: every supported torch ran every snippet and check, or what did not hold."""
+        versions = book_settings.TORCH_VERSIONS
+        problems = []
+        for torch in versions:
+            found = list(statuses[torch].values())
+            if "no-record" in found:
+                problems.append(say("verdict-no-record", torch=torch))
+                continue
+            bad = {status: found.count(status) for status in STATUSES if status not in ("same", "reviewed")
+                   and found.count(status)}
+            if bad:
+                problems.append(say("verdict-snippets", torch=torch, what=", ".join(
+                    f"{count} {say('status-' + status)}" for status, count in bad.items())))
+            if passed_checks.get(torch, 0) != total_checks:
+                problems.append(say("verdict-checks", torch=torch, passed=passed_checks.get(torch, 0), total=total_checks))
+        if problems:
+            return say("verdict-open", problems="; ".join(problems))
+        reviewed = sum(any(statuses[torch][name] == "reviewed" for torch in versions) for name in statuses[versions[0]])
+        return say("verdict-all", count=len(versions), versions=", ".join(versions), checks=total_checks,
+                   snippets=len(statuses[versions[0]]), reviewed=reviewed)
+
+    @staticmethod
+    def _status(record, name, sha, torch) -> str:
+        if record is None:
+            return "no-record"
+        entry = record["snippets"].get(name)
+        if entry is None:
+            return "missing"
+        snapshot = snapshots.expected_snapshot(pages.ROOT / name, torch)
+        if entry["sha256"] != sha or entry.get("snapshot_sha256") != pages.snippet_hash(snapshot):
+            return "stale"
+        if entry["status"] == "passed":
+            return "same" if snapshot == snapshots.snapshot_path(pages.ROOT / name) else "reviewed"
+        return "unreviewed" if entry["status"] == "differs" else entry["status"]
+
+
+
+class VerificationVerdict(Findings):
+    """The report's verdict in one sentence, for the top of the page."""
+
+    def run(self):
+        snippets, records, statuses, checks, passed_checks = self.findings()
+        return [nodes.paragraph("", self._verdict(statuses, passed_checks, len(checks), self.say),
+                                classes=["verification-verdict"])]
+
+
+class VerificationReport(Findings):
+    def run(self):
+        say = self.say
+        versions, default = book_settings.TORCH_VERSIONS, book_settings.DEFAULT_TORCH
+        snippets, records, statuses, checks, passed_checks = self.findings()
         this_build = say("report-this-build", torch=book_settings.installed_torch(), python=platform.python_version(),
                          sphinx=version("sphinx"), myst_nb=version("myst-nb"),
                          date=f"{build_time():%Y-%m-%d %H:%M} UTC")
-        statuses = {torch: {name: self._status(records.get(torch), name, current[name], torch) for name in snippets}
-                    for torch in versions}
         summary = []
         for torch in versions:
             record = records.get(torch)
@@ -96,16 +164,11 @@ class VerificationReport(SphinxDirective):
                 continue
             found = list(statuses[torch].values())
             counts = ", ".join(f"{found.count(s)} {say('status-' + s)}" for s in STATUSES if found.count(s))
-            checks = all_checks()
-            for claims_file in pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"):
-                env.note_dependency(str(claims_file))  # a changed check makes its old records stale
-            passed = sum(record.get("claims", {}).get(check, {}).get("sha256") == check_hash(source)
-                         and record["claims"][check]["status"] == "passed" for check, source in checks.items())
-            counts += "; " + say("report-claims", passed=passed, total=len(checks))
+            counts += "; " + say("report-claims", passed=passed_checks[torch], total=len(checks))
             summary.append([torch + (say("report-default") if torch == default else ""),
                             _when(record.get("last_passed")), _when(record["updated"]), record["python"],
                             f"Sphinx {record['sphinx']}, myst-nb {record['myst_nb']}", counts])
-        grid = []
+        differing, same = [], []
         for name in snippets:
             row = [name.removeprefix("snippets/")]
             for torch in versions:
@@ -117,13 +180,17 @@ class VerificationReport(SphinxDirective):
                     row.append(cell)
                 else:
                     row.append(label)
-            grid.append(row)
+            (same if all(statuses[torch][name] == "same" for torch in versions) else differing).append(row)
+        header = [say("col-snippet"), *[f"torch {v}" for v in versions]]
+        folded = torch_difference(summary=say("report-same-folded", count=len(same), default=default))
+        folded += _table(header, same, ["verification-grid"])
         return [
             nodes.paragraph("", this_build),
             _table([say("col-torch"), say("col-passed"), say("col-updated"), "Python", say("col-tools"),
                     say("col-result")], summary, ["verification-summary"]),
             nodes.paragraph("", say("report-grid-explained", default=default)),
-            _table([say("col-snippet"), *[f"torch {v}" for v in versions]], grid, ["verification-grid"]),
+            *([_table(header, differing, ["verification-grid"])] if differing else []),
+            *([folded] if same else []),
             *self._reviewed_differences(snippets, default, say),
         ]
 
@@ -141,20 +208,6 @@ class VerificationReport(SphinxDirective):
             return [nodes.paragraph("", say("report-no-differences", default=default))]
         return [nodes.paragraph("", say("report-differences", default=default)), *found]
 
-    @staticmethod
-    def _status(record, name, sha, torch) -> str:
-        if record is None:
-            return "no-record"
-        entry = record["snippets"].get(name)
-        if entry is None:
-            return "missing"
-        snapshot = snapshots.expected_snapshot(pages.ROOT / name, torch)
-        if entry["sha256"] != sha or entry.get("snapshot_sha256") != pages.snippet_hash(snapshot):
-            return "stale"
-        if entry["status"] == "passed":
-            return "same" if snapshot == snapshots.snapshot_path(pages.ROOT / name) else "reviewed"
-        return "unreviewed" if entry["status"] == "differs" else entry["status"]
-
 
 # In the order the summary counts them.
 STATUSES = ("same", "reviewed", "unreviewed", "failed", "stale", "missing")
@@ -167,7 +220,7 @@ def loaded_snippets() -> frozenset:
 
 
 def _reports(page: pages.Page) -> bool:
-    return any(directive.name == "verification-report" for directive in page.directives)
+    return any(directive.name in ("verification-report", "verification-verdict") for directive in page.directives)
 
 
 def every_snapshot(page: pages.Page) -> list:
@@ -185,6 +238,7 @@ def record_files(page: pages.Page) -> list:
 
 def setup(app):
     app.add_directive("verification-report", VerificationReport)
+    app.add_directive("verification-verdict", VerificationVerdict)
     rereads.watch(app, "all-snapshots", every_snapshot)
     rereads.watch(app, "records", record_files)
     return {"parallel_read_safe": True, "parallel_write_safe": True,

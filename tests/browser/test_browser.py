@@ -5,10 +5,12 @@ Every test ends by failing on any request that left 127.0.0.1 and on any console
 Screenshots of every page (light and dark, desktop and phone) land in build/screenshots/.
 """
 
+import re
 from urllib.parse import quote, urlsplit
 
 import pytest
 
+import book_settings
 from book_extensions import pages
 
 pytestmark = pytest.mark.browser
@@ -154,9 +156,11 @@ def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, book_pa
             failed.append(str(error))
 
     tab = open_tab("desktop", "light")
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = tab.goto(book_page)
     assert theme(page) == "light", f"{book_page} did not open light on a light system"
     check(assert_icons_painted_without_fonts, tab, book_page)
+    check(assert_copy_button_copies_the_code, page, book_page)
     tab.screenshot(shot(book_page, "light", "desktop"))
 
     page.locator(".theme-switch-button").filter(visible=True).first.click()
@@ -192,6 +196,22 @@ def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, book_pa
     tab.assert_clean()
 
 
+def assert_copy_button_copies_the_code(page, book_page: str) -> None:
+    """The copy button of the first code cell puts exactly its snippet's code on the clipboard."""
+    cells = page.locator("div.cell_code")
+    if not cells.count():
+        return
+    cell = cells.first
+    snippet = pages.ROOT / cell.locator("p.snippet-source code").inner_text().strip()
+    code = cell.locator("div.cell_input div.highlight")
+    code.scroll_into_view_if_needed()
+    code.hover()
+    code.locator("button.copybtn").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == snippet.read_text(encoding="utf-8").strip(), (
+        f"{book_page}: the copy button copied {copied[:80]!r}, not {pages.relative(snippet)}")
+
+
 def assert_first_answer_opens(page, book_page: str) -> None:
     answers = page.locator("details.sd-dropdown")
     if answers.count():
@@ -223,14 +243,32 @@ def assert_version_difference_and_claim_check_open(page, book_page: str) -> None
         assert fold.locator("pre").is_visible(), f"{book_page}: the version difference did not open"
     marks = page.locator("button.claim-mark").filter(visible=True)  # not those inside folded answers
     if marks.count():
-        mark = marks.first
-        check = page.locator(f"#{mark.get_attribute('popovertarget')}")
-        assert not check.is_visible(), f"{book_page}: a claim's check shows before its mark is pressed"
-        mark.click()
-        assert check.is_visible(), f"{book_page}: pressing the claim mark did not open its check"
-        assert "def " in check.locator("code").inner_text(), f"{book_page}: the opened check shows no code"
+        check = assert_claim_check_opens_below_its_sentence(page, book_page, marks.first, tap=False)
         page.keyboard.press("Escape")
         assert not check.is_visible(), f"{book_page}: Escape did not close the check"
+        marks.first.click()
+        check.locator("button.claim-check-close").click()
+        assert not check.is_visible(), f"{book_page}: the check's close button did not close it"
+
+
+def assert_claim_check_opens_below_its_sentence(page, book_page: str, mark, tap: bool):
+    """A claim's mark is a target of at least 24 x 24 px; it opens a sheet that leads with the
+    sentence the check proves, shows the check's highlighted code and leaves the mark in view above it."""
+    mark.scroll_into_view_if_needed()
+    box = mark.bounding_box()
+    assert box["width"] >= 24 and box["height"] >= 24, f"{book_page}: a claim mark is only {box['width']} x {box['height']} px"
+    check = page.locator(f"#{mark.get_attribute('popovertarget')}")
+    assert not check.is_visible(), f"{book_page}: a claim's check shows before its mark is pressed"
+    mark.tap() if tap else mark.click()
+    assert check.is_visible(), f"{book_page}: pressing the claim mark did not open its check"
+    assert check.locator(".claim-check-sentence").inner_text().strip(), f"{book_page}: the check opens without its sentence"
+    code = check.locator("code.claim-check-code")
+    assert "def " in code.inner_text() and code.locator("span").count(), f"{book_page}: the check's code is missing or not highlighted"
+    sheet, mark_box = check.bounding_box(), mark.bounding_box()
+    assert 0 <= mark_box["y"] and mark_box["y"] + mark_box["height"] <= sheet["y"], (
+        f"{book_page}: the check's sheet (top at {sheet['y']:.0f} px) covers the sentence's mark (at {mark_box['y']:.0f} px)")
+    assert check.locator("button.claim-check-close").is_visible(), f"{book_page}: the check has no visible close button"
+    return check
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -248,6 +286,22 @@ def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
     assert not columns["broken"], f"{book_page}: table lines wrapped on a phone: {columns['broken'][:5]}"
     if scheme == "light":
         assert_drawers_open_and_close(page, book_page, "phone")
+        marks = page.locator("button.claim-mark").filter(visible=True)
+        if marks.count():
+            check = assert_claim_check_opens_below_its_sentence(page, book_page, marks.nth(marks.count() // 2), tap=True)
+            check.locator("button.claim-check-close").tap()
+            assert not check.is_visible(), f"{book_page}: tapping the check's close button did not close it"
+        folds = page.locator("details.torch-difference > summary").filter(visible=True)
+        if folds.count():
+            folds.first.tap()
+            assert folds.first.locator("xpath=..").evaluate("d => d.open"), f"{book_page}: tapping a version fold did not open it"
+        answers = page.locator("details.sd-dropdown > summary").filter(visible=True)
+        if answers.count():
+            answers.first.tap()
+            assert answers.first.locator("xpath=..").evaluate("d => d.open"), f"{book_page}: tapping an answer did not open it"
+        page.locator(".theme-switch-button").filter(visible=True).first.tap()
+        page.locator(".theme-change-button[data-mode=dark]").filter(visible=True).first.tap()
+        assert theme(page) == "dark", f"{book_page}: tapping the colour switch on a phone did not turn the page dark"
     tab.assert_clean()
 
 
@@ -346,6 +400,66 @@ def test_search_puts_the_page_first(open_tab, language, query, expected):
     assert found[:1] == [expected], (
         f"searching the {language} site for {query!r}: expected {expected} first, the results begin "
         f"{found[:5] or 'empty (no result)'}")
+    assert_summaries_come_from_the_prose(page, f"{language}: {query!r}")
+    tab.assert_clean()
+
+
+# Words of the page's controls, of the hidden claim checks and of the lines under the title (execution
+# badge, reading time), which a result's summary must not quote.
+NOT_PROSE = ("System Settings", "跟随系统", "浅色", "深色", "def ", "assert ", "Executed with torch", "实际执行",
+             "min to read", "阅读约")
+
+
+def assert_summaries_come_from_the_prose(page, search: str) -> None:
+    page.wait_for_function("document.querySelectorAll('ul.search > li > p.context').length > 0")
+    summaries = page.locator("ul.search > li > p.context").all_inner_texts()
+    quoting = [summary for summary in summaries if any(words in summary for words in NOT_PROSE)]
+    assert not quoting, f"search {search}: summaries quote the page's controls or its checks' code: {quoting[:2]}"
+
+
+@pytest.mark.parametrize("device", ["phone", "desktop"])
+def test_the_search_field_icon_leaves_the_query_readable(open_tab, device):
+    tab = open_tab(device)
+    page = tab.goto("zh/search.html?q=%E5%8F%B6%E5%AD%90%E5%BC%A0%E9%87%8F")
+    field = page.locator("form.bd-search").filter(visible=True).first
+    icon, box = field.locator("i, svg, .fa-magnifying-glass").first.bounding_box(), field.locator("input").bounding_box()
+    text_starts = box["x"] + float(field.locator("input").evaluate("i => getComputedStyle(i).paddingLeft").removesuffix("px"))
+    assert text_starts >= icon["x"] + icon["width"], (
+        f"{device}: the search field's text starts at {text_starts:.0f} px, under its icon (to {icon['x'] + icon['width']:.0f} px)")
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("language", pages.LANGUAGES)
+def test_the_landing_page_gives_the_length_and_a_start(open_tab, language):
+    """Every chapter with its reading time, a total that adds them up, and a button into chapter 1."""
+    tab = open_tab("phone")
+    page = tab.goto(f"{language}/index.html")
+    rows = page.locator("table.chapter-times tbody tr").all()
+    minutes = [int(re.search(r"(\d+)", row.locator("td").last.inner_text()).group(1)) for row in rows[:-1]]
+    chapters = [row.locator("a").get_attribute("href") for row in rows[:-1]]
+    assert len(chapters) == 14 and all(m > 0 for m in minutes), (chapters, minutes)
+    total = rows[-1].locator("td").last.inner_text()
+    assert f"{sum(minutes)}" in total, f"{language}: the total {total!r} is not the sum of {minutes}"
+    with page.expect_navigation():
+        page.locator("a.sd-btn").filter(visible=True).first.tap()
+    assert tab.path() == f"{language}/{chapters[0]}", f"{language}: the start button led to {tab.path()}"
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("language", pages.LANGUAGES)
+def test_the_verification_appendix_opens_with_its_verdict(open_tab, language):
+    """The verdict is the page's first paragraph; the grid shows only the snippets that differ somewhere,
+    and folds the rest."""
+    tab = open_tab()
+    page = tab.goto(f"{language}/verification.html")
+    first = page.locator("article p:not(.execution-badge)").first  # the badge under every page's title comes first
+    assert "verification-verdict" in (first.get_attribute("class") or ""), f"{language}: the page opens with {first.inner_text()!r}"
+    grids = page.locator("table.verification-grid")
+    shown = [row.inner_text() for row in grids.first.locator("tbody tr").all()]
+    same = {"en": "same as default", "zh": "与默认版本相同"}[language]
+    assert all(row.count(same) < len(book_settings.TORCH_VERSIONS) for row in shown), f"{language}: a row of sames is shown"
+    folds = page.locator("details.torch-difference", has=page.locator("table.verification-grid"))
+    assert all(not fold.evaluate("d => d.open") for fold in folds.all()), f"{language}: the sames are not folded"
     tab.assert_clean()
 
 
