@@ -1,6 +1,6 @@
-# expect: expected one backward per micro-batch (4)
-# Forward on each micro-batch, but the losses are summed and backwarded once: every micro-batch's graph
-# stays alive until the end, which is the memory accumulation is meant to save.
+# expect: expected one backward() per micro-batch (4) and no other backward pass
+# A forward on each micro-batch, but the losses are summed, with one backward() at the end: every
+# micro-batch's graph stays alive until then, which is the memory accumulation is meant to save.
 
 
 def accumulate(model, loss_fn, x, y, steps):

@@ -1,5 +1,5 @@
 # expect: 4.00× the one-batch gradient
-# The usual first try: backward every micro-batch as if it were the whole batch.
+# The usual first try: call backward() on every micro-batch's loss as if it were the whole batch's.
 
 
 def accumulate(model, loss_fn, x, y, steps):

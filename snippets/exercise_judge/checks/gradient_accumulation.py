@@ -4,114 +4,244 @@ import torch
 from torch import nn
 
 from exercise_judge.checking import Fail, exercise, times
+from exercise_judge.spies import autograd_passes, counted
+
+ROWS, FEATURES = 64, 5
+# Every check holds for each of these runs: two mean-reduced losses, two numbers of micro-batches,
+# so that neither a loss function nor a count written into the solution passes.
+RUNS = [(loss, steps) for loss in (nn.functional.mse_loss, nn.functional.smooth_l1_loss) for steps in (4, 2)]
+TOLERANCE = 1e-5  # the exercise's "at most 1e-5 in any entry"
+
+
+class Run:
+    """One call of accumulate, watched: for each forward of the model its input and how many backward
+    passes had run before it; for each call of loss_fn its target; for each parameter, after each
+    accumulation into its .grad, the pass it came from and a copy of .grad; the passes themselves."""
+
+    def __init__(self, solution, loss, steps, seed):
+        torch.manual_seed(seed)
+        self.loss, self.steps, self.name = loss, steps, loss.__name__
+        self.x, self.y = torch.randn(ROWS, FEATURES), torch.randn(ROWS, 1)
+        self.model = nn.Linear(FEATURES, 1)
+        self.reference = nn.Linear(FEATURES, 1)
+        self.reference.load_state_dict(self.model.state_dict())
+        self.forwards, self.targets = [], []
+        self.accumulated = {name: [] for name, _ in self.model.named_parameters()}
+        with autograd_passes() as passes:
+            self.passes = passes
+            self.model.register_forward_pre_hook(
+                lambda module, args: self.forwards.append((args[0].detach().clone() if args else None, len(passes))))
+            for name, parameter in self.model.named_parameters():
+                parameter.register_post_accumulate_grad_hook(
+                    lambda parameter, name=name: self.accumulated[name].append((len(passes),
+                                                                                parameter.grad.detach().clone())))
+
+            def loss_fn(output, target):
+                self.targets.append(target.detach().clone())
+                return loss(output, target)
+
+            solution.accumulate(self.model, loss_fn, self.x, self.y, steps)
+
+    @property
+    def said(self) -> tuple[str, str]:
+        return (f"loss_fn = {self.name}, steps = {self.steps}", f"loss_fn = {self.name}、steps = {self.steps}")
+
+    def gradients(self, x, y, weight=1.0):
+        """Each parameter's gradient of weight × loss(reference(x), y), by name."""
+        self.reference.zero_grad()
+        (weight * self.loss(self.reference(x), y)).backward()
+        return {name: p.grad.clone() for name, p in self.reference.named_parameters()}
+
+    def sequence(self) -> str:
+        """'forward, backward(), forward, ...': the order in which the forwards and the passes ran."""
+        events, done = [], 0
+        for _, before in self.forwards:
+            events += ["backward()"] * (before - done) + ["forward"]
+            done = before
+        return ", ".join(events + ["backward()"] * (len(self.passes) - done))
+
+
+def _values(run):
+    """Fail unless every parameter's .grad is the whole batch's gradient."""
+    expected = run.gradients(run.x, run.y)
+    for name, parameter in run.model.named_parameters():
+        found, want = parameter.grad, expected[name]
+        if found is None:
+            raise Fail(f"with {run.said[0]}: model.{name}.grad is None: no backward() reached the model",
+                       f"{run.said[1]} 时 model.{name}.grad 是 None：没有一次 backward() 到达模型",
+                       expected=("the gradient of the whole batch", "整个批次的梯度"), found="None",
+                       hint_en="call backward() on each micro-batch's loss; do not call an optimizer or zero_grad()",
+                       hint_zh="对每个微批次的损失调用 backward()；不要调用优化器，也不要 zero_grad()")
+        difference = (found - want).abs().max().item()
+        if difference <= TOLERANCE:
+            continue
+        _losses(run)  # a loss function of its own gives other numbers: say so first
+        ratio = (found.norm() / want.norm()).item()
+        last = run.accumulated[name][-1][1] if run.accumulated[name] else None
+        replaced = last is None or not torch.equal(last, found)
+        found_text = (f"{ratio:.2f}× the one-batch gradient (largest difference {difference:.2g})",
+                      f"一个批次梯度的 {ratio:.2f} 倍（最大相差 {difference:.2g}）")
+        if replaced:
+            raise Fail(f"with {run.said[0]}: model.{name}.grad is not what the backward() calls added up: it was set "
+                       f"or changed after the last backward()",
+                       f"{run.said[1]} 时 model.{name}.grad 不是各次 backward() 累加出来的：最后一次 backward() 之后"
+                       f"它被赋值或改动过",
+                       expected=("the sum that the micro-batches' backward() calls leave in .grad",
+                                 "各个微批次调用 backward() 后在 .grad 里留下的和"),
+                       found=found_text,
+                       hint_en="let backward() do the adding: the gradient comes from each micro-batch's loss, "
+                               "scaled before its backward(), not from code that writes .grad",
+                       hint_zh="让 backward() 去累加：梯度来自每个微批次的损失，在调用 backward() 之前缩放，"
+                               "而不是由代码直接写进 .grad")
+        if name != "weight":  # the weight comes first: it passed
+            raise Fail(f"with {run.said[0]}: model.{name}.grad differs from the one-batch gradient (the weight's is "
+                       f"right)",
+                       f"{run.said[1]} 时 model.{name}.grad 和一个批次的梯度不同（weight 的是对的）",
+                       expected=("the one-batch gradient for every parameter", "每个参数都是一个批次的梯度"),
+                       found=(f"model.{name}.grad: {ratio:.2f}× the one-batch gradient",
+                              f"model.{name}.grad：一个批次梯度的 {ratio:.2f} 倍"),
+                       hint_en="scale the loss, not one parameter's .grad: then every parameter gets its share",
+                       hint_zh="要缩放的是损失，而不是某个参数的 .grad：这样每个参数都按同样的比例缩小")
+        part = ROWS // run.steps
+        if abs(ratio - run.steps) < 0.01:
+            hint = (f"each micro-batch loss is a mean over {part} samples; adding {run.steps} of them counts the "
+                    f"batch {run.steps} times: divide each loss by {run.steps} before its backward()",
+                    f"每个微批次的损失是 {part} 个样本的平均，{run.steps} 个加起来等于把整批算了 {run.steps} 遍："
+                    f"每个损失在调用 backward() 之前要除以 {run.steps}")
+        else:
+            hint = ("call backward() on every micro-batch's loss, divided by steps; call no optimizer, and clear "
+                    "nothing in between",
+                    "每个微批次的损失除以 steps 后都要调用一次 backward()，中间不要调用优化器，也不要清零")
+        raise Fail(f"with {run.said[0]}: the accumulated model.{name}.grad differs from the one-batch gradient",
+                   f"{run.said[1]} 时累加出来的 model.{name}.grad 和一个批次的梯度不一样",
+                   expected=(f"the one-batch gradient (largest entry {want.abs().max().item():.4g})",
+                             f"一个批次的梯度（最大分量 {want.abs().max().item():.4g}）"),
+                   found=found_text, hint_en=hint[0], hint_zh=hint[1])
+
+
+def _forwards(run):
+    part = ROWS // run.steps
+    rows = [len(x) if x is not None else 0 for x, _ in run.forwards]
+    if rows != [part] * run.steps:
+        shown = ", ".join(map(str, rows)) or "0"
+        raise Fail(f"with {run.said[0]}: the model ran on batches of {shown} samples: expected {run.steps} "
+                   f"micro-batches of {part}",
+                   f"{run.said[1]} 时模型运行的批大小是 {shown}：应当是 {run.steps} 个各含 {part} 个样本的微批次",
+                   expected=(f"{run.steps} forwards of {part} samples", f"{run.steps} 次前向，每次 {part} 个样本"),
+                   found=(f"{'one forward' if len(rows) == 1 else f'{len(rows)} forwards'}, on {shown} samples",
+                          f"{len(rows)} 次前向，样本数 {shown}"),
+                   hint_en="split x and y with x.chunk(steps) and y.chunk(steps), and run the model on each part",
+                   hint_zh="用 x.chunk(steps)、y.chunk(steps) 切开，逐个交给模型")
+
+
+def _losses(run):
+    part = ROWS // run.steps
+    rows = [len(target) for target in run.targets]
+    if rows != [part] * run.steps:
+        raise Fail(f"with {run.said[0]}: loss_fn was called {times(len(rows))}: use the loss function you are "
+                   f"given, once per micro-batch",
+                   f"{run.said[1]} 时 loss_fn 被调用了 {len(rows)} 次：要用传进来的损失函数，每个微批次一次",
+                   expected=(f"{run.steps} calls of loss_fn, on {part} samples each",
+                             f"调用 loss_fn {run.steps} 次，每次 {part} 个样本"),
+                   found=(f"{len(rows)} calls, on {', '.join(map(str, rows)) or '0'} samples",
+                          f"调用 {len(rows)} 次，样本数 {'、'.join(map(str, rows)) or '0'}"),
+                   hint_en="the judge passes other loss functions too: loss_fn(model(x_part), y_part), not mse_loss "
+                           "written out",
+                   hint_zh="评测也会传别的损失函数进来：写 loss_fn(model(x_part), y_part)，不要自己写死 mse_loss")
+
+
+def _passes(run):
+    kinds = {found.kind for found in run.passes}
+    if len(run.passes) != run.steps or kinds != {"backward()"}:
+        raise Fail(f"with {run.said[0]}: expected one backward() per micro-batch ({run.steps}) and no other backward "
+                   f"pass",
+                   f"{run.said[1]} 时应当每个微批次调用一次 backward()（共 {run.steps} 次），没有别的反向传播",
+                   expected=(f"{run.steps} × backward()", f"{run.steps} × backward()"),
+                   found=counted(run.passes) if run.passes else ("no backward pass", "没有任何反向传播"),
+                   hint_en="call backward() on each micro-batch's loss as soon as you have it: it adds that "
+                           "micro-batch's gradient into .grad. torch.autograd.grad writes nothing into .grad, and "
+                           "summing the losses into one backward() keeps every micro-batch's graph alive until the "
+                           "end, the memory that accumulation is meant to save",
+                   hint_zh="每个微批次的损失一算出来就调用 backward()：它把这个微批次的梯度加进 .grad。"
+                           "torch.autograd.grad 不往 .grad 里写任何东西；把损失加起来只调用一次 backward()，"
+                           "会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
+
+
+def _order(run):
+    before = [count for _, count in run.forwards]
+    if before != list(range(run.steps)):
+        raise Fail(f"with {run.said[0]}: the forwards and the backward() calls ran in another order than one "
+                   f"micro-batch after the other",
+                   f"{run.said[1]} 时前向和 backward() 的顺序不是一个微批次接一个微批次",
+                   expected=(", ".join(["forward, backward()"] * run.steps),
+                             "，".join(["前向、backward()"] * run.steps)),
+                   found=run.sequence(),
+                   hint_en="finish each micro-batch before the next one starts: forward, loss, backward(). With every "
+                           "forward first, all their graphs are alive at once, the memory of the whole batch",
+                   hint_zh="一个微批次做完再开始下一个：前向、损失、backward()。先把所有前向都做完，"
+                           "它们的计算图就同时活着，占的内存和整批一样")
+
+
+def _shares(run):
+    for k, ((x, _), target) in enumerate(zip(run.forwards, run.targets), start=1):
+        share = run.gradients(x, target, len(x) / ROWS)
+        for name, after in run.accumulated.items():
+            counts = [number for number, _ in after]
+            if counts != list(range(1, run.steps + 1)):
+                raise Fail(f"with {run.said[0]}: the gradient was accumulated into model.{name}.grad "
+                           f"{times(len(counts))}, not once in each backward()",
+                           f"{run.said[1]} 时梯度累加进 model.{name}.grad {len(counts)} 次，不是每次 backward() 一次",
+                           expected=(f"one accumulation in each of the {run.steps} backward() calls",
+                                     f"{run.steps} 次 backward() 各累加一次"),
+                           found=(f"accumulations in backward() number {', '.join(map(str, counts)) or 'none'}",
+                                  f"累加发生在第 {'、'.join(map(str, counts)) or '（无）'} 次 backward()"),
+                           hint_en="every micro-batch's loss must reach every parameter through its backward()",
+                           hint_zh="每个微批次的损失都要通过自己的 backward() 到达每个参数")
+            previous = after[k - 2][1] if k > 1 else torch.zeros_like(after[k - 1][1])
+            added = after[k - 1][1] - previous
+            if (added - share[name]).abs().max().item() > TOLERANCE:
+                size = (added.norm() / share[name].norm()).item()
+                hint = (("divide each micro-batch's loss by steps before calling backward() on it, not .grad "
+                         "afterwards", "先把每个微批次的损失除以 steps，再对它调用 backward()，而不是事后去除 .grad")
+                        if abs(size - run.steps) < 0.01 else
+                        ("right after each forward, call backward() on that micro-batch's own loss divided by steps: "
+                         "loss_fn(model(x_part), y_part) / steps",
+                         "每次前向之后，马上对这个微批次自己的损失除以 steps 调用 backward()："
+                         "loss_fn(model(x_part), y_part) / steps"))
+                raise Fail(f"with {run.said[0]}: backward() {k} added {size:.2f}× micro-batch {k}'s share of the "
+                           f"gradient to model.{name}.grad",
+                           f"{run.said[1]} 时第 {k} 次 backward() 加进 model.{name}.grad 的是第 {k} 个微批次那一份梯度"
+                           f"的 {size:.2f} 倍",
+                           expected=(f"the gradient of micro-batch {k}'s loss × {len(x)}/{ROWS}",
+                                     f"第 {k} 个微批次损失的梯度 × {len(x)}/{ROWS}"),
+                           found=(f"{size:.2f}× that", f"它的 {size:.2f} 倍"),
+                           hint_en=hint[0], hint_zh=hint[1])
 
 
 @exercise("gradient-accumulation/micro-batches",
           en="four micro-batches leave the gradient of one big batch",
           zh="四个微批次留下的梯度，和一个大批次的一样")
 def micro_batches(solution, check):
-    torch.manual_seed(0)
-    x, y = torch.randn(64, 5), torch.randn(64, 1)
     runs = []
-    for steps in (4, 2):
-        model = nn.Linear(5, 1)
-        reference = nn.Linear(5, 1)
-        reference.load_state_dict(model.state_dict())
-        nn.functional.mse_loss(reference(x), y).backward()
-        expected = reference.weight.grad
-        runs.append((model, reference))
+    for seed, (loss, steps) in enumerate(RUNS):
+        check(f"with loss_fn = {loss.__name__} and steps = {steps}, accumulate(model, loss_fn, x, y, steps) leaves "
+              f"in every parameter's .grad the gradient of one backward() on the whole batch of {ROWS}",
+              f"loss_fn = {loss.__name__}、steps = {steps} 时，accumulate(model, loss_fn, x, y, steps) 在每个参数的 "
+              f".grad 里留下的，和对大小为 {ROWS} 的整批调用一次 backward() 得到的梯度相同")
+        runs.append(Run(solution, loss, steps, seed))
+        _values(runs[-1])
 
-        check(f"accumulate(model, loss_fn, x, y, steps={steps}) fills .grad like one batch of {len(x)}",
-              f"accumulate(model, loss_fn, x, y, steps={steps}) 留下的 .grad 和一个 {len(x)} 的批次相同")
-        solution.accumulate(model, nn.functional.mse_loss, x, y, steps)
-        found = model.weight.grad
-        if found is None:
-            raise Fail("model.weight.grad is None: nothing was backwarded into the model",
-                       "model.weight.grad 是 None：没有对模型做任何反向传播",
-                       expected=("the gradient of the whole batch", "整个批次的梯度"), found="None")
-        ratio = (found.norm() / expected.norm()).item()
-        difference = (found - expected).abs().max().item()
-        if difference > 1e-5:
-            raise Fail(
-                "the accumulated gradient differs from the one-batch gradient",
-                "累加出来的梯度和一个批次的梯度不一样",
-                expected=(f"the one-batch gradient (largest entry {expected.abs().max().item():.4g})",
-                          f"一个批次的梯度（最大分量 {expected.abs().max().item():.4g}）"),
-                found=(f"{ratio:.2f}× the one-batch gradient (largest difference {difference:.2g})",
-                       f"一个批次梯度的 {ratio:.2f} 倍（最大相差 {difference:.2g}）"),
-                hint_en=(f"each micro-batch loss is a mean over {len(x) // steps} samples; adding {steps} of them "
-                         f"counts the batch {steps} times: divide each loss by {steps}")
-                if abs(ratio - steps) < 0.01 else "backward every micro-batch, step nothing, zero nothing in between",
-                hint_zh=(f"每个微批次的损失是 {len(x) // steps} 个样本的平均，{steps} 个加起来等于把整批算了 "
-                         f"{steps} 遍：每个损失要除以 {steps}")
-                if abs(ratio - steps) < 0.01 else "每个微批次都要反向，中间不要 step，也不要清零")
-
-    check("every parameter's .grad, the bias's too, is the one-batch gradient",
-          "每个参数的 .grad（bias 的也一样）都等于一个批次的梯度")
-    for model, reference in runs:
-        for (name, found), expected in zip(model.named_parameters(), reference.parameters()):
-            if found.grad is None or (found.grad - expected.grad).abs().max() > 1e-5:
-                ratio = "None" if found.grad is None else f"{(found.grad.norm() / expected.grad.norm()).item():.2f}×"
-                raise Fail(f"model.{name}.grad differs from the one-batch gradient (the weight's is right)",
-                           f"model.{name}.grad 和一个批次的梯度不同（weight 的是对的）",
-                           expected=("the one-batch gradient for every parameter", "每个参数都是一个批次的梯度"),
-                           found=(f"model.{name}.grad: {ratio} the one-batch gradient",
-                                  f"model.{name}.grad：一个批次梯度的 {ratio}"),
-                           hint_en="divide the loss, not one parameter's .grad: then every parameter gets its share",
-                           hint_zh="要除的是损失，而不是某个参数的 .grad：这样每个参数都按同样的比例缩小")
-
-    # --- the method, with another loss function than the one above: split, loss_fn, one backward per part ---
-    steps, part = 4, len(x) // 4
-    torch.manual_seed(1)
-    model = nn.Linear(5, 1)
-    rows, losses, backwards = [], [], {name: 0 for name, _ in model.named_parameters()}
-    model.register_forward_pre_hook(lambda module, args: rows.append(len(args[0]) if args else 0))
-    for name, parameter in model.named_parameters():
-        parameter.register_post_accumulate_grad_hook(
-            lambda parameter, name=name: backwards.__setitem__(name, backwards[name] + 1))
-
-    def loss_fn(output, target):
-        losses.append(len(output))
-        return nn.functional.smooth_l1_loss(output, target)
-
-    check(f"with loss_fn = smooth_l1_loss, accumulate(model, loss_fn, x, y, steps={steps}) runs the model on "
-          f"{steps} micro-batches of {part} samples",
-          f"loss_fn 换成 smooth_l1_loss 时，accumulate(model, loss_fn, x, y, steps={steps}) 在 {steps} 个"
-          f"各含 {part} 个样本的微批次上运行模型")
-    solution.accumulate(model, loss_fn, x, y, steps)
-    if rows != [part] * steps:
-        shown = ", ".join(map(str, rows)) or "0"
-        raise Fail(f"the model ran on batches of {shown} samples: expected {steps} micro-batches of {part}",
-                   f"模型运行时的批大小是 {shown}：应当是 {steps} 个各含 {part} 个样本的微批次",
-                   expected=(f"{steps} forwards of {part} samples", f"{steps} 次前向，每次 {part} 个样本"),
-                   found=(f"{'one forward' if len(rows) == 1 else f'{len(rows)} forwards'}, on {shown} samples",
-                          f"{len(rows)} 次前向，样本数 {shown}"),
-                   hint_en="split x and y with x.chunk(steps) and y.chunk(steps), and run the model on each part",
-                   hint_zh="用 x.chunk(steps)、y.chunk(steps) 切开，逐个交给模型")
-
-    check("it calls the loss_fn it is given, once per micro-batch", "它调用传进来的 loss_fn，每个微批次一次")
-    if losses != [part] * steps:
-        raise Fail(f"loss_fn was called {times(len(losses))}: use the loss function you are given, once per "
-                   f"micro-batch",
-                   f"loss_fn 被调用了 {len(losses)} 次：要用传进来的损失函数，每个微批次一次",
-                   expected=(f"calls of loss_fn: {steps}", f"调用 loss_fn {steps} 次"),
-                   found=(f"calls of loss_fn: {len(losses)}", f"调用 loss_fn {len(losses)} 次"),
-                   hint_en="the judge passes other loss functions too: loss_fn(model(x_part), y_part), not mse_loss "
-                           "written out", hint_zh="评测也会传别的损失函数进来：写 loss_fn(model(x_part), y_part)，"
-                                                 "不要自己写死 mse_loss")
-
-    check(f"one backward per micro-batch: each parameter's .grad is added to {steps} times",
-          f"每个微批次调用一次 backward()：每个参数的 .grad 被累加 {steps} 次")
-    if any(count != steps for count in backwards.values()):
-        counts = (", ".join(f"{name}: {count}" for name, count in backwards.items()),
-                  "，".join(f"{name} {count} 次" for name, count in backwards.items()))
-        raise Fail(f"the gradient was accumulated into the parameters {times(max(backwards.values()))}: expected one "
-                   f"backward per micro-batch ({steps})",
-                   f"梯度累加到参数上 {max(backwards.values())} 次：应当每个微批次调用一次 backward()（共 {steps} 次）",
-                   expected=(f"{steps} per parameter", f"每个参数 {steps} 次"),
-                   found=counts,
-                   hint_en="call backward() on each micro-batch's loss as soon as you have it: summing the losses and "
-                           "calling backward once keeps every micro-batch's graph alive until the end, the memory "
-                           "that accumulation is meant to save",
-                   hint_zh="每个微批次的损失一算出来就调用 backward()：把损失加起来最后只调用一次 backward()，"
-                           "会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
+    for en, zh, method in (
+            (f"in each of these runs, the model runs forward on `steps` micro-batches of {ROWS} / steps samples",
+             f"以上每一次运行，模型都在 steps 个各含 {ROWS} / steps 个样本的微批次上做前向", _forwards),
+            ("it calls the loss_fn it is given, once per micro-batch",
+             "它调用传进来的 loss_fn，每个微批次一次", _losses),
+            ("it calls backward() once per micro-batch, and runs no other backward pass",
+             "每个微批次调用一次 backward()，没有别的反向传播", _passes),
+            ("each micro-batch's backward() comes before the next micro-batch's forward",
+             "每个微批次的 backward() 都在下一个微批次的前向之前", _order),
+            ("each backward() adds its micro-batch's share (its loss × 1/steps) to every parameter's .grad",
+             "每次 backward() 给每个参数的 .grad 加上它那个微批次的一份（损失 × 1/steps）", _shares)):
+        check(en, zh)
+        for run in runs:
+            method(run)
