@@ -1,10 +1,12 @@
 """Checks behind leaf-tensors' sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`leaf-tensors/<name>` on a page names one)."""
 
+import os
 import re
 import warnings
 
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
@@ -61,6 +63,38 @@ def the_warning_ends_by_naming_a_file_of_pytorchs_build_tree():
     assert re.search(r"\(Triggered internally at \S*/build/\S+\.(h|cpp):\d+\.\)$", message), message[-120:]
 
 
+def naming_an_intermediate_in_inputs_fills_its_grad():
+    """A plain backward() leaves the intermediate h's .grad None; backward(inputs=[h]) fills it with
+    d loss / d h, without retain_grad() and with no warning on reading it, and fills only h's."""
+    x = torch.tensor([2.0, 3.0], requires_grad=True)
+    h = x * 3
+    (h * h).sum().backward()
+    assert _grad_quietly(h) is None
+    h = x * 3
+    (h * h).sum().backward(inputs=[h])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grad = h.grad
+    assert grad.tolist() == [12.0, 18.0] and not caught and not h.is_leaf
+    assert x.grad.tolist() == [36.0, 54.0]  # from the first, plain backward(): the second added nothing
+
+
+def the_warning_shows_once_per_line_of_code():
+    """Under Python's default warning filter, a loop that reads a non-leaf's .grad on one line of code
+    gets None at every step and the UserWarning on the first step only."""
+    x = torch.ones(2, requires_grad=True)
+    read = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for _ in range(3):
+            h = x * 3
+            (h * h).sum().backward()
+            read.append(h.grad)
+    assert read == [None, None, None]
+    assert [warning.category for warning in caught] == [UserWarning], caught
+
+
 def a_hook_runs_once_and_stores_nothing():
     """A hook registered on h2 is called once during backward, with h2's gradient, and h2.grad
     stays None afterwards."""
@@ -75,11 +109,20 @@ def a_hook_runs_once_and_stores_nothing():
 
 def a_dtype_change_or_a_device_move_gives_a_non_leaf():
     """Converting a leaf that requires grad to another dtype, or moving it to another device (here
-    the meta device), gives a result with a grad_fn that is not a leaf."""
+    the meta device), gives a result with a grad_fn that is not a leaf. Data that does not require
+    grad stays a leaf when converted or moved, so do the parameters of a module moved with .to(), and
+    a tensor converted first and then given requires_grad_() is a leaf."""
     a = torch.randn(3, requires_grad=True, generator=torch.Generator().manual_seed(0))
     for moved in (a.to(torch.float64), a.double(), a.half(), a.to("meta")):
         assert moved.requires_grad and not moved.is_leaf and moved.grad_fn is not None
     assert a.to(torch.float32) is a  # no change at all: .to() returns the leaf itself
+    data = torch.randn(3)
+    for moved in (data.double(), data.to("meta")):
+        assert moved.is_leaf and moved.grad_fn is None
+    layer = nn.Linear(3, 1).to(torch.float64).to("meta")
+    assert all(p.is_leaf and p.requires_grad and p.dtype == torch.float64 for p in layer.parameters())
+    made_right = (torch.randn(3, 1) * 0.1).double().requires_grad_()
+    assert made_right.is_leaf and made_right.requires_grad
 
 
 def an_update_guarded_by_a_none_check_freezes_w():
@@ -114,8 +157,10 @@ def no_gradient_flows_through_a_parameter_back_to_its_source():
 
 def backward_raises_when_the_loss_does_not_require_grad():
     """backward() raises "does not require grad" when only the last step ran under no_grad, when the
-    model's output was detached, and when every parameter is frozen; with only the first layer under
-    no_grad and a trainable layer after it, backward() completes and the first layer keeps .grad None."""
+    model's output was detached, and when every parameter is frozen; a last step that changes the
+    loss in place under no_grad leaves it requiring grad, and backward() completes. With only the
+    first layer under no_grad and a trainable layer after it, backward() completes with no warning and
+    the first layer keeps .grad None."""
     torch.manual_seed(0)
     x, y = torch.randn(4, 3), torch.randn(4, 1)
     first, second = nn.Linear(3, 4), nn.Linear(4, 1)
@@ -128,10 +173,112 @@ def backward_raises_when_the_loss_does_not_require_grad():
     for loss in (last_step_under_no_grad, detached, all_frozen):
         assert not loss.requires_grad and _raises_does_not_require_grad(loss)
 
+    loss = F.mse_loss(second(first(x)), y)
     with torch.no_grad():
-        hidden = first(x)
-    F.mse_loss(second(hidden), y).backward()  # no error
+        loss.mul_(0.5)  # in place: the loss keeps its graph
+    assert loss.requires_grad
+    loss.backward()
+
+    first.zero_grad(set_to_none=True)
+    second.zero_grad(set_to_none=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.no_grad():
+            hidden = first(x)
+        F.mse_loss(second(hidden), y).backward()  # no error
+    assert not caught, [str(warning.message)[:80] for warning in caught]
     assert first.weight.grad is None and second.weight.grad is not None
+
+
+def an_in_place_change_under_no_grad_to_a_saved_tensor_breaks_backward():
+    """tanh saves its output; clamping that output in place under no_grad leaves a loss that requires
+    grad, and backward() raises the in-place error (the saved tensor's version changed)."""
+    torch.manual_seed(0)
+    x, y = torch.randn(4, 3), torch.randn(4, 1)
+    first, second = nn.Linear(3, 4), nn.Linear(4, 1)
+    hidden = torch.tanh(first(x))
+    with torch.no_grad():
+        hidden.clamp_(-0.5, 0.5)
+    loss = F.mse_loss(second(hidden), y)
+    assert loss.requires_grad
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        assert "modified by an inplace operation" in str(error), str(error)[:120]
+    else:
+        raise AssertionError("backward() completed")
+
+
+class _FirstUnderNoGrad(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = nn.Linear(3, 4), nn.Linear(4, 1)
+
+    def forward(self, x):
+        with torch.no_grad():
+            hidden = self.first(x)
+        return self.second(hidden)
+
+
+def _ddp_steps(find_unused_parameters):
+    """Run two training steps of _FirstUnderNoGrad under DDP (one gloo rank in this process, on the
+    loopback interface); return what each step did."""
+    saved = os.environ.get("GLOO_SOCKET_IFNAME")
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        torch.manual_seed(0)
+        model = nn.parallel.DistributedDataParallel(_FirstUnderNoGrad(),
+                                                    find_unused_parameters=find_unused_parameters)
+        x, y = torch.randn(8, 3), torch.randn(8, 1)
+        steps = []
+        for _ in range(2):
+            try:
+                F.mse_loss(model(x), y).backward()
+                steps.append(("completes", model.module.first.weight.grad is None))
+            except RuntimeError as error:
+                steps.append(("raises", str(error)))
+        return steps
+    finally:
+        dist.destroy_process_group()
+        if saved is None:
+            os.environ.pop("GLOO_SOCKET_IFNAME")
+        else:
+            os.environ["GLOO_SOCKET_IFNAME"] = saved
+
+
+def under_ddp_a_layer_behind_no_grad_fails_the_next_iteration():
+    """Under DistributedDataParallel, a model whose first layer runs under no_grad completes its
+    first backward() (first.weight.grad None), and the next iteration raises "Expected to have
+    finished reduction in the prior iteration"; with find_unused_parameters=True both steps complete."""
+    import torch._dynamo  # noqa: F401  DDP() imports it
+    first_step, second_step = _ddp_steps(find_unused_parameters=False)
+    assert first_step == ("completes", True), first_step
+    assert second_step[0] == "raises", second_step
+    assert "Expected to have finished reduction in the prior iteration" in second_step[1], second_step[1][:120]
+    assert _ddp_steps(find_unused_parameters=True) == [("completes", True)] * 2
+
+
+def retain_grad_keeps_no_saved_tensors():
+    """With h.retain_grad() and no retain_graph, a second backward() through (h * h).sum(), which saved
+    h, raises "a second time"; through (-h).sum(), which saved nothing, it completes."""
+    x = torch.tensor([2.0, 3.0], requires_grad=True)
+    h = x * 3
+    h.retain_grad()
+    loss = (h * h).sum()
+    loss.backward()
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        assert "a second time" in str(error)
+    else:
+        raise AssertionError("the second backward() through h * h completed")
+    h = x + 3
+    h.retain_grad()
+    loss = (-h).sum()
+    loss.backward()
+    loss.backward()
+    assert h.grad.tolist() == [-2.0, -2.0]
 
 
 def unused_or_cut_off_parameters_are_not_reached():
@@ -172,3 +319,16 @@ def unused_or_cut_off_parameters_are_not_reached():
     loss.backward()
     assert gate.weight.grad is None and not _holds(loss, gate.weight)
     assert tail.weight.grad is not None
+
+
+def a_new_optimizer_starts_with_empty_state():
+    """An Adam optimizer built again over the same parameters starts with an empty state, while the
+    one it replaces holds a step count and two running averages for each parameter."""
+    torch.manual_seed(0)
+    model = nn.Linear(2, 1)
+    old = torch.optim.Adam(model.parameters(), lr=0.1)
+    model(torch.randn(4, 2)).sum().backward()
+    old.step()
+    assert all(set(old.state[p]) == {"step", "exp_avg", "exp_avg_sq"} for p in model.parameters())
+    new = torch.optim.Adam(model.parameters(), lr=0.1)
+    assert len(new.state) == 0

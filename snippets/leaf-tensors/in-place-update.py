@@ -23,10 +23,13 @@ for step in range(1, STEPS + 1):
     w.grad = None
     b.grad = None
     print(f"step {step}: loss = {loss.item():.4f}, w = {w.item():.4f}")
+with torch.no_grad():
+    loss_after = ((x * w + b - y) ** 2).mean().item()
+print(f"after {STEPS} updates: loss = {loss_after:.4f}")
 print(f"w is the original tensor: {w is original_w}, "
       f"w.requires_grad = {w.requires_grad}, w.is_leaf = {w.is_leaf}")
 glue("leaf_loss_first", round(losses[0], 4))
-glue("leaf_loss_last", round(losses[-1], 4))
+glue("leaf_loss_after", round(loss_after, 4))
 
 # The same line without no_grad: autograd refuses to edit a leaf in place.
 loss = ((x * w + b - y) ** 2).mean()
