@@ -321,6 +321,80 @@ def unused_or_cut_off_parameters_are_not_reached():
     assert tail.weight.grad is not None
 
 
+def a_round_trip_out_of_torch_cuts_the_path():
+    """A value that leaves torch and comes back, through .item(), .tolist(), torch.tensor(t), or
+    .numpy() (which raises on a tensor that requires grad, so it needs a detach() first), carries no
+    graph: the layer that computed it keeps .grad None and no AccumulateGrad node of the loss's graph
+    holds its weight, while the layer after it gets a gradient."""
+    torch.manual_seed(0)
+    x = torch.randn(5, 3)
+
+    def through_item(t):
+        return torch.tensor(t.mean().item())
+
+    def through_tolist(t):
+        return torch.tensor(t.tolist())
+
+    def through_torch_tensor(t):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "To copy construct from a tensor, it is recommended ..."
+            return torch.tensor(t)
+
+    def through_numpy(t):
+        try:
+            t.numpy()
+        except RuntimeError as error:
+            assert "requires grad" in str(error)
+        else:
+            raise AssertionError(".numpy() of a tensor that requires grad did not raise")
+        return torch.from_numpy(t.detach().numpy())
+
+    for trip in (through_item, through_tolist, through_torch_tensor, through_numpy):
+        scorer, tail = nn.Linear(3, 1), nn.Linear(3, 1)
+        loss = (tail(x) * trip(scorer(x))).sum()
+        loss.backward()
+        assert scorer.weight.grad is None and not _holds(loss, scorer.weight), trip.__name__
+        assert tail.weight.grad is not None, trip.__name__
+
+
+class _ScaleBy(torch.autograd.Function):
+    """h * s, whose backward gives s no gradient."""
+
+    @staticmethod
+    def forward(ctx, h, s):
+        ctx.save_for_backward(s)
+        return h * s
+
+    @staticmethod
+    def backward(ctx, grad):
+        (s,) = ctx.saved_tensors
+        return grad * s, None
+
+
+def a_leaf_on_the_graph_keeps_grad_none_when_the_pass_skips_it():
+    """A leaf that requires grad and that an AccumulateGrad node of the loss's graph holds still has
+    .grad None after backward(inputs=...) left it out, after torch.autograd.grad (which fills no
+    .grad at all), and when a custom Function's backward returned None for it."""
+    torch.manual_seed(0)
+    x, y = torch.randn(8, 3), torch.randn(8, 1)
+
+    a, b = nn.Linear(3, 4), nn.Linear(4, 1)
+    loss = F.mse_loss(b(a(x)), y)
+    loss.backward(inputs=list(b.parameters()))
+    assert _holds(loss, a.weight) and a.weight.grad is None and b.weight.grad is not None
+
+    c = nn.Linear(3, 1)
+    loss = F.mse_loss(c(x), y)
+    grads = torch.autograd.grad(loss, list(c.parameters()))
+    assert _holds(loss, c.weight) and all(g is not None for g in grads)
+    assert c.weight.grad is None and c.bias.grad is None
+
+    d, s = nn.Linear(3, 1), torch.ones(1, requires_grad=True)
+    loss = F.mse_loss(_ScaleBy.apply(d(x), s), y)
+    loss.backward()
+    assert s.is_leaf and _holds(loss, s) and s.grad is None and d.weight.grad is not None
+
+
 def a_new_optimizer_starts_with_empty_state():
     """An Adam optimizer built again over the same parameters starts with an empty state, while the
     one it replaces holds a step count and two running averages for each parameter."""
