@@ -40,6 +40,23 @@ def a_carried_hidden_state_without_optimizer_steps_grows_the_graph():
     assert sizes[0] < sizes[1] < sizes[2]
 
 
+def a_carried_hidden_state_with_a_fused_step_runs_with_retain_graph():
+    """With a fused optimizer, a hidden state carried as it is and backward(retain_graph=True) on every
+    chunk raise nothing: the step gives the weights no new version, and each chunk's backward runs
+    into the earlier chunks' graphs, whose saved tensors were computed with the old weights."""
+    rnn, inputs = _chunks()
+    optimizer = torch.optim.SGD(rnn.parameters(), lr=0.1, fused=True)
+    hidden, versions = torch.zeros(1, 2, 8), []
+    for chunk in inputs:
+        out, hidden = rnn(chunk, hidden)
+        optimizer.zero_grad()
+        out.square().mean().backward(retain_graph=True)  # no error
+        optimizer.step()
+        versions.append(rnn.weight_hh_l0._version)
+    assert len(set(versions)) == 1, versions
+    assert all(chunk.grad is not None for chunk in inputs)
+
+
 def a_detached_hidden_state_stops_the_gradient_at_the_chunk_boundary():
     """After hidden.detach(), a chunk's loss sends no gradient into the previous chunk's inputs."""
     rnn, (first, second, _) = _chunks()
@@ -134,7 +151,7 @@ def retain_graph_on_the_total_counts_earlier_batches_again():
 
 def retain_graph_on_the_total_raises_after_a_step_when_a_linear_saved_its_weight():
     """In a model whose second Linear saved its weight, total_loss.backward(retain_graph=True)
-    after an optimizer step raises the in-place modification error instead."""
+    after an SGD step raises the in-place modification error instead; after a fused SGD step it runs."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -145,6 +162,15 @@ def retain_graph_on_the_total_raises_after_a_step_when_a_linear_saved_its_weight
     optimizer.zero_grad()
     total = total + F.mse_loss(model(x2), y2)
     _raises(lambda: total.backward(retain_graph=True), "modified by an inplace operation")
+
+    model = _two_layers()  # the same with a fused optimizer: no new version, no error
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, fused=True)
+    total = F.mse_loss(model(x1), y1)
+    total.backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+    total = total + F.mse_loss(model(x2), y2)
+    total.backward(retain_graph=True)
 
 
 def the_node_chain_of_a_trained_total_holds_no_saved_tensor():
@@ -193,10 +219,19 @@ def no_grad_saves_nothing():
     assert refs == [] and loss.grad_fn is None
 
 
+def _two_layers():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+
+
+VERSIONED = [(name, options) for name in ("SGD", "Adam", "AdamW") for options in ({}, {"foreach": True})]
+
+
 def a_kept_graph_after_a_step_raises_only_if_it_saved_a_parameter():
-    """After optimizer.step(), a kept graph raises the in-place modification error if it saved a
-    parameter (a Linear whose input requires grad saves its weight); x @ w saves only x, so its
-    kept graph runs and returns the gradient at the old w, unlike a recomputed forward."""
+    """After optimizer.step() (SGD, Adam, AdamW; default or foreach), a kept graph raises the in-place
+    modification error if it saved a parameter (a Linear whose input requires grad saves its weight);
+    x @ w saves only x, so its kept graph runs and returns the gradient at the old w, unlike a
+    recomputed forward."""
     w = torch.zeros(8, 1, requires_grad=True)
     optimizer = torch.optim.SGD([w], lr=0.1)
     (x, y), = _batches(1, rows=16)
@@ -211,28 +246,86 @@ def a_kept_graph_after_a_step_raises_only_if_it_saved_a_parameter():
     F.mse_loss(x @ w, y).backward()
     assert not torch.allclose(w.grad, old)
 
+    for name, options in VERSIONED:
+        model = _two_layers()
+        optimizer = getattr(torch.optim, name)(model.parameters(), lr=0.1, **options)
+        loss = F.mse_loss(model(x), y)
+        loss.backward(retain_graph=True)
+        optimizer.step()
+        _raises(loss.backward, "modified by an inplace operation")
+
+
+def a_fused_step_or_a_data_update_leaves_the_version_and_the_kept_graph_runs():
+    """The in-place error needs a new version: SGD, Adam and AdamW, default or foreach, bump the
+    weight's version; with fused=True, or an update through .data, the weight changes with no new
+    version, and the kept graph that saved it runs with no error, returning a gradient that is
+    neither the one at the old weights nor the one at the new ones."""
+    (x, y), = _batches(1, rows=16)
+    updates = [(name, options) for name, _ in VERSIONED[::2] for options in ({}, {"foreach": True}, {"fused": True})]
+    for name, options in [*updates, (".data", {})]:
+        model = _two_layers()
+        loss = F.mse_loss(model(x), y)
+        loss.backward(retain_graph=True)
+        old = [p.grad.clone() for p in model.parameters()]
+        version = model[2].weight._version
+        if name == ".data":
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-0.1)
+        else:
+            getattr(torch.optim, name)(model.parameters(), lr=0.1, **options).step()
+        model.zero_grad()
+        if not options.get("fused") and name != ".data":
+            assert model[2].weight._version > version, (name, options)
+            _raises(loss.backward, "modified by an inplace operation")
+            continue
+        assert model[2].weight._version == version, (name, options)
+        loss.backward()  # no error
+        kept = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        new = [p.grad for p in model.parameters()]
+        assert not all(torch.allclose(p, q) for p, q in zip(kept, old)), (name, options)
+        assert not all(torch.allclose(p, q) for p, q in zip(kept, new)), (name, options)
+
+
+def a_second_forward_draws_a_new_dropout_mask_and_updates_batch_norm_again():
+    """With dropout and batch norm in training mode, the gradient from a recomputed forward differs
+    from the kept graph's (a new dropout mask), and batch norm's running statistics move once more;
+    without them, the two gradients are equal."""
+    (x, y), = _batches(1, rows=32)
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    loss = F.mse_loss(model(x), y)
-    loss.backward(retain_graph=True)
-    optimizer.step()
-    _raises(loss.backward, "modified by an inplace operation")
+    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Tanh(), nn.Dropout(0.2), nn.Linear(16, 1))
+    deterministic = _two_layers()
+    for net in (model, deterministic):
+        loss = F.mse_loss(net(x), y)
+        loss.backward(retain_graph=True)
+        net.zero_grad()
+        loss.backward()
+        kept = [p.grad.clone() for p in net.parameters()]
+        net.zero_grad()
+        if net is model:
+            tracked, mean = model[1].num_batches_tracked.item(), model[1].running_mean.clone()
+        F.mse_loss(net(x), y).backward()
+        same = all(torch.equal(p, q.grad) for p, q in zip(kept, net.parameters()))
+        assert same == (net is deterministic)
+    assert model[1].num_batches_tracked.item() == tracked + 1
+    assert not torch.equal(model[1].running_mean, mean)
 
 
 def the_gan_pattern_raises_after_the_discriminator_step():
-    """GAN pattern: backward(retain_graph=True) on the discriminator's loss, a discriminator step,
-    then backward() on the generator's loss through the same D(G(z)) raises the in-place
-    modification error: the graph saved the discriminator's weight."""
-    torch.manual_seed(0)
-    generator, discriminator = nn.Linear(4, 8), nn.Sequential(nn.Linear(8, 1), nn.Sigmoid())
-    d_optimizer = torch.optim.SGD(discriminator.parameters(), lr=0.1)
-    p = discriminator(generator(torch.randn(16, 4)))
-    d_loss = F.binary_cross_entropy(p, torch.zeros_like(p))
-    g_loss = F.binary_cross_entropy(p, torch.ones_like(p))
-    d_loss.backward(retain_graph=True)
-    d_optimizer.step()
-    _raises(g_loss.backward, "modified by an inplace operation")
+    """GAN pattern: backward(retain_graph=True) on the discriminator's loss, a discriminator step
+    (SGD or Adam), then backward() on the generator's loss through the same D(G(z)) raises the
+    in-place modification error: the graph saved the discriminator's weight."""
+    for name in ("SGD", "Adam"):
+        torch.manual_seed(0)
+        generator, discriminator = nn.Linear(4, 8), nn.Sequential(nn.Linear(8, 1), nn.Sigmoid())
+        d_optimizer = getattr(torch.optim, name)(discriminator.parameters(), lr=0.1)
+        p = discriminator(generator(torch.randn(16, 4)))
+        d_loss = F.binary_cross_entropy(p, torch.zeros_like(p))
+        g_loss = F.binary_cross_entropy(p, torch.ones_like(p))
+        d_loss.backward(retain_graph=True)
+        d_optimizer.step()
+        _raises(g_loss.backward, "modified by an inplace operation")
 
 
 def hvp_keeps_every_forward_saved_tensor_but_needs_only_the_mv_one():
