@@ -134,6 +134,27 @@ def grad_scaler_defaults():
     assert scales == [65536.0, 32768.0, 32768.0, 65536.0], scales
 
 
+def the_scale_falls_after_update_exactly_when_step_was_skipped():
+    """With GradScaler's default backoff (0.5), scaler.get_scale() is lower after update() than before
+    step() exactly when scaler.step skipped optimizer.step(): for growth intervals 1 (the scale grows
+    after every clean step) and 2000."""
+    for interval in (1, 2000):
+        parameter = nn.Parameter(torch.ones(2))
+        optimizer = torch.optim.SGD([parameter], lr=0.1)
+        taken = []
+        optimizer.register_step_post_hook(lambda optimizer, args, kwargs: taken.append(1))
+        scaler, skipped, fell = torch.amp.GradScaler("cpu", growth_interval=interval), [], []
+        for factor in (1.0, float("inf"), 1.0, 1.0, float("nan"), float("inf"), 1.0):
+            scaler.scale((parameter * factor).sum()).backward()
+            before, steps = scaler.get_scale(), len(taken)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+            skipped.append(len(taken) == steps)
+            fell.append(scaler.get_scale() < before)
+        assert skipped == fell == [False, True, False, False, True, True, False], (interval, skipped, fell)
+
+
 def unscale_twice_before_update_raises():
     """Calling scaler.unscale_(optimizer) a second time before update() raises a RuntimeError."""
     parameter = nn.Parameter(torch.ones(2))
