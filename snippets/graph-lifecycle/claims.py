@@ -2,6 +2,7 @@
 runs each on every supported torch; {claim}`graph-lifecycle/<name>` on a page names one)."""
 
 import warnings
+import weakref
 
 import torch
 import torch.nn.functional as F
@@ -90,10 +91,11 @@ def requires_grad_of_a_differentiable_result_is_an_or_of_its_inputs():
                         assert not operation(a, b).requires_grad, (name, mode_name)
 
 
-def a_frozen_first_layer_keeps_its_output_off_the_graph():
-    """With the first Linear frozen, its output is not on the graph (no grad_fn); from the first
-    layer whose parameters require grad onwards, every result computed from its output is, while a
-    side branch computed from the input alone (x.mean()) is not."""
+def a_frozen_first_layer_keeps_its_output_off_the_graph_while_the_input_needs_no_grad():
+    """With the first Linear frozen and an input that requires no grad, the frozen layer's output is
+    not on the graph (no grad_fn); from the first layer whose parameters require grad onwards, every
+    result computed from its output is, while a side branch computed from the input alone
+    (x.mean()) is not. Once the input requires grad, the frozen layer's output is on the graph."""
     torch.manual_seed(0)
     first, second, third = nn.Linear(3, 4), nn.Linear(4, 4), nn.Linear(4, 1)
     first.requires_grad_(False)
@@ -108,6 +110,30 @@ def a_frozen_first_layer_keeps_its_output_off_the_graph():
     side = x.mean()  # computed from the input alone, as a skip connection or a mask might be
     assert not side.requires_grad and side.grad_fn is None
     assert (out + side).grad_fn is not None
+    x.requires_grad_()  # an input that wants a gradient (a saliency map, an adversarial example)
+    assert first(x).requires_grad and first(x).grad_fn is not None
+
+
+def a_compiled_function_is_one_node_on_the_graph():
+    """The result of a function compiled by torch.compile (backend aot_eager, which leaves out
+    inductor's code generation) has one node, CompiledFunctionBackward, whose only edge leads to the
+    input's AccumulateGrad, where the same function run eagerly records MulBackward0, ExpBackward0
+    and SumBackward0; backward through that node gives the eager gradient."""
+    def f(x):
+        return (x * 3).exp().sum()
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    out = torch.compile(f, backend="aot_eager")(x)
+    assert out.grad_fn.name() == "CompiledFunctionBackward"
+    assert [(node.name(), number) for node, number in out.grad_fn.next_functions] == [
+        ("torch::autograd::AccumulateGrad", 0)]
+    assert out.grad_fn.next_functions[0][0].variable is x
+    eager = f(x)
+    assert [eager.grad_fn.name(), eager.grad_fn.next_functions[0][0].name(),
+            eager.grad_fn.next_functions[0][0].next_functions[0][0].name()] == [
+        "SumBackward0", "ExpBackward0", "MulBackward0"]
+    out.backward()
+    assert torch.allclose(x.grad, 3 * (3 * x.detach()).exp())
 
 
 def backward_frees_each_node_saved_tensors_once_that_node_has_run():
@@ -134,6 +160,62 @@ def the_saved_tensor_is_the_leaf_itself():
     a = torch.tensor([3.0], requires_grad=True)
     mul = (a * a).sum().grad_fn.next_functions[0][0]
     assert mul._saved_self is a
+
+
+def _storage_alive(tensor):
+    """A weak reference to tensor's storage: it answers None once the memory has gone back to the
+    allocator (torch keeps one Python object per live storage, so the reference follows it)."""
+    return weakref.ref(tensor.untyped_storage())
+
+
+def freeing_returns_memory_only_of_a_tensor_nothing_else_holds():
+    """In the drawing's graph, (x * 3 * w).exp().sum(), backward releases the storage of exp's
+    output, which only the graph held; the storage of the leaf a, saved by (a * a).sum() and still
+    held by the code, stays."""
+    x = torch.tensor([2.0, 3.0], requires_grad=True)
+    w = torch.tensor([0.5, -1.0], requires_grad=True)
+    e = (x * 3 * w).exp()  # ExpBackward0 saves this output
+    exp_output = _storage_alive(e)
+    loss = e.sum()
+    del e  # now only the graph holds it, as in loss = (x * 3 * w).exp().sum()
+    assert exp_output() is not None
+    loss.backward()
+    assert exp_output() is None
+
+    a = torch.tensor([3.0], requires_grad=True)
+    leaf = _storage_alive(a)
+    (a * a).sum().backward()
+    assert leaf() is not None and a.item() == 3.0
+
+
+def a_saved_tensor_lives_as_long_as_a_tensor_computed_through_its_node():
+    """Without backward, a saved tensor (exp's output) lives as long as a tensor computed through its
+    node is referenced: a running total `total = total + loss` keeps every step's, until the total
+    goes; `total += loss.item()` keeps none beyond the last step's, held by the variable loss."""
+    w = torch.ones(2, requires_grad=True)
+
+    def step():
+        e = (w * 3).exp()
+        return e.sum(), _storage_alive(e)
+
+    total, saved = 0, []
+    for _ in range(3):
+        loss, alive = step()
+        saved.append(alive)
+        total = total + loss
+    del loss
+    assert all(alive() is not None for alive in saved)
+    del total
+    assert all(alive() is None for alive in saved)
+
+    total, saved = 0.0, []
+    for _ in range(3):
+        loss, alive = step()
+        saved.append(alive)
+        total += loss.item()
+    assert [alive() is not None for alive in saved] == [False, False, True]  # the last loss is still held
+    del loss
+    assert saved[-1]() is None
 
 
 def carrying_the_previous_step_graph_fails_the_second_backward():
@@ -170,13 +252,130 @@ def carrying_the_previous_step_graph_fails_the_second_backward():
     assert total.grad_fn is not None and w.grad.item() == 6.0
 
 
+def _nodes(tensor):
+    nodes, todo = set(), [tensor.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in nodes:
+            nodes.add(node)
+            todo += [parent for parent, _ in node.next_functions]
+    return len(nodes)
+
+
+def retain_graph_on_a_running_total_hides_the_error_and_adds_old_gradients():
+    """With backward(retain_graph=True) on the running total of three steps' (w * w).sum() at w = 1,
+    no error is raised, but w.grad is 12 (each step's backward also runs through every earlier step's
+    loss: 2 + 4 + 6) where a backward on each step's loss gives 6, and the total's graph gains nodes
+    every step."""
+    w = torch.ones(1, requires_grad=True)
+    total, sizes = 0, []
+    for _ in range(3):
+        total = total + (w * w).sum()
+        total.backward(retain_graph=True)
+        sizes.append(_nodes(total))
+    assert w.grad.item() == 12.0
+    assert sizes[0] < sizes[1] < sizes[2]
+
+    w = torch.ones(1, requires_grad=True)
+    for _ in range(3):
+        (w * w).sum().backward()
+    assert w.grad.item() == 6.0
+
+
 def the_last_backward_without_retain_graph_frees_the_saved_tensors():
-    """After backward(retain_graph=True) the saved tensor is still there; a last backward() without
-    it frees the saved tensor."""
+    """A backward(retain_graph=True) frees nothing, however many of them run (four here, each
+    adding its gradient); a last backward() without it frees the saved tensor."""
     b = torch.tensor([3.0], requires_grad=True)
     loss = (b * b).sum()
     mul = loss.grad_fn.next_functions[0][0]
-    loss.backward(retain_graph=True)
-    assert mul._saved_self is b
+    for calls in range(1, 5):
+        loss.backward(retain_graph=True)
+        assert mul._saved_self is b and b.grad.item() == calls * 6.0
     loss.backward()
+    assert not _saved_tensor_alive(mul, "_saved_self") and b.grad.item() == 30.0
+
+
+def _two_squares():
+    """loss = (a * a).sum() + (b * b).sum(), with the MulBackward0 node of each square."""
+    a = torch.tensor([3.0], requires_grad=True)
+    b = torch.tensor([4.0], requires_grad=True)
+    loss = (a * a).sum() + (b * b).sum()
+    add = loss.grad_fn
+    mul_a, mul_b = (add.next_functions[i][0].next_functions[0][0] for i in (0, 1))
+    return a, b, loss, mul_a, mul_b
+
+
+def a_pass_frees_only_the_nodes_it_runs():
+    """backward(inputs=[a]) and torch.autograd.grad(loss, a) run only the nodes on the way to a: they
+    free a's MulBackward0 saved tensors and leave b's, so a later default pass towards b succeeds,
+    while a pass towards a again fails with "a second time"."""
+    for first_pass in ("backward(inputs=...)", "autograd.grad"):
+        a, b, loss, mul_a, mul_b = _two_squares()
+        if first_pass == "autograd.grad":
+            assert torch.autograd.grad(loss, a)[0].item() == 6.0
+        else:
+            loss.backward(inputs=[a])
+            assert a.grad.item() == 6.0 and b.grad is None
+        assert not _saved_tensor_alive(mul_a, "_saved_self")
+        assert mul_b._saved_self is b
+        assert torch.autograd.grad(loss, b)[0].item() == 8.0  # the second pass, without retain_graph
+        try:
+            torch.autograd.grad(loss, a)
+        except RuntimeError as error:
+            assert "a second time" in str(error)
+        else:
+            raise AssertionError(f"after {first_pass}, a second pass towards a did not fail")
+
+
+def create_graph_keeps_the_saved_tensors_unless_retain_graph_is_false():
+    """backward(create_graph=True) frees no saved tensor, so a plain backward() after it succeeds;
+    with create_graph=True and retain_graph=False the saved tensor is freed."""
+    c = torch.tensor([3.0], requires_grad=True)
+    loss = (c * c).sum()
+    mul = loss.grad_fn.next_functions[0][0]
+    with warnings.catch_warnings():  # the reference cycle .grad -> graph it warns about is cut below
+        warnings.simplefilter("ignore")
+        loss.backward(create_graph=True)
+    assert mul._saved_self is c
+    loss.backward()
+    assert c.grad.item() == 12.0
+    c.grad = None
+
+    c = torch.tensor([3.0], requires_grad=True)
+    loss = (c * c).sum()
+    mul = loss.grad_fn.next_functions[0][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loss.backward(create_graph=True, retain_graph=False)
     assert not _saved_tensor_alive(mul, "_saved_self")
+    c.grad = None
+
+
+def a_second_pass_fails_only_when_it_needs_a_saved_tensor_already_freed():
+    """Without retain_graph, graphs that saved no tensor (w.sum(), (w + 1).sum()) take five backward
+    calls without error; graphs that saved one ((w * 2).sum(), (w * w).sum()) fail at the second
+    with "a second time"; and on a graph with two branches, a second pass fails only if it goes
+    through the branch the first pass ran."""
+    for forward, saves in [(lambda w: w.sum(), False), (lambda w: (w + 1).sum(), False),
+                           (lambda w: (w * 2).sum(), True), (lambda w: (w * w).sum(), True)]:
+        w = torch.tensor([1.0], requires_grad=True)
+        out = forward(w)
+        failed_at = None
+        for call in range(1, 6):
+            try:
+                out.backward()
+            except RuntimeError as error:
+                assert "a second time" in str(error)
+                failed_at = call
+                break
+        assert failed_at == (2 if saves else None)
+
+    for second, fails in (("a", True), ("b", False)):
+        a, b, loss, _, _ = _two_squares()
+        loss.backward(inputs=[a])
+        try:
+            loss.backward(inputs=[a if second == "a" else b])
+        except RuntimeError as error:
+            assert fails and "a second time" in str(error)
+        else:
+            assert not fails

@@ -6,7 +6,7 @@ b = torch.tensor([3.0], requires_grad=True)
 glue("retain_b", b)
 loss = (b * b).sum()
 
-loss.backward(retain_graph=True)  # keep the saved tensors for one more
+loss.backward(retain_graph=True)  # this call frees none of the saved tensors
 print("first backward:  b.grad =", b.grad.item())
 glue("retain_first", b.grad)
 
