@@ -196,6 +196,56 @@ def the_node_chain_of_a_trained_total_holds_no_saved_tensor():
     assert sorted(freed) == ["MmBackward0"] * 3 + ["MseLossBackward0"] * 6, freed
 
 
+def a_backward_that_skips_nodes_leaves_their_tensors_under_the_total():
+    """In a training loop with total_loss += loss, loss.backward(inputs=head) and
+    torch.autograd.grad(loss, head) free only the head's saved tensors: the trunk's pile up under
+    total_loss, 2 more per batch, as plain backward() does not let them; and a tensor a custom
+    Function keeps as an attribute of ctx stays alive after a plain backward(), save_for_backward's
+    does not."""
+    def run(step):
+        torch.manual_seed(0)
+        trunk, head = nn.Sequential(nn.Linear(8, 8), nn.Tanh()), nn.Linear(8, 1)
+        refs, hooks = _live_saved()
+        total, alive = 0.0, []
+        with hooks:
+            for x, y in _batches(4):
+                loss = F.mse_loss(head(trunk(x)), y)
+                step(loss, list(head.parameters()))
+                total += loss
+                alive.append(sum(ref() is not None for ref in refs))
+        return alive
+
+    assert run(lambda loss, params: loss.backward()) == [0, 0, 0, 0]
+    assert run(lambda loss, params: loss.backward(inputs=params)) == [2, 4, 6, 8]
+    assert run(lambda loss, params: torch.autograd.grad(loss, params)) == [2, 4, 6, 8]
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, on_ctx):
+            if on_ctx:
+                ctx.x = x
+            else:
+                ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            x = ctx.x if hasattr(ctx, "x") else ctx.saved_tensors[0]
+            return 2 * x * grad, None
+
+    w = torch.randn(8, 8, requires_grad=True)
+    for on_ctx in (True, False):
+        total, refs = 0.0, []
+        for x, _ in _batches(3):
+            h = x @ w
+            refs.append(weakref.ref(h))
+            loss = Square.apply(h, on_ctx).mean()
+            loss.backward()
+            total += loss
+            del h
+        assert sum(ref() is not None for ref in refs) == (3 if on_ctx else 0), on_ctx
+
+
 def mse_keeps_prediction_and_target_mm_keeps_x():
     """In loss = F.mse_loss(x @ w, y), MseLossBackward0 saves the prediction and the target, and
     MmBackward0 saves x (for the gradient of w), not w."""
@@ -361,7 +411,8 @@ def create_graph_makes_retain_graph_default_to_true():
 def a_second_backward_frees_only_the_nodes_it_walks():
     """Two heads on one trunk: after loss_a.backward(retain_graph=True) and loss_b.backward(),
     the trunk's and the regression head's saved tensors are freed, while the classification
-    head's node, walked only by the first, still holds the trunk's output."""
+    head's node, walked only by the first, still holds the trunk's output, for as long as anything
+    references it: the losses, or the head's logits alone."""
     torch.manual_seed(0)
     trunk = nn.Sequential(nn.Linear(8, 16), nn.Tanh())
     classify, regress = nn.Linear(16, 3), nn.Linear(16, 1)
@@ -374,6 +425,11 @@ def a_second_backward_frees_only_the_nodes_it_walks():
     assert logits.grad_fn._saved_mat1.data_ptr() == features.data_ptr()
     _raises(lambda: pred.grad_fn._saved_mat1, "freed")
     _raises(lambda: features.grad_fn._saved_result, "freed")  # the trunk's Tanh
+    kept = weakref.ref(logits.grad_fn._saved_mat1)
+    del loss_a, loss_b, features  # the head's logits alone still hold that node
+    assert logits.grad_fn._saved_mat1.data_ptr() == kept().data_ptr()
+    del logits
+    assert kept() is None
 
 
 def no_grad_leaves_dropout_and_batch_norm_in_training_mode():

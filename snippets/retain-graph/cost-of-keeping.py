@@ -79,20 +79,34 @@ with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
 glue("rg_keep_sum_mib", report("after (loss_a + loss_b).backward()", saved))
 
 # In a training loop, retain_graph=True keeps each step's graph until `loss` is
-# rebound, that is, through the next step's forward.
-for retain in (False, True):
+# rebound, that is, through the next step's forward; in a function, `loss` dies
+# when the function returns.
+def train_step(optimizer, retain):
+    optimizer.zero_grad()
+    loss = sum(two_losses())
+    loss.backward(retain_graph=retain)
+    optimizer.step()
+
+
+peaks = {}
+for kind, retain in (("plain", False), ("retain", True), ("function", True)):
     saved = LiveSaved(ignore=exists_anyway)
     optimizer = torch.optim.SGD(modules.parameters(), lr=0.01)
     with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
         for _ in range(STEPS):
+            if kind == "function":
+                train_step(optimizer, retain)
+                continue
             optimizer.zero_grad()
             loss = sum(two_losses())
             loss.backward(retain_graph=retain)
             optimizer.step()
-    print(f"{STEPS} training steps, backward(retain_graph={retain!s:5}): "
+    where = "in a function, " if kind == "function" else "inline,        "
+    print(f"{STEPS} training steps {where}backward(retain_graph={retain!s:5}): "
           f"peak {saved.peak / MiB:.2f} MiB saved")
-    kind = "retain" if retain else "plain"
+    peaks[kind] = saved.peak
     glue(f"rg_keep_peak_{kind}_mib", saved.peak / MiB)
+assert peaks["function"] == peaks["plain"] < peaks["retain"]
 glue("rg_keep_batch", BATCH)
 glue("rg_keep_width", WIDTH)
 glue("rg_keep_tanh_mib", BATCH * WIDTH * 4 / MiB)  # one Tanh output, float32
