@@ -1,4 +1,4 @@
-"""Reference solution: save x and beta, differentiate by hand, and skip what nobody needs."""
+"""Reference solution: save x and beta, differentiate by hand, and skip what no input requires."""
 
 import torch
 from torch.autograd import gradcheck
@@ -11,7 +11,7 @@ class Swish(torch.autograd.Function):
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)  # version-checked, and freed after backward
+        ctx.save_for_backward(*inputs)  # version-checked; freed by a backward that does not retain the graph
 
     @staticmethod
     def backward(ctx, grad_output):

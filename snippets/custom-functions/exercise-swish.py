@@ -5,9 +5,11 @@ Fill in `Swish` and `swish`, then judge them from the repository root:
     nox -s judge -- custom-functions/swish snippets/custom-functions/exercise-swish.py
 (or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
 
-The judge wants: the right value and gradients for x and beta (gradcheck in float64), what backward
-needs kept with ctx.save_for_backward, and backward returning None for an input that does not
-require grad (ctx.needs_input_grad), without computing that gradient.
+The judge wants, for x of two shapes and two values of beta: the right value and gradients for x and
+beta (gradcheck in float64), and the method: the setup_context style (torch.func.grad accepts it), x
+and beta kept with ctx.save_for_backward (an in-place edit of either before backward must raise), a
+backward that writes both derivatives itself (no autograd pass inside it), and backward returning None
+for an input that does not require grad (ctx.needs_input_grad), without computing that gradient.
 """
 
 import torch
@@ -27,8 +29,8 @@ class Swish(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        """Return (gradient for x, gradient for beta), each shaped like its input, or None where
-        ctx.needs_input_grad says nobody needs it."""
+        """Return (gradient for x, gradient for beta), each shaped like its input, or None for an
+        input that does not require grad (ctx.needs_input_grad)."""
         raise NotImplementedError("return the gradients for x and beta")
 
 

@@ -5,10 +5,14 @@ from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
 
 from exercise_judge.checking import Fail, exercise
-from exercise_judge.checks._shared import refuse_ctx_attributes, require_function_class
+from exercise_judge.checks._shared import refuse_ctx_attributes, refuse_passes, require_function_class
+from exercise_judge.spies import TorchCalls, autograd_passes, counted
+
+# Every case gets every check, the method's included: (shape of x, seed, beta).
+CASES = (((5,), 0, 1.5), ((2, 3), 1, -0.7))
 
 
-def draw(*shape, seed=0, beta=1.5, x_grad=True, beta_grad=True):
+def draw(shape, seed, beta, x_grad=True, beta_grad=True):
     torch.manual_seed(seed)
     x = torch.randn(*shape, dtype=torch.float64, requires_grad=x_grad)
     return x, torch.tensor(beta, dtype=torch.float64, requires_grad=beta_grad)
@@ -38,117 +42,251 @@ def grads_through(solution, x, beta):
                    hint_zh="backward 按顺序为 forward 的每个输入返回一个梯度：(grad_x, grad_beta)") from None
 
 
-def raw_backward(solution, x, beta):
-    """What the reader's backward itself returns, before autograd drops anything: the Function's
-    node called directly with a grad_output of ones."""
+def call_backward(solution, x, beta):
+    """Swish's node called directly with a grad_output of ones, as autograd would call it: what the
+    reader's backward itself returns, before autograd drops or sums anything; the backward passes it
+    asked for; and, from a second call, how many torch calls it made (apart: under the counting mode
+    the spies would see each pass twice)."""
+    out = solution.swish(x, beta)  # held while its node runs: torch 2.6 frees what it saved otherwise
+    node, grad_output = out.grad_fn, torch.ones_like(out)
+    with autograd_passes() as passes:
+        returned = node.apply(grad_output)
     out = solution.swish(x, beta)
-    returned = out.grad_fn.apply(torch.ones_like(out))
-    return returned if isinstance(returned, tuple) else (returned,)
+    node, grad_output = out.grad_fn, torch.ones_like(out)
+    with TorchCalls() as seen:
+        node.apply(grad_output)
+    return (returned if isinstance(returned, tuple) else (returned,)), passes, len(seen.calls)
+
+
+def refuse_autograd_in_backward(passes):
+    asked_en, asked_zh = counted(passes)
+    refuse_passes(passes, (f"Swish.backward asked autograd for the derivative ({asked_en}): the exercise is to "
+                           "write it by hand", f"Swish.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你"
+                           "亲手写出导数"),
+                  ("grad_output times the derivatives, written out with torch operations",
+                   "用 torch 运算亲手写出的导数，再乘以 grad_output"),
+                  ("with s = sigmoid(beta * x): grad_x = g * (s + beta * x * s * (1 - s)), "
+                   "grad_beta = (g * x * x * s * (1 - s)).sum()",
+                   "记 s = sigmoid(beta * x)：grad_x = g * (s + beta * x * s * (1 - s))，"
+                   "grad_beta = (g * x * x * s * (1 - s)).sum()"))
+
+
+def described(returned) -> list:
+    return [None if value is None else f"tensor{tuple(value.shape)}" if isinstance(value, torch.Tensor)
+            else type(value).__name__ for value in returned]
 
 
 @exercise("custom-functions/swish",
-          en="swish(x, beta) = x·sigmoid(beta·x) as a custom Function: save_for_backward, needs_input_grad",
-          zh="把 swish(x, beta) = x·sigmoid(beta·x) 写成自定义 Function：save_for_backward、needs_input_grad")
+          en="swish(x, beta) = x·sigmoid(beta·x) as a custom Function: setup_context, save_for_backward, "
+             "a backward by hand, needs_input_grad",
+          zh="把 swish(x, beta) = x·sigmoid(beta·x) 写成自定义 Function：setup_context、save_for_backward、"
+             "亲手写的 backward、needs_input_grad")
 def swish(solution, check):
-    check("Swish is a torch.autograd.Function", "Swish 是一个 torch.autograd.Function")
+    check("Swish is a torch.autograd.Function in the setup_context style",
+          "Swish 是一个 torch.autograd.Function，用的是 setup_context 写法")
     require_function_class(solution, "Swish", ("keep the class of the starter file and fill in its static methods",
                                                     "保留起始文件里的类，填好它的静态方法"))
+    if solution.Swish.setup_context is torch.autograd.Function.setup_context:
+        raise Fail("Swish has no setup_context: its forward takes ctx, the older style",
+                   "Swish 没有 setup_context：它的 forward 接收 ctx，是老写法",
+                   expected=("forward(x, beta) that only computes, and setup_context(ctx, inputs, output) that saves",
+                             "只管计算的 forward(x, beta)，加上负责保存的 setup_context(ctx, inputs, output)"),
+                   found=("no setup_context in Swish", "Swish 里没有 setup_context"),
+                   hint_en="move ctx.save_for_backward out of forward into setup_context(ctx, inputs, output): "
+                           "torch.func transforms (vmap, grad, jacrev) refuse a Function whose forward takes ctx",
+                   hint_zh="把 ctx.save_for_backward 从 forward 挪进 setup_context(ctx, inputs, output)："
+                           "forward 带 ctx 的 Function，torch.func 的变换（vmap、grad、jacrev）一律拒绝")
 
-    check("swish(x, beta) equals x·sigmoid(beta·x), in float64, and goes through Swish",
-          "swish(x, beta) 等于 x·sigmoid(beta·x)，是 float64，并且经过 Swish")
-    x, beta = draw(5)
-    out = solution.swish(x, beta)
-    want = (x * torch.sigmoid(beta * x)).detach()
-    if not isinstance(out, torch.Tensor) or out.shape != x.shape or out.dtype != torch.float64:
-        raise Fail("swish(x, beta) did not return a float64 tensor shaped like x",
-                   "swish(x, beta) 返回的不是和 x 同形状的 float64 张量",
-                   expected=(f"float64, shape {tuple(x.shape)}", f"float64，形状 {tuple(x.shape)}"),
-                   found=(f"{out.dtype}, shape {tuple(out.shape)}", f"{out.dtype}，形状 {tuple(out.shape)}")
-                   if isinstance(out, torch.Tensor) else f"{type(out).__name__}: {out!r}"[:80],
-                   hint_en="return Swish.apply(x, beta), and don't cast inside the Function",
-                   hint_zh="返回 Swish.apply(x, beta)，也不要在 Function 里转换类型")
-    difference = (out.detach() - want).abs().max().item()
-    if difference > 1e-12:
-        raise Fail("swish(x, beta) is not x·sigmoid(beta·x)", "swish(x, beta) 不等于 x·sigmoid(beta·x)",
-                   expected=("x * torch.sigmoid(beta * x)", "x * torch.sigmoid(beta * x)"),
-                   found=(f"off by up to {difference:.3g}", f"最多差 {difference:.3g}"),
-                   hint_en="forward returns x * torch.sigmoid(beta * x)", hint_zh="forward 返回 x * torch.sigmoid(beta * x)")
-    node = type(out.grad_fn).__name__ if out.grad_fn is not None else "None"
-    if node != f"{solution.Swish.__name__}Backward":
-        raise Fail(f"swish(x, beta) did not go through Swish: its grad_fn is {node}",
-                   f"swish(x, beta) 没有经过 Swish：它的 grad_fn 是 {node}",
-                   expected=f"grad_fn {solution.Swish.__name__}Backward", found=f"grad_fn {node}",
-                   hint_en="call the Function with Swish.apply(x, beta)", hint_zh="用 Swish.apply(x, beta) 调用这个 Function")
+    for shape, seed, beta_value in CASES:
+        case_en = f"x of shape {shape}, beta = {beta_value}"
+        case_zh = f"x 的形状为 {shape}，beta = {beta_value}"
 
-    check("the gradients of swish(x, beta).sum() for x and beta are right",
-          "swish(x, beta).sum() 对 x 和 beta 的梯度都对")
-    grad_x, grad_beta = grads_through(solution, x, beta)
-    true_x, true_beta = expected_grads(x, beta)
-    for name, found, true in (("x", grad_x, true_x), ("beta", grad_beta, true_beta)):
-        if found is None or found.shape != true.shape or not torch.allclose(found, true, rtol=1e-10, atol=1e-12):
-            worst = "None" if found is None else (
-                f"shape {tuple(found.shape)}" if found.shape != true.shape else
-                f"off by up to {(found - true).abs().max().item():.3g}")
+        check(f"{case_en}: swish(x, beta) equals x·sigmoid(beta·x), in float64, and goes through Swish",
+              f"{case_zh}：swish(x, beta) 等于 x·sigmoid(beta·x)，是 float64，并且经过 Swish")
+        x, beta = draw(shape, seed, beta_value)
+        out = solution.swish(x, beta)
+        want = (x * torch.sigmoid(beta * x)).detach()
+        if not isinstance(out, torch.Tensor) or out.shape != x.shape or out.dtype != torch.float64:
+            raise Fail("swish(x, beta) did not return a float64 tensor shaped like x",
+                       "swish(x, beta) 返回的不是和 x 同形状的 float64 张量",
+                       expected=(f"float64, shape {tuple(x.shape)}", f"float64，形状 {tuple(x.shape)}"),
+                       found=(f"{out.dtype}, shape {tuple(out.shape)}", f"{out.dtype}，形状 {tuple(out.shape)}")
+                       if isinstance(out, torch.Tensor) else f"{type(out).__name__}: {out!r}"[:80],
+                       hint_en="return Swish.apply(x, beta), and don't cast inside the Function",
+                       hint_zh="返回 Swish.apply(x, beta)，也不要在 Function 里转换类型")
+        difference = (out.detach() - want).abs().max().item()
+        if difference > 1e-12:
+            raise Fail("swish(x, beta) is not x·sigmoid(beta·x)", "swish(x, beta) 不等于 x·sigmoid(beta·x)",
+                       expected=("x * torch.sigmoid(beta * x)", "x * torch.sigmoid(beta * x)"),
+                       found=(f"off by up to {difference:.3g}", f"最多差 {difference:.3g}"),
+                       hint_en="forward returns x * torch.sigmoid(beta * x)",
+                       hint_zh="forward 返回 x * torch.sigmoid(beta * x)")
+        node = type(out.grad_fn).__name__ if out.grad_fn is not None else "None"
+        if node != f"{solution.Swish.__name__}Backward":
+            raise Fail(f"swish(x, beta) did not go through Swish: its grad_fn is {node}",
+                       f"swish(x, beta) 没有经过 Swish：它的 grad_fn 是 {node}",
+                       expected=f"grad_fn {solution.Swish.__name__}Backward", found=f"grad_fn {node}",
+                       hint_en="call the Function with Swish.apply(x, beta)",
+                       hint_zh="用 Swish.apply(x, beta) 调用这个 Function")
+
+        check(f"{case_en}: the gradients of swish(x, beta).sum() for x and beta are right",
+              f"{case_zh}：swish(x, beta).sum() 对 x 和 beta 的梯度都对")
+        grad_x, grad_beta = grads_through(solution, x, beta)
+        true_x, true_beta = expected_grads(x, beta)
+        for name, found, true in (("x", grad_x, true_x), ("beta", grad_beta, true_beta)):
+            if found is not None and found.shape == true.shape and torch.allclose(found, true, rtol=1e-10,
+                                                                                   atol=1e-12):
+                continue
+            if found is None:
+                worst = "None"
+            elif found.shape != true.shape:
+                worst = (f"shape {tuple(found.shape)}", f"形状 {tuple(found.shape)}")
+            else:
+                off = (found - true).abs().max().item()
+                worst = (f"off by up to {off:.3g}", f"最多差 {off:.3g}")
             if name == "x" and found is not None and found.shape == true.shape:
                 s = torch.sigmoid(beta * x).detach()
                 if torch.allclose(found, s + x.detach() * s * (1 - s), rtol=1e-10, atol=1e-12):
                     raise Fail("the gradient for x is missing the factor beta of the inner derivative",
                                "对 x 的梯度漏了内层导数里的因子 beta",
                                expected="g * (s + beta * x * s * (1 - s))", found="g * (s + x * s * (1 - s))",
-                               hint_en="sigmoid(beta * x) depends on x through beta * x, whose derivative is beta: "
-                                       "the chain rule multiplies sigmoid's derivative by it",
-                               hint_zh="sigmoid(beta * x) 是通过 beta * x 依赖 x 的，而 beta * x 对 x 的导数是 beta："
-                                       "链式法则要把 sigmoid 的导数再乘上它")
+                               hint_en="sigmoid(beta * x) depends on x through beta * x, whose derivative is "
+                                       "beta: the chain rule multiplies sigmoid's derivative by it",
+                               hint_zh="sigmoid(beta * x) 是通过 beta * x 依赖 x 的，而 beta * x 对 x 的导数是 "
+                                       "beta：链式法则要把 sigmoid 的导数再乘上它")
             raise Fail(f"the gradient for {name} is wrong", f"对 {name} 的梯度不对",
-                       expected=("sigmoid(βx) + βx·σ'(βx), times grad_output" if name == "x" else
-                                 "the sum of grad_output · x² · σ'(βx)"), found=worst,
+                       expected=("sigmoid(βx) + βx·σ'(βx), times grad_output",
+                                 "sigmoid(βx) + βx·σ'(βx)，再乘以 grad_output") if name == "x" else
+                       ("the sum of grad_output · x² · σ'(βx)", "grad_output · x² · σ'(βx) 的总和"),
+                       found=worst,
                        hint_en="with s = sigmoid(beta * x), sigmoid's derivative is s * (1 - s); the chain rule "
                                "gives grad_x = g * (s + beta * x * s * (1 - s)) and grad_beta = "
                                "(g * x * x * s * (1 - s)).sum()",
                        hint_zh="记 s = sigmoid(beta * x)，sigmoid 的导数是 s * (1 - s)；链式法则给出 grad_x = "
                                "g * (s + beta * x * s * (1 - s))，grad_beta = (g * x * x * s * (1 - s)).sum()")
 
-    check("gradcheck(swish, (x, beta)) passes in float64, for x of shape (2, 3)",
-          "对形状为 (2, 3) 的 x，gradcheck(swish, (x, beta)) 在 float64 下通过")
-    x, beta = draw(2, 3, seed=1, beta=-0.7)
-    try:
-        gradcheck(solution.swish, (x, beta))
-    except GradcheckError as error:
-        raise Fail("gradcheck raised GradcheckError: the Jacobian from your backward does not match the "
-                   "finite differences", "gradcheck 抛出了 GradcheckError：用你的 backward 得到的雅可比矩阵和有限差分不一致",
-                   expected=("gradcheck returns True", "gradcheck 返回 True"),
-                   found=str(error).splitlines()[0].rstrip(","),
-                   hint_en="multiply by grad_output element by element: gradcheck calls backward with one-hot "
-                           "grad_outputs", hint_zh="要逐元素乘上 grad_output：gradcheck 调用 backward 时 grad_output "
-                                                   "只有一个元素是 1") from None
+        check(f"{case_en}: gradcheck(swish, (x, beta)) passes in float64",
+              f"{case_zh}：gradcheck(swish, (x, beta)) 在 float64 下通过")
+        try:
+            gradcheck(solution.swish, (x, beta))
+        except GradcheckError as error:
+            raise Fail("gradcheck raised GradcheckError: the Jacobian from your backward does not match the "
+                       "finite differences", "gradcheck 抛出了 GradcheckError：用你的 backward 得到的雅可比矩阵和有限差分不一致",
+                       expected=("gradcheck returns True", "gradcheck 返回 True"),
+                       found=str(error).splitlines()[0].rstrip(","),
+                       hint_en="multiply by grad_output element by element: gradcheck calls backward with one-hot "
+                               "grad_outputs", hint_zh="要逐元素乘上 grad_output：gradcheck 调用 backward 时 grad_output "
+                                                       "只有一个元素是 1") from None
 
-    check("what backward needs is kept with ctx.save_for_backward, not as attributes of ctx",
-          "backward 要用的东西用 ctx.save_for_backward 保存，而不是存成 ctx 的属性")
-    x, beta = draw(5, seed=2)
-    refuse_ctx_attributes(solution.swish(x, beta), "ctx.save_for_backward(x, beta)",
-                          ("an attribute escapes the version check (an in-place edit of x before backward gives "
-                           "a silently wrong gradient) and lives as long as the graph; save_for_backward "
-                           "catches the edit and frees the tensors after backward",
-                           "存成属性就躲过了版本检查（backward 之前原地改了 x，梯度会悄悄算错），而且和计算图活得一样久；"
-                           "save_for_backward 能发现这种修改，反向传播后也会释放这些张量"))
+        check(f"{case_en}: backward reads x and beta from ctx.save_for_backward, not from attributes of ctx: "
+              "an in-place edit of either between forward and backward makes backward raise",
+              f"{case_zh}：backward 从 ctx.save_for_backward 取 x 和 beta，而不是从 ctx 的属性：两者中任何一个在 "
+              "forward 和 backward 之间被原地修改，backward 都会报错")
+        refuse_ctx_attributes(solution.swish(*draw(shape, seed, beta_value)), "ctx.save_for_backward(x, beta)",
+                              ("an attribute escapes the version check (an in-place edit of x before backward "
+                               "gives a silently wrong gradient) and lives as long as the graph; "
+                               "save_for_backward catches the edit and frees the tensors after a backward that "
+                               "does not retain the graph",
+                               "存成属性就躲过了版本检查（backward 之前原地改了 x，梯度会悄悄算错），而且和计算图活得"
+                               "一样久；save_for_backward 能发现这种修改，不保留计算图的反向传播之后也会释放这些张量"))
+        for edited in ("x", "beta"):
+            x, beta = draw(shape, seed, beta_value)
+            out = solution.swish(x, beta)
+            with torch.no_grad():
+                (x if edited == "x" else beta).mul_(1)  # the same values, one version more
+            try:
+                torch.autograd.grad(out.sum(), (x, beta), allow_unused=True)
+            except RuntimeError as error:
+                if "modified by an inplace operation" in str(error):
+                    continue
+                raise
+            raise Fail(f"backward did not notice an in-place edit of {edited}: ctx.save_for_backward did not get "
+                       f"{edited} itself", f"backward 没有发现 {edited} 被原地修改过：ctx.save_for_backward 拿到的"
+                       f"不是 {edited} 本身",
+                       expected=(f"{edited}.mul_(1) between forward and backward, then backward raises \"modified "
+                                 "by an inplace operation\"", f"在 forward 和 backward 之间做 {edited}.mul_(1)，"
+                                 "backward 随后报 “modified by an inplace operation”"),
+                       found=("backward ran without an error", "backward 照常运行，没有报错"),
+                       hint_en=f"ctx.save_for_backward(x, beta) in setup_context, and x, beta = ctx.saved_tensors in "
+                               f"backward; a copy ({edited}.item(), .numpy(), .clone()) or an attribute of ctx "
+                               "escapes the version check",
+                       hint_zh=f"在 setup_context 里 ctx.save_for_backward(x, beta)，在 backward 里 x, beta = "
+                               f"ctx.saved_tensors；存副本（{edited}.item()、.numpy()、.clone()）或者存成 ctx 的属性，"
+                               "都会躲过版本检查")
 
-    for skipped, kept, x_grad in (("beta", "x", True), ("x", "beta", False)):
-        check(f"backward returns None for {skipped} when {skipped} does not require grad",
-              f"{skipped} 不需要梯度时，backward 对 {skipped} 返回 None")
-        x, beta = draw(5, seed=3, x_grad=x_grad, beta_grad=not x_grad)
-        returned = raw_backward(solution, x, beta)
-        index = 1 if skipped == "beta" else 0
-        if len(returned) != 2 or returned[index] is not None or returned[1 - index] is None:
-            found = [None if value is None else f"tensor{tuple(value.shape)}" if isinstance(value, torch.Tensor)
-                     else type(value).__name__ for value in returned]
-            raise Fail(f"returned a gradient for {skipped} although {skipped} does not require grad",
-                       f"{skipped} 不需要梯度，backward 却还是为它算了一个梯度",
-                       expected=(f"ctx.needs_input_grad = {(x_grad, not x_grad)}: a gradient for {kept}, None "
-                                 f"for {skipped}", f"ctx.needs_input_grad = {(x_grad, not x_grad)}：{kept} 有梯度，"
-                                 f"{skipped} 是 None"),
-                       found=(f"backward returned {found}", f"backward 返回了 {found}"),
-                       hint_en="test ctx.needs_input_grad[i] before computing a gradient, and return None for the "
-                               "inputs nobody asked for: autograd would drop that gradient anyway, so its work "
-                               "is wasted",
-                       hint_zh="算每个梯度之前先看 ctx.needs_input_grad[i]，没人要的输入就返回 None：反正 autograd "
-                               "会把那个梯度扔掉，算它纯属白费")
+        check(f"{case_en}: Swish.backward computes both derivatives itself, without asking autograd",
+              f"{case_zh}：Swish.backward 自己算出两个导数，不让 autograd 代劳")
+        returned, passes, both_calls = call_backward(solution, *draw(shape, seed, beta_value))
+        refuse_autograd_in_backward(passes)
+
+        check(f"{case_en}: Swish.backward returns a gradient shaped like each input: {shape} for x, "
+              "() for beta", f"{case_zh}：Swish.backward 返回的梯度和各自的输入同形状：x 是 {shape}，"
+              "beta 是 ()")
+        shapes = [tuple(value.shape) if isinstance(value, torch.Tensor) else value for value in returned]
+        if len(returned) != 2 or shapes != [shape, ()]:
+            raise Fail("Swish.backward returned gradients of other shapes than its inputs",
+                       "Swish.backward 返回的梯度和输入的形状不一样",
+                       expected=f"(tensor{shape}, tensor())",
+                       found=f"{described(returned)}",
+                       hint_en="beta is one number used by every element: its gradient is the sum over all of "
+                               "them, (...).sum(); autograd would sum it for you, but only because it reduces "
+                               "whatever it gets to the input's shape",
+                       hint_zh="beta 是每个元素都用到的一个数：它的梯度是对所有元素的求和，(...).sum()；autograd "
+                               "虽然会替你求和，那只是因为它把收到的梯度一律归约成输入的形状")
+
+        for skipped, kept in (("beta", "x"), ("x", "beta")):
+            x_grad = skipped == "beta"
+            check(f"{case_en}: when {skipped} does not require grad, backward returns None for it and does not "
+                  "compute its gradient", f"{case_zh}：{skipped} 不要梯度时，backward 对它返回 None，也不去算它的梯度")
+            x, beta = draw(shape, seed, beta_value, x_grad=x_grad, beta_grad=not x_grad)
+            returned, passes, calls = call_backward(solution, x, beta)
+            refuse_autograd_in_backward(passes)
+            index = 1 if skipped == "beta" else 0
+            needs = (x_grad, not x_grad)
+            if len(returned) != 2 or returned[index] is not None or returned[1 - index] is None:
+                raise Fail(f"returned a gradient for {skipped} although {skipped} does not require grad",
+                           f"{skipped} 不要梯度，backward 却还是为它返回了一个梯度",
+                           expected=(f"ctx.needs_input_grad = {needs}: a gradient for {kept}, None for {skipped}",
+                                     f"ctx.needs_input_grad = {needs}：{kept} 有梯度，{skipped} 是 None"),
+                           found=(f"backward returned {described(returned)}", f"backward 返回了 {described(returned)}"),
+                           hint_en="test ctx.needs_input_grad[i] before computing a gradient, and return None for "
+                                   "the inputs that do not require grad: autograd would drop that gradient anyway, "
+                                   "so its work is wasted",
+                           hint_zh="算每个梯度之前先看 ctx.needs_input_grad[i]，不要梯度的输入就返回 None：反正 autograd "
+                                   "会把那个梯度扔掉，算它纯属白费")
+            if calls >= both_calls:
+                raise Fail(f"backward computed the gradient for {skipped} although {skipped} does not require "
+                           "grad, and returned None afterwards",
+                           f"{skipped} 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
+                           expected=(f"fewer torch calls than the {both_calls} made when both require grad",
+                                     f"torch 调用次数少于两者都要梯度时的 {both_calls} 次"),
+                           found=(f"{calls} torch calls", f"{calls} 次 torch 调用"),
+                           hint_en=f"compute the gradient for {skipped} inside `if ctx.needs_input_grad[{index}]:`, "
+                                   "not before it",
+                           hint_zh=f"对 {skipped} 的梯度放在 `if ctx.needs_input_grad[{index}]:` 里面算，不要先算好再判断")
+
+        check(f"{case_en}: torch.func.grad gives the same two gradients (it accepts only the setup_context style)",
+              f"{case_zh}：torch.func.grad 给出同样的两个梯度（它只接受 setup_context 写法）")
+        plain_x, plain_beta = (t.detach() for t in draw(shape, seed, beta_value))
+        true_x, true_beta = expected_grads(plain_x, plain_beta)
+        try:
+            by_func = torch.func.grad(lambda a, b: solution.swish(a, b).sum(), argnums=(0, 1))(plain_x, plain_beta)
+        except RuntimeError as error:
+            raise Fail("torch.func.grad refused Swish", "torch.func.grad 不接受 Swish",
+                       expected=("the gradients for x and beta", "对 x 和 beta 的梯度"),
+                       found=f"RuntimeError: {str(error).splitlines()[0][:200]}",
+                       hint_en="forward(x, beta) only computes; setup_context(ctx, inputs, output) saves; "
+                               "backward reads ctx.saved_tensors and uses torch operations only (no .numpy(), "
+                               ".item() or requires_grad_() inside)",
+                       hint_zh="forward(x, beta) 只管计算；setup_context(ctx, inputs, output) 负责保存；"
+                               "backward 从 ctx.saved_tensors 取，只用 torch 运算（里面不用 .numpy()、.item() "
+                               "或 requires_grad_()）") from None
+        pairs = list(zip(by_func, (true_x, true_beta)))
+        if not all(torch.allclose(found, true, rtol=1e-10, atol=1e-12) for found, true in pairs):
+            off = max((found - true).abs().max().item() for found, true in pairs)
+            raise Fail("torch.func.grad gives other gradients than plain autograd",
+                       "torch.func.grad 给出的梯度和普通 autograd 的不一样",
+                       expected=("the gradients checked above", "上面检查过的那两个梯度"),
+                       found=(f"off by up to {off:.3g}", f"最多差 {off:.3g}"),
+                       hint_en="compute the gradients from ctx.saved_tensors with torch operations only",
+                       hint_zh="只用 torch 运算、从 ctx.saved_tensors 算梯度")
