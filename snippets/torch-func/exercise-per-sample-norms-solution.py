@@ -6,8 +6,8 @@ from torch.func import functional_call, grad, vmap
 
 
 def per_sample_norms(model, loss_fn, x, y):
-    # Plain tensors: torch.func differentiates with respect to this argument only,
-    # and writes nothing into the parameters' .grad.
+    # grad returns the gradients with respect to this argument and writes no .grad;
+    # detach() keeps its results off the model's graph.
     params = {name: p.detach() for name, p in model.named_parameters()}
 
     def loss_of_one(params, xi, yi):

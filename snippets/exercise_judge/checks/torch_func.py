@@ -1,6 +1,8 @@
 """Exercises of the chapter torch-func."""
 
+import contextlib
 import copy
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -42,6 +44,44 @@ def _show(t):
     return "[" + ", ".join(values) + (", ...]" if t.numel() > 4 else "]")
 
 
+@dataclass
+class _Run:
+    """One run of one module, as its forward pre-hook saw it."""
+    numel: int  # elements of its input, as the function sees it (under vmap: one sample's)
+    mapped: bool  # under vmap: the input is a batched tensor, and vmap refuses .item() on it
+    own: list  # the model's own Parameters it ran with, by name (functional_call swaps them out)
+
+
+def _mapped(tensor) -> bool:
+    try:
+        tensor.detach().sum().item()
+    except RuntimeError:  # vmap: "calling .item() on a Tensor" is not supported
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def _instrumented(model):
+    """Every run of every module of `model` (the model itself under the name "model"), by name."""
+    seen, handles = {}, []
+    for name, module in model.named_modules():
+        own = dict(module.named_parameters(recurse=False))
+        prefix, name = (name + "." if name else ""), name or "model"
+        seen[name] = []
+
+        def hook(module, args, name=name, own=own, prefix=prefix):
+            first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+            seen[name].append(_Run(first.numel() if first is not None else 0,
+                                   first is not None and _mapped(first),
+                                   [prefix + n for n, p in own.items() if getattr(module, n) is p]))
+        handles.append(module.register_forward_pre_hook(hook))
+    try:
+        yield seen
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
 @exercise("torch-func/per-sample-norms",
           en="every sample's gradient norm, with vmap, grad and functional_call",
           zh="用 vmap、grad 和 functional_call 算出每个样本的梯度范数")
@@ -50,14 +90,19 @@ def per_sample_norms(solution, check):
     cases = [("mse_loss", nn.functional.mse_loss, _model([5, 8, 1], 0), torch.randn(16, 5), torch.randn(16, 1)),
              ("smooth_l1_loss", nn.functional.smooth_l1_loss, _model([3, 6, 6, 2], 1),
               torch.randn(8, 3), 2 * torch.randn(8, 2))]
+    # Every case is judged on the call that gave its numbers: the method, not only the result.
     for loss_name, loss_fn, model, x, y in cases:
         expected = _reference(model, loss_fn, x, y)
         batch = len(x)
-        check(f"per_sample_norms(model, {loss_name}, x, y) with a batch of {batch} returns {batch} norms, "
+        call = f"per_sample_norms(model, {loss_name}, x, y)"
+        check(f"{call} with a batch of {batch} returns {batch} norms, "
               "one per sample, equal to a loop of one backward pass per sample",
-              f"per_sample_norms(model, {loss_name}, x, y) 对 {batch} 个样本的批次返回 {batch} 个范数，"
+              f"{call} 对 {batch} 个样本的批次返回 {batch} 个范数，"
               "每个样本一个，和逐个样本做反向传播的循环结果相同")
-        found = solution.per_sample_norms(model, loss_fn, x, y)
+        for p in model.parameters():
+            p.grad = torch.full_like(p, MARK)
+        with _instrumented(model) as seen, autograd_passes() as passes:
+            found = solution.per_sample_norms(model, loss_fn, x, y)
         if not isinstance(found, torch.Tensor):
             raise Fail("per_sample_norms must return a tensor", "per_sample_norms 应当返回一个张量",
                        expected=(f"a tensor of shape [{batch}]", f"形状为 [{batch}] 的张量"), found=described(found),
@@ -84,6 +129,7 @@ def per_sample_norms(solution, check):
                                "dimension; flatten the rest, add the squares over all parameters, then sqrt",
                        hint_zh="每个样本一个数：每个参数的逐样本梯度第一维是批次维；把其余维展平，"
                                "对所有参数的平方求和，再开方")
+
         if not torch.allclose(found, expected, rtol=1e-4, atol=1e-6):
             smaller = bool((found < expected * (1 - 1e-4)).all())
             raise Fail(f"the norms differ from those of a per-sample loop ({loss_name})",
@@ -95,51 +141,109 @@ def per_sample_norms(solution, check):
                        hint_zh="每个范数都偏小：范数要把所有参数（包括 bias）合在一起算" if smaller else
                        "第 i 个样本的损失是 loss_fn(model(x[i:i+1]), y[i:i+1])：用传进来的 loss_fn，输入一个样本的批次")
 
-    # --- nothing written into the model, no backward(), the model run once over the batch (vmap) ---
-    loss_name, loss_fn, model, x, y = cases[0]
-    for p in model.parameters():
-        p.grad = torch.full_like(p, MARK)
-    check(f"every parameter's .grad holds {MARK:g}s before the call: per_sample_norms leaves them as they were",
-          f"调用前每个参数的 .grad 都是 {MARK:g}：per_sample_norms 调用之后它们不变")
-    runs = []
-    hook = model.register_forward_pre_hook(lambda module, args: runs.append(1))
-    try:
-        with autograd_passes() as passes:
-            solution.per_sample_norms(model, loss_fn, x, y)
-    finally:
-        hook.remove()
-    changed = [name for name, p in model.named_parameters()
-               if p.grad is None or not torch.equal(p.grad, torch.full_like(p, MARK))]
-    if changed:
-        first = dict(model.named_parameters())[changed[0]].grad
-        raise Fail(f"per_sample_norms changed the parameters' .grad ({', '.join(changed)})",
-                   f"per_sample_norms 改动了参数的 .grad（{'、'.join(changed)}）",
-                   expected=(f"every .grad still all {MARK:g}", f"每个 .grad 仍然全是 {MARK:g}"),
-                   found=(f"model.{changed[0]}.grad = " + ("None" if first is None else _show(first)),
-                          f"model.{changed[0]}.grad = " + ("None" if first is None else _show(first))),
-                   hint_en="backward() and zero_grad() write into .grad; torch.func.grad returns the gradients "
-                           "and writes nothing, when it differentiates detached copies of the parameters",
-                   hint_zh="backward() 和 zero_grad() 都会写 .grad；torch.func.grad 对参数 detach 出来的张量求导时，"
-                           "只返回梯度，什么也不写")
-    check("per_sample_norms calls neither backward() nor torch.autograd.grad itself",
-          "per_sample_norms 自己不调用 backward()，也不调用 torch.autograd.grad")
-    own = [found for found in passes if found.by(solution.__file__)]
-    if own:
-        raise Fail(f"per_sample_norms ran {len(own)} backward passes itself",
-                   f"per_sample_norms 自己做了 {len(own)} 次反向传播",
-                   expected=("the gradients from torch.func.grad under vmap", "由 vmap 下的 torch.func.grad 求梯度"),
-                   found=counted(own),
-                   hint_en="write the loss of one sample as a function of a dict of parameters (functional_call) "
-                           "and take vmap(grad(that function))",
-                   hint_zh="把单个样本的损失写成参数字典的函数（functional_call），再用 vmap(grad(这个函数))")
-    check(f"the model runs once, over all {len(x)} samples together (vmap), not once per sample",
-          f"模型只运行一次，一次处理全部 {len(x)} 个样本（vmap），而不是每个样本运行一次")
-    if len(runs) != 1:
-        raise Fail(f"the model ran {times(len(runs))}: vmap runs it once over the whole batch",
-                   f"模型运行了 {len(runs)} 次：vmap 一次就处理整个批次",
-                   expected=("one run of the model", "模型运行一次"),
-                   found=(f"{len(runs)} runs", f"{len(runs)} 次"),
-                   hint_en="a Python loop over the samples runs the model once per sample; vmap(grad(loss_of_one), "
-                           "in_dims=(None, 0, 0)) maps over the samples in one call",
-                   hint_zh="对样本写 Python 循环，每个样本都要运行一次模型；vmap(grad(loss_of_one), "
-                           "in_dims=(None, 0, 0)) 一次调用就映射到所有样本")
+        check(f"every parameter's .grad held {MARK:g}s before {call}: it leaves them as they were",
+              f"调用 {call} 之前每个参数的 .grad 都是 {MARK:g}：调用之后它们不变")
+        changed = [name for name, p in model.named_parameters()
+                   if p.grad is None or not torch.equal(p.grad, torch.full_like(p, MARK))]
+        if changed:
+            first = dict(model.named_parameters())[changed[0]].grad
+            raise Fail(f"per_sample_norms changed the parameters' .grad ({', '.join(changed)}) with {loss_name}",
+                       f"per_sample_norms 在 {loss_name} 上改动了参数的 .grad（{'、'.join(changed)}）",
+                       expected=(f"every .grad still all {MARK:g}", f"每个 .grad 仍然全是 {MARK:g}"),
+                       found=(f"model.{changed[0]}.grad = " + ("None" if first is None else _show(first)),
+                              f"model.{changed[0]}.grad = " + ("None" if first is None else _show(first))),
+                       hint_en="backward() and zero_grad() write into .grad; torch.func.grad returns the gradients "
+                               "and writes no .grad",
+                       hint_zh="backward() 和 zero_grad() 都会写 .grad；torch.func.grad 只返回梯度，不写任何 .grad")
+
+        check(f"{call} calls neither backward() nor torch.autograd.grad itself",
+              f"{call} 自己不调用 backward()，也不调用 torch.autograd.grad")
+        own = [found for found in passes if found.by(solution.__file__)]
+        if own:
+            raise Fail(f"per_sample_norms ran {len(own)} backward passes itself ({loss_name})",
+                       f"per_sample_norms 自己做了 {len(own)} 次反向传播（{loss_name}）",
+                       expected=("the gradients from torch.func.grad under vmap", "由 vmap 下的 torch.func.grad 求梯度"),
+                       found=counted(own),
+                       hint_en="write the loss of one sample as a function of a dict of parameters (functional_call) "
+                               "and take vmap(grad(that function))",
+                       hint_zh="把单个样本的损失写成参数字典的函数（functional_call），再用 vmap(grad(这个函数))")
+
+        check(f"{call}: the model and each of its layers run once, for all {batch} samples together (vmap), "
+              "not once per sample",
+              f"{call}：模型和它的每一层都只运行一次，一次处理全部 {batch} 个样本（vmap），而不是每个样本运行一次")
+        model_runs = len(seen["model"])
+        if model_runs != 1:
+            raise Fail(f"the model ran {times(model_runs)}: vmap runs it once over the whole batch ({loss_name})",
+                       f"模型运行了 {model_runs} 次：vmap 一次就处理整个批次（{loss_name}）",
+                       expected=("one run of the model", "模型运行一次"),
+                       found=(f"{model_runs} runs", f"{model_runs} 次"),
+                       hint_en="a Python loop over the samples runs the model once per sample (and vmap's chunk_size "
+                               "once per chunk); vmap(grad(loss_of_one), in_dims=(None, 0, 0)) maps over the samples "
+                               "in one call",
+                       hint_zh="对样本写 Python 循环，每个样本都要运行一次模型（vmap 的 chunk_size 则是每块一次）；"
+                               "vmap(grad(loss_of_one), in_dims=(None, 0, 0)) 一次调用就映射到所有样本")
+        layers = {name: len(runs) for name, runs in seen.items() if name != "model" and len(runs) != 1}
+        if layers:
+            name, n = next(iter(layers.items()))
+            raise Fail(f"the model ran once, but its layer {name} ran {times(n)} ({loss_name}): the layers ran "
+                       "outside the model's one run",
+                       f"模型只运行了一次，它的第 {name} 层却运行了 {n} 次（{loss_name}）：这些层是在模型那一次运行之外运行的",
+                       expected=("every layer runs once, inside the model's one run",
+                                 "每一层只运行一次，就在模型那一次运行里"),
+                       found=(", ".join(f"layer {k}: {v} runs" for k, v in layers.items()),
+                              "、".join(f"第 {k} 层：{v} 次" for k, v in layers.items())),
+                       hint_en="call the whole model through functional_call(model, params, (xi[None],)) inside the "
+                               "function that vmap maps over the samples",
+                       hint_zh="在 vmap 映射到各样本的那个函数里，通过 functional_call(model, params, (xi[None],)) "
+                               "调用整个模型")
+
+        check(f"{call}: one backward pass for the whole batch, run by torch.func (grad under vmap)",
+              f"{call}：整个批次只有一次反向传播，由 torch.func 完成（vmap 下的 grad）")
+        if len(passes) != 1 or passes[0].origin != "torch.func":
+            said = counted(passes) if passes else ("none", "没有")
+            raise Fail(f"{len(passes)} backward passes where vmap(grad(...)) runs one, by torch.func ({loss_name})",
+                       f"做了 {len(passes)} 次反向传播，而 vmap(grad(...)) 只做一次，由 torch.func 完成（{loss_name}）",
+                       expected=("1 × torch.autograd.grad (by torch.func)", "1 × torch.autograd.grad（由 torch.func 发起）"),
+                       found=said,
+                       hint_en="torch.func.grad under vmap differentiates every sample's loss in one batched backward "
+                               "pass; a loop of backward passes, or torch.autograd.functional, runs one per sample",
+                       hint_zh="vmap 下的 torch.func.grad 用一次批量的反向传播求出每个样本损失的梯度；"
+                               "反向传播的循环或 torch.autograd.functional 每个样本都要做一次")
+
+        check(f"{call}: the model's one run sees one sample (vmap's view of the batch) and the parameters "
+              "functional_call passes",
+              f"{call}：模型那一次运行看到的是一个样本（vmap 眼中的批次），用的是 functional_call 传入的参数")
+        (run,) = seen["model"]
+        one = x[0].numel()
+        if run.numel != one or not run.mapped:
+            whole = run.numel // one if run.numel % one == 0 else 0
+            if run.numel == one:
+                said = ("one sample, outside vmap", "单个样本，但不在 vmap 里")
+            else:
+                said = (f"{whole} samples at once" if whole else f"an input of {run.numel} elements",
+                        f"一次 {whole} 个样本" if whole else f"{run.numel} 个元素的输入")
+                if not run.mapped:
+                    said = (said[0] + ", not under vmap", said[1] + "，不在 vmap 里")
+            raise Fail(f"the model ran on {said[0]} ({loss_name}): vmap(grad(...)) runs it on the loss of one "
+                       "sample, mapped over the batch",
+                       f"模型的输入是{said[1]}（{loss_name}）：vmap(grad(...)) 让模型处理单个样本的损失，再映射到整个批次",
+                       expected=(f"one sample under vmap: an input of {one} elements, batched by vmap",
+                                 f"vmap 下的单个样本：{one} 个元素的输入，由 vmap 批量处理"),
+                       found=said,
+                       hint_en="a loss of the whole batch (jacrev of a vector of losses, or one forward and a backward "
+                               "per sample) is another method; write loss_of_one(params, xi, yi) and take "
+                               "vmap(grad(loss_of_one), in_dims=(None, 0, 0))",
+                       hint_zh="对整个批次的损失求导（对损失向量取 jacrev，或一次前向再逐样本反向传播）是另一种方法；"
+                               "写出 loss_of_one(params, xi, yi)，再用 vmap(grad(loss_of_one), in_dims=(None, 0, 0))")
+        own_params = list(dict.fromkeys(name for runs in seen.values() for r in runs for name in r.own))
+        if own_params:
+            raise Fail(f"the model ran with its own parameters ({', '.join(own_params)}) ({loss_name}): "
+                       "functional_call runs it with the tensors you differentiate",
+                       f"模型用的是它自己的参数（{'、'.join(own_params)}）（{loss_name}）：functional_call "
+                       "才会用你求导的那些张量运行它",
+                       expected=("the tensors of the dict passed to functional_call", "传给 functional_call 的字典里的张量"),
+                       found=("the model's own Parameters", "模型自己的 Parameter"),
+                       hint_en="grad differentiates with respect to its argument: pass the parameters as a dict and "
+                               "run the model with functional_call(model, params, (xi[None],))",
+                       hint_zh="grad 对它的参数求导：把模型参数做成字典传进去，再用 functional_call(model, params, "
+                               "(xi[None],)) 运行模型")
