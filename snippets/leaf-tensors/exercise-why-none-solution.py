@@ -6,7 +6,7 @@ from torch import nn
 NO_REQUIRES_GRAD = "no-requires-grad"
 NOT_A_LEAF = "not-a-leaf"
 NOT_REACHED = "not-reached"
-HAS_GRAD = "has-grad"
+REACHED = "reached"
 
 
 def reaches(loss, tensor):
@@ -17,7 +17,7 @@ def reaches(loss, tensor):
         if node is None or node in seen:
             continue
         seen.add(node)
-        if getattr(node, "variable", None) is tensor:  # `is`: the same object, not equal values
+        if getattr(node, "variable", None) is tensor:  # `is`: the same object, not equal values or memory
             return True
         todo += [next_node for next_node, _ in node.next_functions]
     return False
@@ -30,7 +30,7 @@ def why_grad_is_none(tensor, loss):
         return NOT_A_LEAF
     if not reaches(loss, tensor):
         return NOT_REACHED
-    return HAS_GRAD
+    return REACHED  # the graph leads to it: look at how the gradients were computed
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Exercise: tell why a tensor's .grad is None after backward.
+"""Exercise: tell why a tensor's .grad is None after a backward pass.
 
 Fill in `why_grad_is_none`, then judge it from the repository root:
     nox -s judge -- leaf-tensors/why-none snippets/leaf-tensors/exercise-why-none.py
@@ -8,19 +8,19 @@ Fill in `why_grad_is_none`, then judge it from the repository root:
 import torch
 from torch import nn
 
-# The four answers. The first three are the chapter's three reasons for a None gradient.
+# The four answers. The first three are the chapter's three usual reasons for a None gradient.
 NO_REQUIRES_GRAD = "no-requires-grad"  # the tensor does not require grad
 NOT_A_LEAF = "not-a-leaf"              # it requires grad, but an operation produced it
 NOT_REACHED = "not-reached"            # a leaf that requires grad, but backward from loss never gets to it
-HAS_GRAD = "has-grad"                  # none of the three: backward from loss gives it a .grad
+REACHED = "reached"                    # none of the three: an AccumulateGrad node of loss's graph holds it
 
 
 def why_grad_is_none(tensor, loss):
-    """Return NO_REQUIRES_GRAD, NOT_A_LEAF, NOT_REACHED or HAS_GRAD for `tensor`, after
-    loss.backward() has run. Check in the chapter's order and return the first reason that
-    holds: requires_grad, then is_leaf, then whether the graph of `loss` reaches the tensor
+    """Return NO_REQUIRES_GRAD, NOT_A_LEAF, NOT_REACHED or REACHED for `tensor`, after a
+    backward pass from `loss` has run. Check in the chapter's order and return the first reason
+    that holds: requires_grad, then is_leaf, then whether the graph of `loss` reaches the tensor
     (walk from loss.grad_fn along next_functions; a leaf is reached when an AccumulateGrad
-    node's .variable is the tensor itself). Do not call backward again."""
+    node's .variable is the tensor itself). Never read .grad; do not run backward again."""
     raise NotImplementedError("check requires_grad, then is_leaf, then the graph")
 
 

@@ -5,7 +5,7 @@ import torch
 NO_REQUIRES_GRAD = "no-requires-grad"
 NOT_A_LEAF = "not-a-leaf"
 NOT_REACHED = "not-reached"
-HAS_GRAD = "has-grad"
+REACHED = "reached"
 
 
 def why_grad_is_none(tensor, loss):
@@ -14,4 +14,4 @@ def why_grad_is_none(tensor, loss):
     if not tensor.is_leaf:
         return NOT_A_LEAF
     (grad,) = torch.autograd.grad(loss, tensor, retain_graph=True, allow_unused=True)
-    return NOT_REACHED if grad is None else HAS_GRAD
+    return NOT_REACHED if grad is None else REACHED

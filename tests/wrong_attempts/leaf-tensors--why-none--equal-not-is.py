@@ -1,11 +1,11 @@
-# expect: wrong reason for twin.weight against loss5
+# expect: twin.weight is equal in value to tail.weight
 # Walks the graph, but compares AccumulateGrad's variable with the tensor by value, not with `is`.
 import torch
 
 NO_REQUIRES_GRAD = "no-requires-grad"
 NOT_A_LEAF = "not-a-leaf"
 NOT_REACHED = "not-reached"
-HAS_GRAD = "has-grad"
+REACHED = "reached"
 
 
 def reaches(loss, tensor):
@@ -27,4 +27,4 @@ def why_grad_is_none(tensor, loss):
         return NO_REQUIRES_GRAD
     if not tensor.is_leaf:
         return NOT_A_LEAF
-    return HAS_GRAD if reaches(loss, tensor) else NOT_REACHED
+    return REACHED if reaches(loss, tensor) else NOT_REACHED

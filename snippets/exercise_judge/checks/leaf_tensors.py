@@ -1,80 +1,174 @@
 """Exercises of the chapter leaf-tensors."""
 
+from __future__ import annotations
+
 import copy
+import random
+from dataclasses import dataclass
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
-from exercise_judge.checking import Fail, exercise
+from exercise_judge.checking import Fail, exercise, times
 from exercise_judge.checks._shared import refuse_passes
 from exercise_judge.spies import autograd_passes
 
-ANSWERS = ("no-requires-grad", "not-a-leaf", "not-reached", "has-grad")
+ANSWERS = ("no-requires-grad", "not-a-leaf", "not-reached", "reached")
+ROUNDS = 3
 
 WHY = {
     "no-requires-grad": ("it does not require grad", "它不要梯度"),
     "not-a-leaf": ("it requires grad but is not a leaf", "它要梯度，但不是叶子张量"),
     "not-reached": ("it is a leaf that requires grad, but backward from the loss never reaches it",
-                    "它是要梯度的叶子张量，但从 loss 出发的反向走不到它"),
-    "has-grad": ("none of the three reasons: backward gives it a .grad", "三种原因都不成立：反向给了它 .grad"),
+                    "它是要梯度的叶子张量，但从损失出发的反向传播走不到它"),
+    "reached": ("none of the three reasons: an AccumulateGrad node of the loss's graph holds it",
+                "三种原因都不成立：损失的图里有持有它的 AccumulateGrad 节点"),
 }
 
 
-def cases():
-    """(English name, Chinese description, tensor, loss, answer[, (hint_en, hint_zh)]), built the way real
-    code builds them; every loss has been backwarded, as when a reader finds a None after backward."""
-    torch.manual_seed(0)
-    x, y = torch.randn(8, 3), torch.randn(8, 1)
+class AttributeReads(TorchFunctionMode):
+    """`with AttributeReads() as seen:` records in seen.reads (attribute, tensor) for every tensor attribute
+    read inside the block (requires_grad, is_leaf, grad_fn, grad, ...): torch routes a tensor's property
+    getters through the active TorchFunctionMode as the descriptor's __get__."""
+
+    def __init__(self):
+        super().__init__()
+        self.reads: list[tuple[str, torch.Tensor]] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", "") == "__get__" and args and isinstance(args[0], torch.Tensor):
+            self.reads.append((getattr(getattr(func, "__self__", None), "__name__", ""), args[0]))
+        if getattr(func, "judge_spy", False):  # torch.autograd.grad hands over its public name, the spy:
+            func = func.__wrapped__            # the spy has recorded this pass already
+        return func(*args, **(kwargs or {}))
+
+    def read(self, attribute: str, tensor: torch.Tensor | None = None) -> int:
+        """How many times `attribute` was read, on `tensor` (the same object) or on any tensor."""
+        return sum(1 for name, on in self.reads if name == attribute and (tensor is None or on is tensor))
+
+
+class ScaleBy(torch.autograd.Function):
+    """h * s, whose backward gives s no gradient (an author who left that input's gradient out)."""
+
+    @staticmethod
+    def forward(ctx, h, s):
+        ctx.save_for_backward(s)
+        return h * s
+
+    @staticmethod
+    def backward(ctx, grad):
+        (s,) = ctx.saved_tensors
+        return grad * s, None
+
+
+@dataclass
+class Case:
+    en: str
+    zh: str
+    tensor: torch.Tensor
+    loss: torch.Tensor
+    answer: str
+    hint: tuple[str, str] | None = None  # the hint for a wrong answer, when the case has one of its own
+
+
+def cases(rng: random.Random) -> list[Case]:
+    """One round of cases, built the way real code builds them, with sizes drawn from `rng`; each loss has had
+    its backward pass (or the pass the case names) before the solution sees it, as when a reader finds a None.
+    The sizes never match an earlier version's fixed ones (x was 8 × 3, the hidden layer 4 wide)."""
+    torch.manual_seed(rng.randrange(2**31))
+    rows, width, hidden = rng.randint(9, 16), rng.randint(5, 8), rng.randint(5, 9)
+    x, y = torch.randn(rows, width), torch.randn(rows, 1)
     mse = nn.functional.mse_loss
 
-    w1 = torch.randn(3, 1, requires_grad=True)
+    w1 = torch.randn(width, 1, requires_grad=True)
     b1 = torch.zeros(1)  # meant to be learned, created without requires_grad
     loss1 = mse(x @ w1 + b1, y)
 
-    w2 = torch.randn(3, 1, requires_grad=True) * 0.1  # the product, not the leaf
+    w2 = torch.randn(width, 1, requires_grad=True) * 0.1  # the product, not the leaf
     loss2 = mse(x @ w2, y)
 
-    w3 = torch.randn(3, 1, requires_grad=True).to(torch.float64)  # a dtype change is an operation too
+    w3 = torch.randn(width, 1, requires_grad=True).to(torch.float64)  # a dtype change is an operation too
     loss3 = mse(x.double() @ w3, y.double())
 
-    first, second = nn.Linear(3, 4), nn.Linear(4, 1)
+    first, second = nn.Linear(width, hidden), nn.Linear(hidden, 1)
     with torch.no_grad():
-        hidden = first(x)
-    loss4 = mse(second(hidden), y)
+        hidden_out = first(x)
+    loss4 = mse(second(hidden_out), y)
 
-    head, tail = nn.Linear(3, 4), nn.Linear(4, 1)
+    head, tail = nn.Linear(width, hidden), nn.Linear(hidden, 1)
+    alias = tail.weight.detach().requires_grad_()  # shares tail.weight's storage, another tensor
     loss5 = mse(tail(head(x).detach()), y)
     twin = copy.deepcopy(tail)  # a copy of the layer, as for a target network: equal values, other tensors
 
-    for loss in (loss1, loss2, loss3, loss4, loss5):
+    gate, scaler = nn.Linear(width, 1), nn.Linear(width, 1)
+    factor = torch.tensor(gate(x).mean().item())  # out of torch and back: no graph
+    loss6 = mse(scaler(x) * factor, y)
+
+    for loss in (loss1, loss2, loss3, loss4, loss5, loss6):
         loss.backward()
+
+    a, b = nn.Linear(width, hidden), nn.Linear(hidden, 1)
+    loss7 = mse(b(a(x)), y)
+    loss7.backward(inputs=list(b.parameters()))  # a's parameters left out
+
+    c = nn.Linear(width, 1)
+    loss8 = mse(c(x), y)
+    torch.autograd.grad(loss8, list(c.parameters()))  # returned, stored in no .grad
+
+    d, s = nn.Linear(width, 1), torch.ones(1, requires_grad=True)
+    loss9 = mse(ScaleBy.apply(d(x), s), y)
+    loss9.backward()  # ScaleBy.backward returns None for s
+
+    e = nn.Linear(width, 1)
+    loss10 = mse(e(x), y)
+    loss10.backward()
+    e.zero_grad()  # set_to_none: .grad is None again
+
+    graph = ("this tensor is on the loss's graph: walk from loss.grad_fn along next_functions and decide from the "
+             "AccumulateGrad nodes, not from .grad",
+             "这个张量在损失的图上：从 loss.grad_fn 沿 next_functions 往回走，根据 AccumulateGrad 节点来判断，不要看 .grad")
     return [
-        ("b1 = torch.zeros(1), used as a bias", "b1 = torch.zeros(1)，当作偏置使用", b1, loss1, "no-requires-grad"),
-        ("the input data x", "输入数据 x", x, loss1, "no-requires-grad"),
-        ("w2 = torch.randn(3, 1, requires_grad=True) * 0.1", "w2 = torch.randn(3, 1, requires_grad=True) * 0.1",
-         w2, loss2, "not-a-leaf"),
-        ("w3 = torch.randn(3, 1, requires_grad=True).to(torch.float64)",
-         "w3 = torch.randn(3, 1, requires_grad=True).to(torch.float64)", w3, loss3, "not-a-leaf"),
-        ("first.weight, the first layer run under no_grad", "first.weight，第一层在 no_grad 里运行",
-         first.weight, loss4, "not-reached"),
-        ("second.weight, the layer after it", "second.weight，它后面的那一层", second.weight, loss4, "has-grad"),
-        ("head.weight, the layer before a detach()", "head.weight，detach() 之前的那一层",
-         head.weight, loss5, "not-reached"),
-        ("tail.bias, the layer after the detach()", "tail.bias，detach() 之后的那一层", tail.bias, loss5, "has-grad"),
-        ("w2 against loss4, a loss it takes no part in (two reasons hold: the first one counts)",
-         "w2 对 loss4，一个与它无关的 loss（两个原因都成立：按顺序取第一个）", w2, loss4, "not-a-leaf"),
-        # The method: a .grad left by another loss, and a tensor equal in value to a reached one.
-        ("second.weight against loss5 (its .grad is from loss4)", "second.weight 对 loss5（它的 .grad 来自 loss4）",
-         second.weight, loss5, "not-reached",
-         ("it holds a .grad from loss4, but backward from loss5 never reaches it. Don't read .grad: it may come from "
-          "any earlier backward. Walk from loss.grad_fn along next_functions",
-          "它的 .grad 来自 loss4，从 loss5 出发的反向传播走不到它。不要看 .grad：它可能来自之前任何一次 backward()。"
-          "从 loss.grad_fn 沿 next_functions 往回走")),
-        ("twin.weight against loss5 (twin = copy.deepcopy(tail))", "twin.weight 对 loss5（twin = copy.deepcopy(tail)）",
-         twin.weight, loss5, "not-reached",
-         ("twin.weight is equal in value to tail.weight, but it is another tensor. Compare node.variable with `is`: "
-          "equal values are not the same tensor",
-          "twin.weight 和 tail.weight 数值相等，却是另一个张量。用 `is` 比较 node.variable：数值相等不等于是同一个张量")),
+        Case("b1 = torch.zeros(1), used as a bias", "b1 = torch.zeros(1)，当作偏置使用", b1, loss1, "no-requires-grad"),
+        Case("the input data x", "输入数据 x", x, loss1, "no-requires-grad"),
+        Case(f"w2 = torch.randn({width}, 1, requires_grad=True) * 0.1",
+             f"w2 = torch.randn({width}, 1, requires_grad=True) * 0.1", w2, loss2, "not-a-leaf"),
+        Case(f"w3 = torch.randn({width}, 1, requires_grad=True).to(torch.float64)",
+             f"w3 = torch.randn({width}, 1, requires_grad=True).to(torch.float64)", w3, loss3, "not-a-leaf"),
+        Case("first.weight, the first layer run under no_grad", "first.weight，第一层在 no_grad 里运行",
+             first.weight, loss4, "not-reached"),
+        Case("second.weight, the layer after it", "second.weight，它后面的那一层", second.weight, loss4, "reached"),
+        Case("head.weight, the layer before a detach()", "head.weight，detach() 之前的那一层",
+             head.weight, loss5, "not-reached"),
+        Case("tail.bias, the layer after the detach()", "tail.bias，detach() 之后的那一层", tail.bias, loss5, "reached"),
+        Case("gate.weight, whose output came back through torch.tensor(....item())",
+             "gate.weight，它的输出经 torch.tensor(....item()) 转了一圈再回来", gate.weight, loss6, "not-reached"),
+        Case("a.weight, left out by backward(inputs=list(b.parameters()))",
+             "a.weight，backward(inputs=list(b.parameters())) 没有点名它", a.weight, loss7, "reached", graph),
+        Case("c.weight, after torch.autograd.grad(loss, list(c.parameters()))",
+             "c.weight，用的是 torch.autograd.grad(loss, list(c.parameters()))", c.weight, loss8, "reached", graph),
+        Case("s, behind a custom Function whose backward returns None for it",
+             "s，经过一个自定义 Function，它的 backward 给 s 返回 None", s, loss9, "reached", graph),
+        Case("e.weight, after e.zero_grad()", "e.weight，之后调用过 e.zero_grad()", e.weight, loss10, "reached", graph),
+        Case("w2 with loss4, a loss it takes no part in (two reasons hold: the first one counts)",
+             "w2，损失用与它无关的 loss4（两个原因都成立：按顺序取第一个）", w2, loss4, "not-a-leaf"),
+        Case("second.weight with loss5 (its .grad is from loss4)", "second.weight，损失用 loss5（它的 .grad 来自 loss4）",
+             second.weight, loss5, "not-reached",
+             ("it holds a .grad from loss4, but backward from loss5 never reaches it. Don't read .grad: it may come "
+              "from any earlier backward. Walk from loss.grad_fn along next_functions",
+              "它的 .grad 来自 loss4，从 loss5 出发的反向传播走不到它。不要看 .grad：它可能来自之前任何一次 backward()。"
+              "从 loss.grad_fn 沿 next_functions 往回走")),
+        Case("twin.weight with loss5 (twin = copy.deepcopy(tail))", "twin.weight，损失用 loss5（twin = copy.deepcopy(tail)）",
+             twin.weight, loss5, "not-reached",
+             ("twin.weight is equal in value to tail.weight, but it is another tensor. Compare node.variable with "
+              "`is`: equal values are not the same tensor",
+              "twin.weight 和 tail.weight 数值相等，却是另一个张量。用 `is` 比较 node.variable：数值相等不等于是同一个张量")),
+        Case("alias = tail.weight.detach().requires_grad_(), with loss5",
+             "alias = tail.weight.detach().requires_grad_()，损失用 loss5", alias, loss5, "not-reached",
+             ("alias shares the storage of tail.weight, but it is another tensor. Compare node.variable with `is`: "
+              "the same memory (data_ptr) is not the same tensor",
+              "alias 和 tail.weight 共享存储，却是另一个张量。用 `is` 比较 node.variable：同一块内存（data_ptr）"
+              "不等于是同一个张量")),
     ]
 
 
@@ -86,20 +180,20 @@ def hint(tensor, answer, found):
             return (f"check is_leaf before walking the graph, as the chapter orders it: tensor.is_leaf is False "
                     f"(made by {made_by}), and a non-leaf's .grad stays None whether backward reaches it or not",
                     f"按本章的顺序，先看 is_leaf 再查图：tensor.is_leaf 是 False（由 {made_by} 产生），"
-                    f"不是叶子张量，不论反向走不走得到，它的 .grad 都是 None")
+                    f"不是叶子张量，不论反向传播走不走得到它，它的 .grad 都是 None")
         return (f"tensor.requires_grad is True, yet the tensor is not a leaf: tensor.is_leaf is False, it was made "
                 f"by {made_by}. requires_grad alone cannot tell; check is_leaf next",
                 f"tensor.requires_grad 是 True，但它不是叶子张量：tensor.is_leaf 是 False，它由 {made_by} 产生。"
                 f"只看 requires_grad 分辨不出来，接着要看 is_leaf")
     if answer == "no-requires-grad":
-        return ("tensor.requires_grad is False: check it first, nothing else matters then",
-                "tensor.requires_grad 是 False：先查这一项，它成立时别的都不用看")
+        return ("tensor.requires_grad is False: check it first, as the chapter orders it; nothing else matters then",
+                "tensor.requires_grad 是 False：按本章的顺序先查这一项，它成立时别的都不用看")
     if answer == "not-reached":
         return ("requires_grad is True and is_leaf is True, so look at the graph: walk from loss.grad_fn along "
-                "next_functions; no AccumulateGrad node has .variable that is this tensor (a no_grad or a detach() "
-                "cut the path)",
+                "next_functions; no AccumulateGrad node has .variable that is this tensor (the path was cut, or the "
+                "tensor was not used)",
                 "requires_grad 是 True，is_leaf 也是 True，那就查图：从 loss.grad_fn 沿 next_functions 往回走，"
-                "没有哪个 AccumulateGrad 节点的 .variable 是这个张量（no_grad 或 detach() 切断了路）")
+                "没有哪个 AccumulateGrad 节点的 .variable 是这个张量（路被切断了，或者根本没用到它）")
     return ("requires_grad is True, is_leaf is True, and walking from loss.grad_fn along next_functions reaches an "
             "AccumulateGrad node whose .variable is this tensor (compare with `is`, not ==)",
             "requires_grad 是 True，is_leaf 是 True，从 loss.grad_fn 沿 next_functions 往回走，能走到一个 .variable "
@@ -110,31 +204,82 @@ def hint(tensor, answer, found):
           en="name the reason a .grad is None: requires_grad, then is_leaf, then the graph",
           zh="说出 .grad 为 None 的原因：先看 requires_grad，再看 is_leaf，最后查图")
 def why_none(solution, check):
-    for name_en, name_zh, tensor, loss, answer, *hints in cases():
-        check(f"why_grad_is_none({name_en}) is {answer!r}", f"why_grad_is_none({name_zh}) 是 {answer!r}")
-        with autograd_passes() as passes:
+    # Fresh sizes on every run, so that no table of the cases can stand in for the method; the first round
+    # keeps the order above (the order-sensitive cases first), the later ones are shuffled.
+    seeds = random.SystemRandom()
+    for round_number in range(1, ROUNDS + 1):
+        rng = random.Random(seeds.randrange(2**32))
+        round_cases = cases(rng)
+        if round_number > 1:
+            rng.shuffle(round_cases)
+        for case in round_cases:
+            _one_case(solution, check, case, round_number)
+
+
+def _one_case(solution, check, case, round_number):
+    tensor, loss, answer = case.tensor, case.loss, case.answer
+    check(f"round {round_number}: why_grad_is_none({case.en}) is {answer!r}",
+          f"第 {round_number} 轮：why_grad_is_none({case.zh}) 是 {answer!r}")
+    ran = []  # a backward pass through this loss's graph, however it was started, runs its root node
+    handle = loss.grad_fn.register_prehook(lambda grad_outputs: ran.append(True))
+    try:
+        with autograd_passes() as passes, AttributeReads() as seen:
             try:
                 found = solution.why_grad_is_none(tensor, loss)
             except RuntimeError:
-                if not passes:
+                if not passes and not ran:
                     raise
                 found = None  # a second backward through a freed graph: named below
-        refuse_passes(passes, ("why_grad_is_none ran a backward pass: decide from the attributes and the graph, "
-                               "without calling backward again",
-                               "why_grad_is_none 做了一次反向传播：要根据属性和计算图来判断，不要再调用 backward()"),
-                      ("no backward pass", "不做任何反向传播"),
-                      ("backward already ran; a second one raises on a freed graph, or adds into .grad. Read "
-                       "requires_grad, is_leaf, and walk from loss.grad_fn along next_functions",
-                       "loss.backward() 已经调用过了；再调用一次，要么因为图已释放而报错，要么往 .grad 里又加一份。"
-                       "看 requires_grad 和 is_leaf，再从 loss.grad_fn 沿 next_functions 往回走"))
-        if not isinstance(found, str) or found not in ANSWERS:
-            raise Fail("the answer is not one of the four names the starter file defines",
-                       "返回值不是起始文件定义的四个名字之一",
-                       expected=" / ".join(map(repr, ANSWERS)), found=repr(found)[:80],
-                       hint_en="return one of the constants NO_REQUIRES_GRAD, NOT_A_LEAF, NOT_REACHED, HAS_GRAD",
-                       hint_zh="返回常量 NO_REQUIRES_GRAD、NOT_A_LEAF、NOT_REACHED、HAS_GRAD 之一")
-        if found != answer:
-            hint_en, hint_zh = hints[0] if hints else hint(tensor, answer, found)
-            raise Fail(f"wrong reason for {name_en}", f"{name_zh} 的原因不对",
-                       expected=(f"{answer!r}: {WHY[answer][0]}", f"{answer!r}：{WHY[answer][1]}"),
-                       found=(f"{found!r}", f"{found!r}"), hint_en=hint_en, hint_zh=hint_zh)
+    finally:
+        handle.remove()
+    refuse_passes(passes, ("why_grad_is_none ran a backward pass: decide from the attributes and the graph, "
+                           "without calling backward again",
+                           "why_grad_is_none 做了一次反向传播：要根据属性和计算图来判断，不要再调用 backward()"),
+                  ("no backward pass", "不做任何反向传播"),
+                  ("backward already ran; a second one raises on a freed graph, or adds into .grad. Read "
+                   "requires_grad, is_leaf, and walk from loss.grad_fn along next_functions",
+                   "loss.backward() 已经调用过了；再调用一次，要么因为图已释放而报错，要么往 .grad 里又加一份。"
+                   "看 requires_grad 和 is_leaf，再从 loss.grad_fn 沿 next_functions 往回走"))
+    if ran:
+        raise Fail("why_grad_is_none ran the loss's graph", "why_grad_is_none 执行了损失的图",
+                   expected=("no backward pass: the graph is only read", "不做任何反向传播：图只读不跑"),
+                   found=("loss.grad_fn ran during why_grad_is_none (a backward pass started some other way)",
+                          "why_grad_is_none 运行期间 loss.grad_fn 被执行了（某种别的方式启动的反向传播）"),
+                   hint_en="walk the nodes yourself: from loss.grad_fn along next_functions, reading each node's "
+                           "attributes; running them says nothing a walk does not, and raises on a freed graph",
+                   hint_zh="自己遍历节点：从 loss.grad_fn 沿 next_functions 往回走，只读每个节点的属性；"
+                           "执行它们得不到查图之外的信息，图已释放时还会报错")
+    grad_reads = seen.read("grad")
+    if grad_reads:
+        raise Fail("why_grad_is_none read .grad", "why_grad_is_none 读了 .grad",
+                   expected=("no read of .grad: decide from requires_grad, is_leaf and the graph",
+                             "不读 .grad：根据 requires_grad、is_leaf 和计算图来判断"),
+                   found=(f".grad read {times(grad_reads)}", f"读了 {grad_reads} 次 .grad"),
+                   hint_en=".grad says nothing about this loss: an earlier backward() may have filled it, and a leaf "
+                           "on the graph can still have none (backward(inputs=...), torch.autograd.grad, "
+                           "zero_grad()). Walk from loss.grad_fn along next_functions",
+                   hint_zh=".grad 说明不了这个损失的情况：之前的 backward() 可能填过它，而图上的叶子也可能没有 .grad"
+                           "（backward(inputs=...)、torch.autograd.grad、zero_grad()）。从 loss.grad_fn 沿 "
+                           "next_functions 往回走")
+    if not isinstance(found, str) or found not in ANSWERS:
+        raise Fail("the answer is not one of the four names the starter file defines",
+                   "返回值不是起始文件定义的四个名字之一",
+                   expected=" / ".join(map(repr, ANSWERS)), found=repr(found)[:80],
+                   hint_en="return one of the constants NO_REQUIRES_GRAD, NOT_A_LEAF, NOT_REACHED, REACHED",
+                   hint_zh="返回常量 NO_REQUIRES_GRAD、NOT_A_LEAF、NOT_REACHED、REACHED 之一")
+    if tensor.requires_grad and tensor.is_leaf and not seen.read("grad_fn", loss):
+        raise Fail("why_grad_is_none did not walk the graph from loss.grad_fn",
+                   "why_grad_is_none 没有从 loss.grad_fn 出发查图",
+                   expected=("loss.grad_fn read, then the nodes behind it walked along next_functions",
+                             "读 loss.grad_fn，再沿 next_functions 遍历它后面的节点"),
+                   found=(f"loss.grad_fn never read; answered {found!r}", f"没有读 loss.grad_fn；返回了 {found!r}"),
+                   hint_en="requires_grad and is_leaf both hold here, so only the graph can tell: walk from "
+                           "loss.grad_fn along next_functions and look for the AccumulateGrad node whose .variable "
+                           "is the tensor",
+                   hint_zh="这里 requires_grad 和 is_leaf 都成立，只有查图才能判断：从 loss.grad_fn 沿 next_functions "
+                           "往回走，找 .variable 正是这个张量的 AccumulateGrad 节点")
+    if found != answer:
+        hint_en, hint_zh = case.hint or hint(tensor, answer, found)
+        raise Fail(f"wrong reason for {case.en}", f"{case.zh} 的原因不对",
+                   expected=(f"{answer!r}: {WHY[answer][0]}", f"{answer!r}：{WHY[answer][1]}"),
+                   found=(f"{found!r}", f"{found!r}"), hint_en=hint_en, hint_zh=hint_zh)
