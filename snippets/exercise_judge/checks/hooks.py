@@ -1,10 +1,24 @@
 """Exercises of the chapter hooks."""
 
+import contextlib
+import linecache
+import os
+import sys
+
 import torch
+import torch.utils.hooks
 from torch import nn
 
 from exercise_judge.checking import Fail, described, exercise
 from exercise_judge.spies import autograd_passes, counted
+
+# The earlier micro-batch's loss is multiplied by this before its backward, so that .grad holds a gradient
+# about a million times larger than the one the solution must report: after backward, float32 .grad no
+# longer holds that small part to the judge's tolerance (.grad after minus .grad before is off by up to
+# half a unit in the last place of the large one), and only a hook that sees the gradient as it arrives
+# can report it.
+EARLIER_SCALE = 2.0**20
+TOLERANCE = 1e-5  # relative, on each norm
 
 
 def _left_hooks(model) -> list[str]:
@@ -22,30 +36,119 @@ def _left_hooks(model) -> list[str]:
     return found
 
 
+def _line_in(file: str) -> str:
+    """'line 12: acc.register_prehook(...)': the innermost line of `file` on the current stack, or ''."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.realpath(frame.f_code.co_filename) != file:
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    return f"line {frame.f_lineno}: {linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()}"
+
+
+def _live(handle) -> bool:
+    """Whether the hook a RemovableHandle stands for is still registered: its id is still in the dict of
+    hooks it was made for, and that dict (of a tensor, a module or a graph node) still exists."""
+    hooks = handle.hooks_dict_ref()
+    return hooks is not None and handle.id in hooks
+
+
+@contextlib.contextmanager
+def _handles_made(file: str, made: list):
+    """Append to `made` every RemovableHandle made inside the block, with the line of `file` that asked for it. Every way
+    to register a hook hands one back: Tensor.register_hook and register_post_accumulate_grad_hook, the
+    module hooks (global ones too), Node.register_hook and register_prehook on a graph node, and
+    torch.autograd.graph.register_multi_grad_hook (through the tensor hooks it registers)."""
+    cls = torch.utils.hooks.RemovableHandle
+    original = cls.__dict__["__init__"]
+
+    def tracked(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append((self, _line_in(file)))
+
+    cls.__init__ = tracked
+    try:
+        yield
+    finally:
+        cls.__init__ = original
+
+
+@contextlib.contextmanager
+def _code_run(file: str):
+    """The functions of `file` that Python calls inside the block, as a list of 'line N: code'."""
+    calls, previous = [], sys.getprofile()
+
+    def profile(frame, event, arg):
+        if event == "call" and os.path.realpath(frame.f_code.co_filename) == file:
+            calls.append(f"line {frame.f_code.co_firstlineno}: "
+                         f"{linecache.getline(frame.f_code.co_filename, frame.f_code.co_firstlineno).strip()}")
+
+    sys.setprofile(profile)
+    try:
+        yield calls
+    finally:
+        sys.setprofile(previous)
+
+
 def _setting(seed):
-    """A model whose .grad already holds one micro-batch's gradient, and the next micro-batch's loss."""
+    """A model whose .grad already holds one micro-batch's gradient (scaled by EARLIER_SCALE), the next
+    micro-batch's loss, and a third batch for a later step."""
     torch.manual_seed(seed)
     model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1))
-    x, y = torch.randn(16, 6), torch.randn(16, 1)
-    nn.functional.mse_loss(model(x[:8]), y[:8]).backward()  # an earlier micro-batch
+    x, y = torch.randn(24, 6), torch.randn(24, 1)
+    (nn.functional.mse_loss(model(x[:8]), y[:8]) * EARLIER_SCALE).backward()  # an earlier micro-batch
     old = {name: p.grad.clone() for name, p in model.named_parameters()}
-    loss = nn.functional.mse_loss(model(x[8:]), y[8:])
+    loss = nn.functional.mse_loss(model(x[8:16]), y[8:16])
     params = dict(model.named_parameters())
     new = dict(zip(params, torch.autograd.grad(loss, list(params.values()), retain_graph=True)))
-    return model, loss, old, new
+    return model, loss, old, new, (x[16:], y[16:])
+
+
+def _close(found: float, expected: float) -> bool:
+    return abs(found - expected) <= TOLERANCE * max(1.0, abs(expected))
 
 
 @exercise("hooks/grad-norms",
           en="per-parameter gradient norms from hooks, handles removed",
           zh="用钩子得到每个参数的梯度范数，用完移除句柄")
 def grad_norms(solution, check):
-    model, loss, old, new = _setting(0)
-    names = list(old)
+    file = os.path.realpath(solution.__file__)
+    for case, seed in enumerate((0, 1), start=1):
+        _one_model(solution, check, file, case, seed)
 
-    check("grad_norms(model, loss) returns a dict with one float per parameter name",
-          "grad_norms(model, loss) 返回一个字典，每个参数名对应一个 float")
-    with autograd_passes() as passes:
+
+def _one_model(solution, check, file, case, seed):
+    model, loss, old, new, later = _setting(seed)
+    names = list(old)
+    en, zh = f"model {case}: ", f"模型 {case}："
+
+    # The judge's own hook on each parameter, registered before the solution's: it runs first, as each
+    # gradient arrives, and writes down what .grad held then and how many of the solution's hooks were in place.
+    arrived, made = {}, []
+
+    def arriving(grad, name, p):
+        held = None if p.grad is None else p.grad.clone()
+        arrived.setdefault(name, (held, sum(_live(handle) for handle, _ in made)))
+
+    judge_handles = [p.register_hook(lambda grad, name=name, p=p: arriving(grad, name, p))
+                     for name, p in model.named_parameters()]
+    # And a hook on the node that adds into each .grad: it sees the gradient added, after every tensor hook.
+    added = {}
+
+    def adding(grad_outputs, name):
+        added.setdefault(name, grad_outputs[0].clone())
+
+    for name, p in model.named_parameters():
+        accumulate = p.view_as(p).grad_fn.next_functions[0][0]  # the same node that loss's graph ends in
+        judge_handles.append(accumulate.register_hook(
+            lambda grad_inputs, grad_outputs, name=name: adding(grad_outputs, name)))
+
+    check(en + "grad_norms(model, loss) returns a dict with one float per parameter name",
+          zh + "grad_norms(model, loss) 返回一个字典，每个参数名对应一个 float")
+    with autograd_passes() as passes, _handles_made(file, made):
         norms = solution.grad_norms(model, loss)
+    for handle in judge_handles:
+        handle.remove()
     if not isinstance(norms, dict) or sorted(norms) != sorted(names):
         raise Fail("grad_norms did not return a dict keyed by every parameter name",
                    "grad_norms 返回的不是以全部参数名为键的字典",
@@ -53,30 +156,7 @@ def grad_norms(solution, check):
                    hint_en="key by the names of model.named_parameters()",
                    hint_zh="用 model.named_parameters() 给出的参数名做键")
 
-    check("each value is the norm of the gradient this backward delivered, not of the accumulated .grad",
-          "每个值都是这次反向传播送来的梯度的范数，而不是累加后的 .grad 的范数")
-    for name in names:
-        value = float(norms[name])
-        expected, accumulated = new[name].norm().item(), (old[name] + new[name]).norm().item()
-        if abs(value - expected) <= 1e-5 * max(1.0, expected):
-            continue
-        if abs(value - accumulated) <= 1e-5 * max(1.0, accumulated):
-            raise Fail(f"{name}: the norm of the accumulated .grad (an earlier micro-batch's gradient plus this "
-                       f"one), not of this backward's gradient",
-                       f"{name}：这是累加后的 .grad 的范数（前一个微批次的梯度加上这一次的），不是这次反向传播的梯度的范数",
-                       expected=f"{expected:.6g}", found=f"{value:.6g}",
-                       hint_en=".grad, and what a post-accumulate hook reads from it, already holds the earlier "
-                               "gradient: register_hook sees the gradient as it arrives, before it is added",
-                       hint_zh=".grad（以及 post-accumulate 钩子从中读到的）已经加上了之前的梯度："
-                               "register_hook 看到的是刚到达、还没加进去的梯度")
-        raise Fail(f"{name}: the norm differs from that of this backward's gradient",
-                   f"{name}：范数和这次反向传播的梯度的范数不同",
-                   expected=f"{expected:.6g}", found=f"{value:.6g}",
-                   hint_en="the hook's argument is the gradient: return grad.norm().item() of it",
-                   hint_zh="钩子收到的参数就是梯度：取它的 grad.norm().item()")
-
-    check("one backward pass, and .grad accumulates as usual (earlier gradient plus this one)",
-          "只做一次反向传播，.grad 照常累加（之前的梯度加上这一次的）")
+    check(en + "one backward pass, loss.backward()", zh + "只做一次反向传播，即 loss.backward()")
     ours = list(passes)  # the judge's own passes ran before the recording
     if len(ours) != 1:
         found_en, found_zh = counted(ours) if ours else ("none", "没有")
@@ -85,16 +165,96 @@ def grad_norms(solution, check):
                    expected=("1 × backward()", "1 次 backward()"), found=(found_en, found_zh),
                    hint_en="the hooks see the gradients during the one backward the training step runs anyway",
                    hint_zh="钩子在训练步本来就要做的那次反向传播里看到梯度，不需要再多算一遍")
+
+    check(en + "when this backward's gradient reached each parameter, its .grad still held the earlier gradient",
+          zh + "这次反向传播的梯度到达每个参数时，它的 .grad 里还是之前的梯度")
+    for name in names:
+        held = arrived.get(name, (None, 0))[0]
+        if name not in arrived or held is None or not torch.equal(held, old[name]):
+            raise Fail(f"{name}: when this backward's gradient arrived, .grad did not hold the earlier micro-batch's "
+                       "gradient: grad_norms set .grad aside to read the new gradient from it afterwards, "
+                       "instead of reading it in a hook",
+                       f"{name}：这次反向传播的梯度到达时，.grad 里已经不是前一个微批次的梯度了：grad_norms 先把 .grad "
+                       "挪开，再事后从 .grad 里读新梯度，而不是在钩子里读",
+                       expected=("the earlier gradient, untouched", "之前的梯度，原封不动"),
+                       found=("no gradient arrived", "没有梯度到达") if name not in arrived
+                       else "None" if held is None else ("another tensor", "另一个张量"),
+                       hint_en="leave .grad alone: p.register_hook(fn) calls fn with the gradient as it arrives, "
+                               "before it is added into .grad",
+                       hint_zh="别动 .grad：p.register_hook(fn) 在梯度到达、还没加进 .grad 时就用它调用 fn")
+
+    check(en + "hooks registered by grad_norms were in place when the gradients arrived",
+          zh + "梯度到达时，grad_norms 注册的钩子已经挂好")
+    in_place = max((count for _, count in arrived.values()), default=0)
+    if not in_place:
+        raise Fail("no hook registered by grad_norms was in place when the gradients arrived: the norms were not "
+                   "read from the gradients as backward delivered them",
+                   "梯度到达时，grad_norms 没有挂着任何钩子：范数不是从反向传播送来的梯度上读的",
+                   expected=("a hook on each parameter, registered before loss.backward()",
+                             "每个参数上一个钩子，在 loss.backward() 之前注册"),
+                   found=(f"{len(made)} hooks registered during grad_norms, none in place then",
+                          f"grad_norms 期间注册了 {len(made)} 个钩子，当时一个也没挂着"),
+                   hint_en="register a hook on each parameter with p.register_hook(fn) before loss.backward(): "
+                           "backward calls fn(grad) with each gradient as it arrives",
+                   hint_zh="在 loss.backward() 之前用 p.register_hook(fn) 给每个参数注册钩子："
+                           "反向传播会在每个梯度到达时调用 fn(grad)")
+
+    check(en + "each value is the norm of the gradient this backward delivered, not of the accumulated .grad",
+          zh + "每个值都是这次反向传播送来的梯度的范数，而不是累加后的 .grad 的范数")
     for name, p in model.named_parameters():
-        if p.grad is None or (p.grad - (old[name] + new[name])).abs().max() > 1e-6:
+        value = float(norms[name])
+        expected, accumulated = new[name].norm().item(), (old[name] + new[name]).norm().item()
+        if _close(value, expected):
+            continue
+        if _close(value, accumulated):
+            raise Fail(f"{name}: the norm of the accumulated .grad (an earlier micro-batch's gradient plus this "
+                       f"one), not of this backward's gradient",
+                       f"{name}：这是累加后的 .grad 的范数（前一个微批次的梯度加上这一次的），不是这次反向传播的梯度的范数",
+                       expected=f"{expected:.6g}", found=f"{value:.6g}",
+                       hint_en=".grad, and what a post-accumulate hook reads from it, already holds the earlier "
+                               "gradient: register_hook sees the gradient as it arrives, before it is added",
+                       hint_zh=".grad（以及累加后钩子从中读到的）已经加上了之前的梯度："
+                               "register_hook 看到的是刚到达、还没加进去的梯度")
+        if p.grad is not None and _close(value, (p.grad - old[name]).norm().item()):
+            raise Fail(f"{name}: the norm of .grad after backward minus .grad before; .grad held a gradient about a "
+                       "million times larger, and float32 rounding of the sum lost this backward's part: "
+                       "the difference is not this backward's gradient",
+                       f"{name}：这是反向传播后的 .grad 减去之前的 .grad 的范数；.grad 里原有的梯度大了约一百万倍，"
+                       "float32 求和的舍入吃掉了这一次的那份，差值已经不是这次的梯度",
+                       expected=f"{expected:.6g}", found=f"{value:.6g}",
+                       hint_en="read the gradient in the hook, when it arrives: record grad.norm().item() there",
+                       hint_zh="在钩子里、梯度到达时读它：就在钩子里记下 grad.norm().item()")
+        raise Fail(f"{name}: the norm differs from that of this backward's gradient",
+                   f"{name}：范数和这次反向传播的梯度的范数不同",
+                   expected=f"{expected:.6g}", found=f"{value:.6g}",
+                   hint_en="the hook's argument is the gradient: record grad.norm().item() in your dict, and let "
+                           "the hook return None",
+                   hint_zh="钩子收到的参数就是梯度：把 grad.norm().item() 记进字典，钩子本身返回 None")
+
+    check(en + "the gradient added into each .grad is this backward's, unchanged, and .grad is the earlier "
+          "gradient plus it", zh + "加进每个 .grad 的是这次反向传播的梯度，原样未改，.grad 等于之前的梯度加上它")
+    for name, p in model.named_parameters():
+        if name not in added or not torch.equal(added[name], new[name]):
+            raise Fail(f"{name}: the gradient added into .grad is not the one backward computed: a hook of grad_norms "
+                       "changed it (by returning a tensor, or by editing its argument in place)",
+                       f"{name}：加进 .grad 的不是反向传播算出的那个梯度：grad_norms 的钩子改了它"
+                       "（返回了一个张量，或者原地修改了收到的参数）",
+                       expected=("this backward's gradient, unchanged", "这次反向传播的梯度，原样未改"),
+                       found=("no gradient added" if name not in added else
+                              f"a gradient of norm {added[name].norm().item():.6g}",
+                              "没有梯度加进去" if name not in added else f"范数为 {added[name].norm().item():.6g} 的梯度"),
+                       hint_en="a hook that only watches returns None and does not modify its argument in place",
+                       hint_zh="只看不改的钩子返回 None，也不原地修改收到的梯度")
+        if p.grad is None or not torch.equal(p.grad, old[name] + new[name]):
             raise Fail(f"{name}.grad is not the earlier gradient plus this backward's: the monitor changed training",
                        f"{name}.grad 不等于之前的梯度加上这一次的：监控改变了训练",
                        expected=("the accumulated gradient", "累加后的梯度"),
                        found="None" if p.grad is None else ("another tensor", "另一个张量"),
-                       hint_en="a hook that only watches returns None and leaves .grad alone",
-                       hint_zh="只看不改的钩子返回 None，也不去动 .grad")
+                       hint_en="a hook that only watches returns None and leaves its argument and .grad alone",
+                       hint_zh="只看不改的钩子返回 None，既不原地修改收到的梯度，也不去动 .grad")
 
-    check("no hook is left on the model after grad_norms returns", "grad_norms 返回之后，模型上不留任何钩子")
+    check(en + "no hook is left after grad_norms returns, and a later backward runs none of its code",
+          zh + "grad_norms 返回之后不留任何钩子，之后的反向传播也不再运行它的代码")
     left = _left_hooks(model)
     if left:
         raise Fail(f"{len(left)} hook{'s are' if len(left) != 1 else ' is'} still registered after grad_norms "
@@ -105,16 +265,26 @@ def grad_norms(solution, check):
                            "returning (in a finally: block, so that an error in backward removes them too)",
                    hint_zh="留下每次 register_... 返回的句柄，返回之前调用 handle.remove()"
                            "（放在 finally: 里，反向传播出错时也能移除）")
-
-    check("a second call, on another model, gives that model's norms", "换一个模型再调用一次，得到的是那个模型的范数")
-    model, loss, old, new = _setting(1)
-    norms = solution.grad_norms(model, loss)
-    for name in names:
-        if not isinstance(norms, dict) or name not in norms or \
-                abs(float(norms[name]) - new[name].norm().item()) > 1e-5 * max(1.0, new[name].norm().item()):
-            raise Fail("the second call's norms are not those of its own backward: state kept from the first call?",
-                       "第二次调用得到的范数不是它自己那次反向传播的：是不是留着第一次调用的状态？",
-                       expected=f"{name}: {new[name].norm().item():.6g}",
-                       found=f"{name}: {norms.get(name) if isinstance(norms, dict) else norms}",
-                       hint_en="collect the norms in a dict made inside grad_norms, not at module level",
-                       hint_zh="在 grad_norms 内部新建字典来收集范数，不要用模块级的变量")
+    live = [line for handle, line in made if _live(handle)]
+    if live:
+        raise Fail(f"{len(live)} hook{'s' if len(live) != 1 else ''} registered during grad_norms "
+                   f"{'are' if len(live) != 1 else 'is'} still registered (not on a parameter or a module: on a graph "
+                   "node, for one, which lives as long as a graph through it, here the caller's loss, and is reused "
+                   "by the next forward)",
+                   f"grad_norms 期间注册的钩子还有 {len(live)} 个挂着（不在参数或模块上，比如在计算图的节点上："
+                   "只要还有经过它的图活着就一直在，这里是调用方留着的 loss，下一次前向还会接着用它）",
+                   expected=("every handle removed", "每个句柄都已移除"),
+                   found=", ".join(sorted(set(live))[:2]) or ("a hook", "一个钩子"),
+                   hint_en="call remove() on every handle a register_... call returned, whatever it was registered on",
+                   hint_zh="不管钩子挂在什么上，每次 register_... 返回的句柄都要调用 remove()")
+    x, y = later
+    with _code_run(file) as ran:
+        nn.functional.mse_loss(model(x), y).backward()  # a later micro-batch; `loss` is still held
+    if ran:
+        raise Fail(f"a later forward and backward of the model ran grad_norms' code {len(ran)} times: a hook of it "
+                   "is still in place",
+                   f"之后对模型的一次前向和反向传播又运行了 grad_norms 的代码 {len(ran)} 次：它的钩子还挂着",
+                   expected=("none of grad_norms' code", "不运行 grad_norms 的任何代码"), found=ran[0],
+                   hint_en="register hooks only through calls that return a handle, and remove every handle "
+                           "before returning",
+                   hint_zh="只用返回句柄的方式注册钩子，返回之前把每个句柄都移除")
