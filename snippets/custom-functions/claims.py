@@ -2,6 +2,7 @@
 runs each on every supported torch; {claim}`custom-functions/<name>` on a page names one)."""
 
 import gc
+import warnings
 import weakref
 
 import torch
@@ -44,10 +45,37 @@ def setup_context_gets_the_inputs_as_a_tuple_and_the_output():
 
 def a_gradient_returned_for_an_input_that_needs_none_is_dropped():
     """When backward returns a tensor for a tensor input that does not require grad, autograd drops
-    it: the input's .grad stays None and nothing raises."""
+    it unchecked and without a word: even one of the wrong shape and dtype raises and warns nothing,
+    and the other input's gradient is right."""
+
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(x, w):
+            return w * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            x, w = ctx.saved_tensors
+            # For x, which requires no grad: a tensor autograd would refuse for an input that did.
+            return torch.ones(7, 7, dtype=torch.float16), (grad_y * x).sum()
+
     x, w = torch.ones(3), torch.tensor(2.0, requires_grad=True)
-    _scale([]).apply(x, w).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Scale.apply(x, w).sum().backward()
     assert x.grad is None and w.grad.item() == 3.0
+    # The same gradient for an x that requires grad is refused: the check above is not vacuous.
+    x.requires_grad_()
+    try:
+        Scale.apply(x, w).sum().backward()
+    except RuntimeError as error:
+        assert "invalid gradient" in str(error)
+    else:
+        raise AssertionError("a wrong-shaped gradient for an input that requires grad was accepted")
 
 
 def a_gradient_returned_for_a_non_tensor_input_raises():
@@ -90,9 +118,34 @@ def returning_none_for_an_input_that_needs_grad_leaves_its_grad_none():
     assert x.grad is None
 
 
-def saved_tensors_are_released_after_backward():
-    """After a backward without retain_graph, reading ctx.saved_tensors raises: what save_for_backward
-    kept has been freed; a tensor kept as a ctx attribute is still there."""
+def torch_autograd_grad_treats_an_input_given_none_as_unused():
+    """When backward returns None for an input that requires grad and this Function is its only use,
+    torch.autograd.grad raises that the input was not used in the graph, unless allow_unused=True,
+    which gives None."""
+
+    class NoneForX(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            return None
+
+    x = torch.ones(3, requires_grad=True)
+    try:
+        torch.autograd.grad(NoneForX.apply(x).sum(), x)
+    except RuntimeError as error:
+        assert "appears to not have been used in the graph" in str(error)
+    else:
+        raise AssertionError("torch.autograd.grad did not raise")
+    assert torch.autograd.grad(NoneForX.apply(x).sum(), x, allow_unused=True) == (None,)
+
+
+def saved_tensors_are_released_after_a_backward_that_does_not_retain_the_graph():
+    """After a backward without retain_graph (nor create_graph, which implies it), reading
+    ctx.saved_tensors raises: what save_for_backward kept has been freed, while a tensor kept as a ctx
+    attribute is still there; after a backward with either flag, the saved tensors are still readable."""
 
     class Keep(torch.autograd.Function):
         @staticmethod
@@ -108,6 +161,10 @@ def saved_tensors_are_released_after_backward():
             return grad_y * s * (1 - s)
 
     x = torch.randn(4, requires_grad=True)
+    for flags in ({"retain_graph": True}, {"create_graph": True}):
+        y = Keep.apply(x)
+        torch.autograd.grad(y.sum(), x, **flags)
+        assert len(y.grad_fn.saved_tensors) == 1, flags
     y = Keep.apply(x)
     y.sum().backward()
     try:
@@ -186,6 +243,35 @@ def needs_input_grad_follows_requires_grad_of_each_input():
     assert seen == [(False, True, False), (True, True, False)]
 
 
+def needs_input_grad_is_set_when_forward_runs():
+    """ctx.needs_input_grad comes from requires_grad of the inputs when forward runs: backward still
+    sees True for an x that requires grad when the pass asks only for w's gradient, by
+    torch.autograd.grad(loss, w) or by backward(inputs=[w]); x.grad stays None."""
+    seen = []
+
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(x, w):
+            return w * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            seen.append(ctx.needs_input_grad)
+            x, w = ctx.saved_tensors
+            return grad_y * w, (grad_y * x).sum()
+
+    x, w = torch.ones(3, requires_grad=True), torch.tensor(2.0, requires_grad=True)
+    torch.autograd.grad(Scale.apply(x, w).sum(), w)
+    Scale.apply(x, w).sum().backward(inputs=[w])
+    assert seen == [(True, True), (True, True)] and x.grad is None and w.grad.item() == 3.0
+    Scale.apply(x.detach(), w).sum().backward()
+    assert seen[-1] == (False, True)
+
+
 def gradients_are_materialized_as_zeros_by_default():
     """Without set_materialize_grads(False), backward receives zeros, not None, for an output that got
     no gradient."""
@@ -235,27 +321,34 @@ def once_differentiable_runs_backward_under_no_grad():
 
 def once_differentiable_raises_its_own_error_only_from_backward_with_a_grad_output_that_requires_grad():
     """once_differentiable's "trying to differentiate twice" error needs a grad_output that requires
-    grad and a second pass by .backward(); with a plain grad_output the first derivative requires no
-    grad, and torch.autograd.grad(first, x) never reaches the node that would raise."""
+    grad and a second pass by .backward() without inputs=. A plain .sum() after the Function gives a
+    grad_output that requires nothing; a product with a weight that requires grad (no nonlinearity)
+    gives one that does. torch.autograd.grad(first, x) and .backward(inputs=[x]) never reach the node
+    that would raise: the first raises another error, the second nothing, and x.grad stays None."""
 
     x = torch.ones(3, requires_grad=True)
     (plain,) = torch.autograd.grad(_OnceDifferentiableSquare.apply(x).sum(), x, create_graph=True)
     assert not plain.requires_grad
-    # A grad_output that requires grad, as when a nonlinear operation follows the Function.
-    (first,) = torch.autograd.grad(_OnceDifferentiableSquare.apply(x).pow(2).sum(), x, create_graph=True)
-    assert first.requires_grad
-    try:
-        torch.autograd.grad(first.sum(), x)
-    except RuntimeError as error:
-        assert "differentiate twice" not in str(error) and "not have been used" in str(error)
-    else:
-        raise AssertionError("torch.autograd.grad did not raise")
-    try:
-        first.sum().backward()
-    except RuntimeError as error:
-        assert "trying to differentiate twice" in str(error)
-    else:
-        raise AssertionError("no error from the second backward")
+    # A grad_output that requires grad: a nonlinear operation after the Function, or a learnable weight.
+    w = torch.tensor(3.0, requires_grad=True)
+    for after in (lambda y: y.pow(2).sum(), lambda y: (y * w).sum()):
+        (first,) = torch.autograd.grad(after(_OnceDifferentiableSquare.apply(x)), x, create_graph=True)
+        assert first.requires_grad
+        try:
+            torch.autograd.grad(first.sum(), x)
+        except RuntimeError as error:
+            assert "differentiate twice" not in str(error) and "not have been used" in str(error)
+        else:
+            raise AssertionError("torch.autograd.grad did not raise")
+        first.sum().backward(inputs=[x])
+        assert x.grad is None
+        try:
+            first.sum().backward()
+        except RuntimeError as error:
+            assert "trying to differentiate twice" in str(error)
+        else:
+            raise AssertionError("no error from the second backward")
+        w.grad = None
 
 
 def an_intermediate_saved_in_forward_gives_a_wrong_second_derivative_silently():
@@ -335,6 +428,117 @@ def mark_dirty_returns_the_same_tensor_object():
     assert make(True).apply(h) is h and type(h.grad_fn).__name__ == "ReLUInPlaceBackward"
     h = a * 1
     assert make(False).apply(h) is not h and type(h.grad_fn).__name__ == "MulBackward0"
+
+
+def a_node_that_saved_the_edited_tensor_raises_with_or_without_mark_dirty():
+    """An in-place Function edits a tensor that the node which made it saved (tanh saves its
+    output): a backward through that tensor then raises the in-place error, with mark_dirty or
+    without; where the node saved nothing (h = a * 1), the unmarked Function's gradient is silently
+    the one of the unedited tensor."""
+
+    def make(dirty):
+        class ReLUInPlace(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.clamp_(min=0)
+                if dirty:
+                    ctx.mark_dirty(x)
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad_y):
+                (y,) = ctx.saved_tensors
+                return grad_y * (y > 0)
+
+        return ReLUInPlace
+
+    torch.manual_seed(0)
+    a = torch.randn(6, requires_grad=True)
+    for dirty in (True, False):
+        h = torch.tanh(a)
+        make(dirty).apply(h)
+        try:
+            torch.autograd.grad(h.sum(), a)
+        except RuntimeError as error:
+            assert "modified by an inplace operation" in str(error), dirty
+        else:
+            raise AssertionError(f"no error with mark_dirty={dirty}")
+    h = a * 1
+    make(False).apply(h)
+    (grad,) = torch.autograd.grad(h.sum(), a)
+    assert (a < 0).any() and torch.equal(grad, torch.ones_like(a))
+
+
+def only_mark_dirty_makes_autograd_refuse_an_in_place_function_on_a_leaf():
+    """An in-place Function applied to a leaf that requires grad: with mark_dirty, apply raises after
+    forward has edited the leaf; without it, nothing raises, the leaf is edited all the same, and
+    apply returns a view of the leaf."""
+
+    def make(dirty):
+        class ClampInPlace(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.clamp_(min=0)
+                if dirty:
+                    ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad_y):
+                return grad_y
+
+        return ClampInPlace
+
+    values = torch.tensor([-1.0, 2.0, -3.0])
+    leaf = values.clone().requires_grad_()
+    try:
+        make(True).apply(leaf)
+    except RuntimeError as error:
+        assert "a leaf Variable that requires grad" in str(error)
+    else:
+        raise AssertionError("mark_dirty on a leaf that requires grad did not raise")
+    assert not torch.equal(leaf.detach(), values)
+    leaf = values.clone().requires_grad_()
+    out = make(False).apply(leaf)
+    assert not torch.equal(leaf.detach(), values) and out is not leaf and out._base is leaf
+
+
+def saved_tensors_hooks_see_only_what_save_for_backward_saves():
+    """torch.autograd.graph.saved_tensors_hooks, which save_on_cpu builds on, packs the tensors a
+    Function hands to save_for_backward and none that it keeps as attributes of ctx."""
+
+    class SiLUSaved(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            s = torch.sigmoid(x)
+            ctx.save_for_backward(x, s)
+            return x * s
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            x, s = ctx.saved_tensors
+            return grad_y * s * (1 + x * (1 - s))
+
+    class SiLUAttribute(SiLUSaved):
+        @staticmethod
+        def forward(ctx, x):
+            s = torch.sigmoid(x)
+            ctx.x, ctx.s = x, s
+            return x * s
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            return grad_y * ctx.s * (1 + ctx.x * (1 - ctx.s))
+
+    assert issubclass(torch.autograd.graph.save_on_cpu, torch.autograd.graph.saved_tensors_hooks)
+    x = torch.randn(4, requires_grad=True)
+    packed = {}
+    for function in (SiLUSaved, SiLUAttribute):
+        packed[function] = []
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: packed[function].append(t) or t, lambda t: t):
+            function.apply(x).sum().backward()
+    assert len(packed[SiLUSaved]) == 2 and packed[SiLUAttribute] == []
 
 
 def a_gradient_shaped_like_x_is_summed_down_to_a_scalar_input():

@@ -36,13 +36,16 @@ for function in (ReLUInPlace, ReLUInPlaceUnmarked):
     out = function.apply(h)
     # Code that keeps using h, as it would after h.relu_():
     (grad_a,) = torch.autograd.grad(h.sum(), a)
-    print(f"{function.__name__}: out is h: {out is h}; h.grad_fn: {type(h.grad_fn).__name__}; "
-          f"grad through h: {grad_a}")
+    print(f"{function.__name__}: out is h: {out is h}; out is a view of h: {out._base is h}; "
+          f"h.grad_fn: {type(h.grad_fn).__name__}; grad through h: {grad_a}")
 
-before = a.detach().clone()
-try:
-    ReLUInPlace.apply(a)  # a leaf that requires grad
-except RuntimeError as error:
-    print("on a leaf: RuntimeError:", error)
-# forward ran before the refusal: the leaf's values are already clamped.
-print("leaf changed anyway:", not torch.equal(a.detach(), before), "| a =", a.detach())
+# A leaf that requires grad, as a parameter is: forward runs before autograd decides anything.
+for function in (ReLUInPlace, ReLUInPlaceUnmarked):
+    leaf = a.detach().clone().requires_grad_()
+    try:
+        out = function.apply(leaf)
+        outcome = f"no error; out is a view of the leaf: {out._base is leaf}"
+    except RuntimeError as error:
+        outcome = f"RuntimeError: {error}"
+    print(f"on a leaf, {function.__name__}: {outcome}")
+    print(f"  leaf changed: {not torch.equal(leaf.detach(), a.detach())} | leaf = {leaf.detach()}")

@@ -58,3 +58,14 @@ for function in (SiLU, SiLUOnce):
     (second,) = torch.autograd.grad(first.sum(), x)
     print(f"{function.__name__} + x**3: second derivative {second};",
           f"only the 6x of x**3: {torch.allclose(second, 6 * x)}")
+
+# A gradient penalty: a Linear layer after the Function, then .backward() on the penalty.
+layer = torch.nn.Linear(4, 1, dtype=torch.float64)
+for function in (SiLU, SiLUOnce):
+    (g,) = torch.autograd.grad(layer(function.apply(x)).sum(), x, create_graph=True)
+    penalty = (g.norm() - 1) ** 2
+    try:
+        penalty.backward()
+        print(f"{function.__name__} in a gradient penalty: penalty.backward() ran")
+    except RuntimeError as error:
+        print(f"{function.__name__} in a gradient penalty: RuntimeError: {error}")
