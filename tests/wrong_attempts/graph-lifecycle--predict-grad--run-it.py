@@ -1,4 +1,4 @@
-# expect: predict it on paper, don't run it
+# expect: your file imports torch (line 3)
 # Runs the two pieces of code instead of predicting, and returns plain floats.
 import torch
 
