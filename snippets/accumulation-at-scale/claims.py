@@ -382,6 +382,57 @@ def _forward_decides_worker(rank, store_path, results):
         dist.destroy_process_group()
 
 
+def an_overflow_in_one_ddp_process_skips_the_step_in_every_process():
+    """Two gloo ranks, DDP under float16 autocast with a GradScaler each: when only rank 1's input makes
+    its gradient overflow, the all-reduce brings inf or NaN to rank 0 too, and both ranks' scaler.step
+    skip the step and halve the scale; with clean inputs both take it."""
+    import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
+    context = mp.get_context("fork")
+    results = context.Queue()
+    folder = tempfile.mkdtemp()
+    workers = [context.Process(target=_scaler_worker, daemon=True,
+                               args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
+    try:
+        for process in workers:
+            process.start()
+        found = sorted(results.get(timeout=30) for _ in workers)
+        for process in workers:
+            process.join(30)
+    finally:
+        _stop(workers)
+        shutil.rmtree(folder, ignore_errors=True)
+    # per rank: (steps taken, scale after) for the clean step, then for the step rank 1 spoils
+    assert found == [(0, (1, 65536.0), (0, 32768.0)), (1, (1, 65536.0), (0, 32768.0))], found
+
+
+def _scaler_worker(rank, store_path, results):
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=30))
+    try:
+        torch.manual_seed(0)
+        model = nn.parallel.DistributedDataParallel(nn.Linear(4, 1))
+        _ALIVE.append(model)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        taken = []
+        optimizer.register_step_post_hook(lambda optimizer, args, kwargs: taken.append(1))
+        scaler, outcome = torch.amp.GradScaler("cpu"), [rank]
+        for spoil in (False, rank == 1):
+            x = torch.randn(8, 4) / 10 * (1e5 if spoil else 1.0)
+            with torch.autocast("cpu", dtype=torch.float16):
+                loss = nn.functional.mse_loss(model(x), torch.zeros(8, 1))
+            steps = len(taken)
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+            outcome.append((len(taken) - steps, scaler.get_scale()))
+        results.put(tuple(outcome))
+    finally:
+        dist.destroy_process_group()
+
+
 def gloo_process_group_waits_30_minutes_by_default():
     """Without a timeout argument, a gloo process group gets torch.distributed's default timeout: 30 minutes."""
     from torch.distributed import distributed_c10d
