@@ -404,6 +404,33 @@ def an_intermediate_saved_in_forward_gives_a_wrong_second_derivative_silently():
         raise AssertionError("gradgradcheck passed")
 
 
+def a_saved_output_comes_back_on_the_graph_under_create_graph():
+    """Under create_graph=True, an output saved with save_for_backward comes back in backward as a
+    tensor of the graph, whose grad_fn is the Function's own node; an intermediate that forward
+    computed and saved comes back without a graph."""
+    seen = {}
+
+    class SigmoidTwice(torch.autograd.Function):
+        """Returns sigmoid(x) and saves it as an output; also saves a second, intermediate copy."""
+
+        @staticmethod
+        def forward(ctx, x):
+            s = torch.sigmoid(x)
+            ctx.save_for_backward(s, torch.sigmoid(x))
+            return s
+
+        @staticmethod
+        def backward(ctx, grad_s):
+            output, intermediate = ctx.saved_tensors
+            seen["output"] = (output.requires_grad, type(output.grad_fn).__name__)
+            seen["intermediate"] = (intermediate.requires_grad, intermediate.grad_fn)
+            return grad_s * output * (1 - output)
+
+    x = torch.randn(3, requires_grad=True)
+    torch.autograd.grad(SigmoidTwice.apply(x).sum(), x, create_graph=True)
+    assert seen == {"output": (True, "SigmoidTwiceBackward"), "intermediate": (False, None)}
+
+
 def mark_dirty_returns_the_same_tensor_object():
     """With mark_dirty, apply returns the very input object, now with the Function's node as grad_fn;
     without it, apply returns a different tensor object and the input keeps its old grad_fn."""
