@@ -5,7 +5,7 @@ import warnings
 
 import torch
 from torch import nn
-from torch.func import functional_call, grad, hessian, jacfwd, jacrev, vjp, vmap
+from torch.func import functional_call, grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 
 
 def _raises(function, *args) -> str:
@@ -28,11 +28,14 @@ def _loss_of_one(model):
 
 
 def grad_needs_a_zero_dim_output():
-    """torch.func.grad needs f to return a 0-dim tensor: a one-element tensor of shape (1,), which
-    backward() accepts, raises."""
+    """torch.func.grad needs f to return a 0-dim tensor, or with has_aux=True a pair whose first element
+    is one: a one-element tensor of shape (1,), which backward() accepts, raises, asking for a scalar."""
     x = torch.ones(3)
     assert grad(lambda t: (t**2).sum())(x).shape == (3,)
-    _raises(grad(lambda t: (t**2).sum(0, keepdim=True)), x)
+    assert "scalar Tensor" in _raises(grad(lambda t: (t**2).sum(0, keepdim=True)), x)
+    found, aux = grad(lambda t: ((t**2).sum(), t.mean()), has_aux=True)(x)
+    assert torch.equal(found, 2 * x) and aux.item() == 1.0
+    assert "scalar Tensor" in _raises(grad(lambda t: ((t**2).sum(0, keepdim=True), t), has_aux=True), x)
     leaf = x.clone().requires_grad_()
     (leaf**2).sum(0, keepdim=True).backward()
     assert torch.equal(leaf.grad, 2 * x)
@@ -63,6 +66,24 @@ def grad_of_a_dict_returns_a_dict_and_functional_call_leaves_the_model_alone():
     assert all(p.grad is None for p in model.parameters())
 
 
+class _CountedBackward(torch.autograd.Function):
+    """The identity, whose backward counts its runs: one per backward pass through it."""
+    runs = 0
+
+    @staticmethod
+    def forward(t):
+        return t.clone()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g):
+        _CountedBackward.runs += 1
+        return g
+
+
 def vjp_runs_the_forward_once_and_its_function_can_be_called_again():
     """torch.func.vjp(f, x) calls f once; the vjp_fn it returns can be called many times (one
     backward pass each), with any v of the output's shape."""
@@ -70,10 +91,15 @@ def vjp_runs_the_forward_once_and_its_function_can_be_called_again():
 
     def f(x):
         calls.append(1)
+        x = _CountedBackward.apply(x)
         return torch.stack([x[0] * x[1], x[1] ** 2])
+    _CountedBackward.runs = 0
     out, vjp_fn = vjp(f, torch.tensor([1.0, 2.0]))
-    first, second = vjp_fn(torch.tensor([1.0, 0.0]))[0], vjp_fn(torch.tensor([0.0, 1.0]))[0]
-    assert len(calls) == 1
+    assert _CountedBackward.runs == 0
+    first = vjp_fn(torch.tensor([1.0, 0.0]))[0]
+    assert _CountedBackward.runs == 1
+    second = vjp_fn(torch.tensor([0.0, 1.0]))[0]
+    assert len(calls) == 1 and _CountedBackward.runs == 2
     assert torch.equal(first, torch.tensor([2.0, 1.0])) and torch.equal(second, torch.tensor([0.0, 4.0]))
 
 
@@ -105,16 +131,45 @@ def hessian_is_jacfwd_of_jacrev():
 
 
 def backward_inside_a_transform_raises():
-    """Calling .backward() inside a function that torch.func.grad transforms raises a RuntimeError."""
+    """Calling .backward() inside a function that torch.func.grad transforms raises a RuntimeError, and so
+    does requires_grad_() inside grad or vmap, and with it torch.autograd.functional."""
     def f(t):
         (t**2).sum().backward()
         return t.sum()
-    _raises(grad(f), torch.ones(2))
+    assert "backward() called inside a functorch transform" in _raises(grad(f), torch.ones(2))
+
+    def needs_grad(t):
+        return t.clone().requires_grad_().sum()
+    for transform in (grad, vmap):
+        assert "requires_grad_()" in _raises(transform(needs_grad), torch.ones(2))
+    functional = vmap(lambda t: torch.autograd.functional.jacobian(lambda s: s**2, t))
+    assert "requires_grad_()" in _raises(functional, torch.ones(3, 2))
+
+
+def autograd_grad_works_inside_func_grad():
+    """torch.autograd.grad(..., create_graph=True) inside a function that torch.func.grad transforms works:
+    grad of the sum of the derivative of x³, 3x², is 6x, 18 at 3."""
+    def derivative(t):
+        (d,) = torch.autograd.grad((t**3).sum(), t, create_graph=True)
+        return d.sum()
+    assert torch.equal(grad(derivative)(torch.tensor([3.0])), torch.tensor([18.0]))
 
 
 def item_inside_vmap_raises():
-    """Calling .item() inside a function that vmap maps raises a RuntimeError."""
-    _raises(vmap(lambda t: t.sum().item()), torch.ones(3, 2))
+    """Calling .item() inside a function that vmap maps raises a RuntimeError; under grad alone it works."""
+    assert ".item()" in _raises(vmap(lambda t: t.sum().item()), torch.ones(3, 2))
+    found = grad(lambda t: t.sum() * t.sum().item())(torch.tensor([1.0, 2.0]))
+    assert torch.equal(found, torch.tensor([3.0, 3.0]))
+
+
+def data_dependent_control_flow_raises_under_vmap_not_under_grad():
+    """A Python if on a tensor's value raises inside vmap ("data-dependent control flow") and works inside
+    grad alone."""
+    assert "data-dependent control flow" in _raises(vmap(lambda t: t if t.sum() > 0 else -t), torch.ones(3, 2))
+
+    def branching(t):
+        return (t**2).sum() if t.sum() > 0 else t.sum()
+    assert torch.equal(grad(branching)(torch.ones(2)), torch.tensor([2.0, 2.0]))
 
 
 def dropout_under_vmap_needs_a_randomness_flag():
@@ -147,20 +202,79 @@ def batchnorm_in_training_mode_raises_under_grad():
     assert per_sample(params, x, y)["0.weight"].shape == (5, 4, 4)
 
 
+# The sweep of forward-vs-reverse.py: its hidden width, its fixed size and its sizes.
+_SWEEP_HIDDEN, _SWEEP_FIXED, _SWEEP_SIZES = 256, 16, [4, 16, 64, 256, 1024]
+
+
 def jacfwd_counts_fewer_flops_for_few_inputs_and_jacrev_for_few_outputs():
-    """Counted with FlopCounterMode on a two-layer f, jacfwd does less than a tenth of jacrev's
-    matrix-multiply work with 8 inputs and 512 outputs, and jacrev less than a tenth of jacfwd's with
-    512 inputs and 8 outputs."""
+    """On the sweep's f (hidden width 256; 16 inputs and 4 to 1024 outputs, and the reverse), the ratio of
+    jacfwd's to jacrev's counted FLOPs is below 1 where there are more outputs than inputs, above 1 where
+    there are more inputs, within 20% of 1 at 16 x 16, and further from 1 at every step away from 16."""
+    import math
+
     from torch.utils.flop_counter import FlopCounterMode
 
     def flops(transform, n_in, n_out):
         generator = torch.Generator().manual_seed(0)
-        w1, w2 = torch.randn(n_in, 32, generator=generator), torch.randn(32, n_out, generator=generator)
+        w1 = torch.randn(n_in, _SWEEP_HIDDEN, generator=generator) / n_in**0.5
+        w2 = torch.randn(_SWEEP_HIDDEN, n_out, generator=generator) / _SWEEP_HIDDEN**0.5
         with FlopCounterMode(display=False) as counter:
             transform(lambda x: (torch.tanh(x[None] @ w1) @ w2)[0])(torch.ones(n_in))
         return counter.get_total_flops()
-    assert 10 * flops(jacfwd, 8, 512) < flops(jacrev, 8, 512)
-    assert 10 * flops(jacrev, 512, 8) < flops(jacfwd, 512, 8)
+
+    def ratio(n_in, n_out):
+        return flops(jacfwd, n_in, n_out) / flops(jacrev, n_in, n_out)
+    for sweep in ([(_SWEEP_FIXED, n) for n in _SWEEP_SIZES], [(n, _SWEEP_FIXED) for n in _SWEEP_SIZES]):
+        ratios = {shape: ratio(*shape) for shape in sweep}
+        for (n_in, n_out), found in ratios.items():
+            if n_in != n_out:
+                assert (found < 1) == (n_out > n_in), (n_in, n_out, found)
+        assert 0.8 < ratios[_SWEEP_FIXED, _SWEEP_FIXED] < 1.25
+        # Away from 16 on either side, |log ratio| grows at every step.
+        distance = [abs(math.log(ratios[shape])) for shape in sweep]
+        middle = _SWEEP_SIZES.index(_SWEEP_FIXED)
+        assert all(a > b for a, b in zip(distance[:middle], distance[1:middle + 1])), distance
+        assert all(a < b for a, b in zip(distance[middle:], distance[middle + 1:])), distance
+
+
+def jvp_multiplies_by_the_zero_tangent_of_a_captured_weight():
+    """One jvp of x[None] @ w1 -> tanh -> @ w2, with w1 and w2 captured, runs three matrix products per
+    layer, one of them with the weight's tangent, all zeros: FlopCounterMode counts 3 times f's work. A
+    loop of one jvp per input counts 3 n_in times f's; jacfwd counts (2 + n_in) times: the forward and the
+    zero-tangent products once, the tangent products once per input."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils.flop_counter import FlopCounterMode
+
+    generator = torch.Generator().manual_seed(0)
+    n_in = 4
+    w1, w2 = torch.randn(n_in, 8, generator=generator), torch.randn(8, 3, generator=generator)
+    x, u = torch.randn(n_in, generator=generator), torch.eye(n_in)[0]
+
+    def f(t):
+        return (torch.tanh(t[None] @ w1) @ w2)[0]
+
+    class Products(TorchDispatchMode):
+        """Each matrix product, as which of its operands are all zeros."""
+        def __init__(self):
+            super().__init__()
+            self.zeros = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func.overloadpacket is torch.ops.aten.mm:
+                self.zeros.append(tuple(bool((a == 0).all()) for a in args[:2]))
+            return func(*args, **(kwargs or {}))
+    with Products() as products:
+        jvp(f, (x,), (u,))
+    assert products.zeros == [(False, False), (False, True), (False, False)] * 2, products.zeros
+
+    def counted(run):
+        with FlopCounterMode(display=False) as counter:
+            run()
+        return counter.get_total_flops()
+    one_f = counted(lambda: f(x))
+    assert counted(lambda: jvp(f, (x,), (u,))) == 3 * one_f
+    assert counted(lambda: [jvp(f, (x,), (e,)) for e in torch.eye(n_in)]) == 3 * n_in * one_f
+    assert counted(lambda: jacfwd(f)(x)) == (2 + n_in) * one_f
 
 
 def flop_counter_counts_matrix_products_not_elementwise_ops():
@@ -179,15 +293,45 @@ def flop_counter_counts_matrix_products_not_elementwise_ops():
 
 def backward_with_create_graph_leaves_a_differentiable_grad():
     """After backward(create_graph=True), a leaf's .grad has a grad_fn and can be differentiated:
-    3x² at 3 is 27, and its derivative 6x is 18."""
+    3x² at 3 is 27, and its derivative 6x is 18; torch warns of a reference cycle between the leaf and
+    its .grad and recommends torch.autograd.grad."""
     x = torch.tensor(3.0, requires_grad=True)
-    with warnings.catch_warnings():  # newer torch warns of the .grad <-> graph reference cycle
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         (x**3).backward(create_graph=True)
+    said = " ".join(str(warning.message) for warning in caught)
+    assert "reference cycle" in said and "autograd.grad" in said, said
     first = x.grad
     assert first.item() == 27.0 and first.grad_fn is not None
     (second,) = torch.autograd.grad(first, x)
     assert second.item() == 18.0
+
+
+def vmap_grad_writes_no_grad_detached_or_not():
+    """vmap(grad(loss of one sample)) leaves every p.grad None whether params holds detached tensors or the
+    model's own parameters; only with the parameters themselves does its result require grad (it stays on
+    the model's graph)."""
+    model = _small_model()
+    x, y = torch.randn(5, 4), torch.randn(5, 1)
+    per_sample = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0))
+    detached = per_sample({name: p.detach() for name, p in model.named_parameters()}, x, y)
+    assert all(p.grad is None for p in model.parameters())
+    attached = per_sample(dict(model.named_parameters()), x, y)
+    assert all(p.grad is None for p in model.parameters())
+    assert not any(g.requires_grad for g in detached.values())
+    assert all(g.requires_grad for g in attached.values())
+    assert all(torch.equal(detached[name], attached[name]) for name in detached)
+
+
+def grad_result_stays_on_the_graph_when_the_derivative_depends_on_the_input():
+    """On a leaf that requires grad, grad(f)(leaf) carries a grad_fn for f = x³, whose derivative 3x²
+    depends on x, and none for f = 2x, whose derivative is a constant."""
+    leaf = torch.tensor([3.0, 1.0], requires_grad=True)
+    cubed = grad(lambda t: (t**3).sum())(leaf)
+    assert cubed.requires_grad and cubed.grad_fn is not None
+    doubled = grad(lambda t: (2 * t).sum())(leaf)
+    assert not doubled.requires_grad and doubled.grad_fn is None
+    assert leaf.grad is None
 
 
 def vmap_runs_the_model_once_for_the_whole_batch():

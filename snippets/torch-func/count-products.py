@@ -77,3 +77,13 @@ for n_in, n_out in SHAPES:
     glue(f"tf_count_{n_in}_{n_out}_ratio",
          results["jacrev"][2] / results["jacfwd"][2])
 glue("tf_count_hidden", HIDDEN)
+
+# What the column loop repeats for every input: one call of f, and one jvp.
+n_in, n_out = SHAPES[0]
+f, x = make_f(n_in, n_out), torch.randn(n_in)
+_, _, one_f = run(lambda f, x: f(x), f, x)
+_, _, one_jvp = run(lambda f, x: jvp(f, (x,), (torch.eye(n_in)[0],)), f, x)
+print(f"f: {n_in} inputs -> {n_out} outputs: one call of f {one_f / 1e3:.1f} kFLOP, "
+      f"one jvp {one_jvp / 1e3:.1f} kFLOP ({one_jvp / one_f:g} x f)")
+glue(f"tf_count_{n_in}_{n_out}_f_kflop", one_f / 1e3)
+glue(f"tf_count_{n_in}_{n_out}_jvp_kflop", one_jvp / 1e3)

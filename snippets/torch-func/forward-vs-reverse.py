@@ -65,6 +65,12 @@ for (n_in, n_out), found in results.items():
     print(f"{TIMING} n_in {n_in:>4} n_out {n_out:>4}  jacrev {rev:.3g} ms"
           f"  jacfwd {fwd:.3g} ms  jacfwd/jacrev {fwd / rev:.2f}")
     glue(f"tf_sweep_{n_in}_{n_out}_time_ratio", fwd / rev, varies=True)
+# Where this run's time disagrees with the count: the timed ratio on the other side of 1.
+disagree = sum((fwd[1] / rev[1] - 1) * (fwd[0] / rev[0] - 1) < 0
+               for rev, fwd in ((found["jacrev"], found["jacfwd"]) for found in results.values()))
+print(f"{TIMING} timed and counted ratio on opposite sides of 1: {disagree} of {len(results)} shapes")
+glue("tf_sweep_disagree", disagree, varies=True)
+glue("tf_sweep_shapes", len(results))
 glue("tf_sweep_16_16_jacrev_ms", results[16, 16]["jacrev"][1], varies=True)
 glue("tf_sweep_16_16_jacfwd_ms", results[16, 16]["jacfwd"][1], varies=True)
 torch.set_num_threads(threads)
