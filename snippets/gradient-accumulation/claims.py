@@ -1,8 +1,8 @@
 """Checks behind gradient-accumulation's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`gradient-accumulation/<name>` on a page names one)."""
 
-import inspect
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -10,21 +10,61 @@ from torch import nn
 
 
 def accumulate_grad_node_puts_the_first_gradient_in_place_then_adds():
-    """A leaf's gradient goes through its AccumulateGrad node: into a None .grad it is put, later ones are added."""
+    """A leaf's gradient goes through its AccumulateGrad node: into a None .grad it puts the very tensor
+    the backward pass computed; later gradients it adds into that tensor in place, except under
+    backward(create_graph=True), which puts the sum into .grad as a new tensor."""
     w = torch.tensor([1.0], requires_grad=True)
     node = (w * 3).grad_fn.next_functions[0][0]
     assert type(node).__name__ == "AccumulateGrad" and node.variable is w
     assert w.grad is None
+    arrived = []  # the address of the gradient that reaches w (the tensor itself would be copied)
+    handle = w.register_hook(lambda grad: arrived.append(grad.data_ptr()))
     (w * 3).sum().backward()
-    assert w.grad.item() == 3.0
+    handle.remove()
+    first = w.grad
+    assert first.item() == 3.0 and first.data_ptr() == arrived[0]
     (w * 5).sum().backward()
-    assert w.grad.item() == 8.0
+    assert w.grad is first and first.item() == 8.0
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Using backward\\(\\) with create_graph=True")
+        (w * 2).sum().backward(create_graph=True)
+    assert w.grad is not first and w.grad.item() == 10.0 and first.item() == 8.0
+
+
+def autograd_grad_writes_no_grad_and_backward_inputs_only_the_leaves_listed():
+    """torch.autograd.grad returns gradients and leaves every .grad as it was; backward(inputs=[a])
+    adds into a.grad only."""
+    a = torch.tensor([1.0], requires_grad=True)
+    b = torch.tensor([2.0], requires_grad=True)
+    (grad_a, grad_b) = torch.autograd.grad((a * b).sum(), [a, b])
+    assert (grad_a.item(), grad_b.item()) == (2.0, 1.0)
+    assert a.grad is None and b.grad is None
+    (a * b).sum().backward(inputs=[a])
+    (a * b).sum().backward(inputs=[a])
+    assert a.grad.item() == 4.0 and b.grad is None
+
+
+def _optimizer_classes():
+    """Every optimizer class torch.optim offers on this torch."""
+    return [cls for cls in vars(torch.optim).values()
+            if isinstance(cls, type) and issubclass(cls, torch.optim.Optimizer) and cls is not torch.optim.Optimizer]
 
 
 def zero_grad_defaults_to_set_to_none():
-    """Both optimizer.zero_grad() and model.zero_grad() default to set_to_none=True."""
-    for method in (torch.optim.Optimizer.zero_grad, nn.Module.zero_grad):
-        assert inspect.signature(method).parameters["set_to_none"].default is True
+    """model.zero_grad() and the zero_grad() of every optimizer torch.optim offers, called without
+    arguments, set .grad to None; with set_to_none=False they fill the same tensor with zeros."""
+    owners = [(nn.Module.zero_grad, "nn.Module")] + [(cls.zero_grad, cls.__name__) for cls in _optimizer_classes()]
+    assert len(owners) > 12
+    for _, name in owners:
+        model = nn.Linear(2, 2, bias=False)  # a matrix: some optimizers (Muon) take no other shape
+        owner = model if name == "nn.Module" else getattr(torch.optim, name)(model.parameters())
+        model(torch.ones(1, 2)).sum().backward()
+        owner.zero_grad()
+        assert model.weight.grad is None, name
+        model(torch.ones(1, 2)).sum().backward()
+        filled = model.weight.grad
+        owner.zero_grad(set_to_none=False)
+        assert model.weight.grad is filled and not filled.any(), name
 
 
 def backward_adds_into_zeros_but_puts_a_fresh_tensor_into_none():
@@ -44,27 +84,107 @@ def backward_adds_into_zeros_but_puts_a_fresh_tensor_into_none():
     assert p.grad is not zeros and torch.equal(p.grad, torch.full((3,), 2.0))
 
 
-def builtin_optimizers_and_clipping_skip_none():
-    """SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD, Rprop and Adafactor (with
-    momentum or weight decay where they have them) leave a parameter whose .grad is None unchanged, and
-    clip_grad_norm_ over None gradients returns 0."""
-    optimizers = [(torch.optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.1)),
-                  (torch.optim.Adam, dict(weight_decay=0.1)), (torch.optim.AdamW, dict(weight_decay=0.1)),
-                  (torch.optim.RMSprop, dict(weight_decay=0.1)), (torch.optim.Adagrad, dict(weight_decay=0.1)),
-                  (torch.optim.Adamax, dict(weight_decay=0.1)), (torch.optim.NAdam, dict(weight_decay=0.1)),
-                  (torch.optim.RAdam, dict(weight_decay=0.1)), (torch.optim.Adadelta, dict(weight_decay=0.1)),
-                  (torch.optim.ASGD, dict(weight_decay=0.1)), (torch.optim.Rprop, {}),
-                  (torch.optim.Adafactor, dict(weight_decay=0.1))]
-    for cls, options in optimizers:
-        p = nn.Parameter(torch.ones(3))
-        optimizer = cls([p], **options)
-        (p * 2).sum().backward()
-        optimizer.step()  # one real step first, so the optimizer has state (momentum, running averages)
+# Options that give an optimizer something to apply even without a gradient (momentum, weight
+# decay) wherever it accepts them; an optimizer not listed runs with its defaults.
+_OPTIONS = {"SGD": dict(lr=0.1, momentum=0.9, weight_decay=0.1), "Rprop": {}, "LBFGS": {}, "SparseAdam": {},
+            "Adam": dict(weight_decay=0.1), "AdamW": dict(weight_decay=0.1), "RMSprop": dict(weight_decay=0.1),
+            "Adagrad": dict(weight_decay=0.1), "Adamax": dict(weight_decay=0.1), "NAdam": dict(weight_decay=0.1),
+            "RAdam": dict(weight_decay=0.1), "Adadelta": dict(weight_decay=0.1), "ASGD": dict(weight_decay=0.1),
+            "Adafactor": dict(weight_decay=0.1)}
+
+
+def _moves_a_parameter_whose_grad_is_none(cls):
+    """One step with both p and q in the loss, then one with p only: did q move, its .grad being None?"""
+    torch.manual_seed(0)
+    sparse = cls is torch.optim.SparseAdam  # it takes sparse gradients only
+    p, q = nn.Embedding(4, 2, sparse=sparse), nn.Embedding(4, 2, sparse=sparse)
+    rows = torch.arange(4)
+    optimizer = cls([p.weight, q.weight], **_OPTIONS.get(cls.__name__, {}))
+
+    def both():
         optimizer.zero_grad()
-        before = p.detach().clone()
-        optimizer.step()
-        assert torch.equal(p.detach(), before), cls.__name__
+        loss = (p(rows) + 3 * q(rows)).pow(2).sum() + p(rows).pow(2).sum() + q(rows).pow(2).sum()
+        loss.backward()
+        return loss
+
+    def p_only():
+        optimizer.zero_grad()
+        loss = (p(rows) - 1).pow(2).sum()
+        loss.backward()
+        return loss
+
+    optimizer.step(both)  # a real step first: state (momentum, running averages, LBFGS's history)
+    before = q.weight.detach().clone()
+    optimizer.step(p_only)
+    assert q.weight.grad is None
+    return not torch.equal(q.weight.detach(), before)
+
+
+def builtin_optimizers_and_clipping_skip_none():
+    """Of the optimizers torch.optim offers, LBFGS alone moves a parameter whose .grad is None (the
+    others run with momentum or weight decay where they have them); clip_grad_norm_ leaves the None
+    gradients out of the total norm: 0 when all are None, the others' norm when some are."""
+    classes = _optimizer_classes()
+    assert len(classes) > 12
+    moving = {cls.__name__ for cls in classes if _moves_a_parameter_whose_grad_is_none(cls)}
+    assert moving == {"LBFGS"}, moving
     assert nn.utils.clip_grad_norm_([nn.Parameter(torch.ones(3))], 1.0).item() == 0.0
+    without, with_grad = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))
+    with_grad.grad = torch.tensor([3.0, 4.0])
+    assert nn.utils.clip_grad_norm_([without, with_grad], 100.0).item() == 5.0 and without.grad is None
+
+
+def one_backward_per_loss_equals_the_backward_of_their_sum_up_to_rounding():
+    """Calling backward() on losses one by one and once on their sum leave the same .grad: bit for bit
+    with two losses, up to float32 rounding with three, where the two orders of adding can differ in
+    the last bits."""
+    torch.manual_seed(0)
+    differ = {2: 0, 3: 0}
+    for _ in range(50):
+        for count in differ:
+            w = torch.randn(5, requires_grad=True)
+            factors = torch.randn(count, 5)
+            for factor in factors:
+                (w * factor).sum().backward()
+            one_by_one, w.grad = w.grad, None
+            sum((w * factor).sum() for factor in factors).backward()
+            assert torch.allclose(one_by_one, w.grad, rtol=1e-6, atol=1e-6)
+            differ[count] += not torch.equal(one_by_one, w.grad)
+    assert differ[2] == 0 and differ[3] > 0, differ
+
+
+def losses_sharing_a_graph_need_retain_graph_on_all_but_the_last():
+    """Two losses from one forward through a shared trunk: the second backward() raises, because the
+    first freed the trunk's saved tensors; with retain_graph=True on the first, the two leave the
+    gradient of their sum. Two losses from two forwards need nothing."""
+    torch.manual_seed(0)
+    trunk, head_a, head_b = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+    x = torch.randn(8, 3)
+
+    def losses():
+        shared = torch.tanh(trunk(x))
+        return head_a(shared).sum(), head_b(shared).sum()
+
+    loss_a, loss_b = losses()
+    loss_a.backward()
+    try:
+        loss_b.backward()
+        raised = ""
+    except RuntimeError as error:
+        raised = str(error)
+    assert "second time" in raised
+    trunk.zero_grad()
+    sum(losses()).backward()
+    together = trunk.weight.grad.clone()
+    trunk.zero_grad()
+    loss_a, loss_b = losses()
+    loss_a.backward(retain_graph=True)
+    loss_b.backward()
+    assert torch.allclose(trunk.weight.grad, together, atol=1e-6)
+    trunk.zero_grad()
+    losses()[0].backward()
+    losses()[1].backward()  # a forward of its own
+    assert torch.allclose(trunk.weight.grad, together, atol=1e-6)
 
 
 def unused_and_frozen_parameters_keep_what_their_grad_held():
