@@ -614,3 +614,83 @@ def an_integer_output_never_requires_grad_and_mark_non_differentiable_stops_a_fl
     assert not index.requires_grad and mask.requires_grad
     _, index, mask = make(True).apply(x)
     assert not index.requires_grad and not mask.requires_grad
+
+
+def _silu_forward_mode(save_for_backward, save_for_forward, with_jvp, seen):
+    """SiLU with generate_vmap_rule; saves x as told, records len(ctx.saved_tensors) in jvp and backward."""
+
+    class SiLU(torch.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x * torch.sigmoid(x)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            if save_for_backward:
+                ctx.save_for_backward(inputs[0])
+            if save_for_forward:
+                ctx.save_for_forward(inputs[0])
+            ctx.x = inputs[0]  # so that each method can run whatever it finds in saved_tensors
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            seen.append(("backward", len(ctx.saved_tensors)))
+            s = torch.sigmoid(ctx.x)
+            return grad_y * s * (1 + ctx.x * (1 - s))
+
+        @staticmethod
+        def jvp(ctx, x_tangent):
+            seen.append(("jvp", len(ctx.saved_tensors)))
+            s = torch.sigmoid(ctx.x)
+            return x_tangent * s * (1 + ctx.x * (1 - s))
+
+    if not with_jvp:
+        del SiLU.jvp  # back to autograd.Function's own, which raises
+    return SiLU
+
+
+def every_forward_mode_entry_point_needs_jvp():
+    """A Function without a jvp static method (generate_vmap_rule set, backward right) raises
+    NotImplementedError under torch.func.jvp and under the dual tensors of torch.autograd.forward_ad,
+    as under jacfwd; with jvp, both give the tangent of silu."""
+    import torch.autograd.forward_ad as forward_ad
+
+    x = torch.randn(4, dtype=torch.float64)
+    tangent = torch.randn(4, dtype=torch.float64)
+    _, expected = torch.func.jvp(torch.nn.functional.silu, (x,), (tangent,))
+
+    def by_dual_tensors(function):
+        with forward_ad.dual_level():
+            return forward_ad.unpack_dual(function.apply(forward_ad.make_dual(x, tangent))).tangent
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+        for with_jvp in (False, True):
+            function = _silu_forward_mode(True, True, with_jvp, [])
+            for run in (lambda: torch.func.jvp(function.apply, (x,), (tangent,))[1],
+                        lambda: by_dual_tensors(function)):
+                try:
+                    found = run()
+                except NotImplementedError as error:
+                    assert not with_jvp and "You must implement the jvp function" in str(error)
+                else:
+                    assert with_jvp and torch.allclose(found, expected)
+
+
+def jvp_reads_what_save_for_forward_saved_and_backward_what_save_for_backward_saved():
+    """In jvp, ctx.saved_tensors holds what setup_context handed to ctx.save_for_forward, and nothing
+    that went only to save_for_backward; in backward, the other way round. A hessian runs both."""
+    x = torch.randn(4, dtype=torch.float64)
+    found = {}
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+        for saves in ((True, False), (False, True), (True, True)):
+            seen = []
+            function = _silu_forward_mode(*saves, True, seen)
+            torch.func.hessian(lambda v: function.apply(v).sum())(x)
+            found[saves] = sorted(set(seen))
+    assert found == {(True, False): [("backward", 1), ("jvp", 0)],
+                     (False, True): [("backward", 0), ("jvp", 1)],
+                     (True, True): [("backward", 1), ("jvp", 1)]}, found
