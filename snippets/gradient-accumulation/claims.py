@@ -2,7 +2,11 @@
 runs each on every supported torch; {claim}`gradient-accumulation/<name>` on a page names one)."""
 
 import math
+import runpy
 import warnings
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -340,37 +344,20 @@ def batchnorm_micro_batches_differ_by_more_than_a_factor():
     assert torch.nn.functional.cosine_similarity(micro, big, dim=0) < 0.99
 
 
-def _losses_never_cleared(lr):
-    """forget-zero-grad.py's run without zero_grad, rebuilt: the mean training loss of each of the 50
-    epochs (256 samples of y = x @ w + 1 + noise, nn.Linear(3, 1), SGD, batches of 32)."""
-    torch.manual_seed(0)
-    generator = torch.Generator().manual_seed(0)
-    x = torch.randn(256, 3, generator=generator)
-    noise = 0.1 * torch.randn(256, 1, generator=generator)
-    y = x @ torch.tensor([[2.0], [-1.0], [0.5]]) + 1.0 + noise
-    model = nn.Linear(3, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    losses = []
-    for _ in range(50):
-        total = 0.0
-        for start in range(0, 256, 32):
-            xb, yb = x[start:start + 32], y[start:start + 32]
-            loss = F.mse_loss(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(xb)
-        losses.append(total / 256)
-    return losses
+# The run the page shows: forget-zero-grad.py, run as a script (its output is discarded).
+_FORGET = Path(__file__).with_name("forget-zero-grad.py")
 
 
 def at_the_largest_learning_rate_the_loss_rises_every_epoch_until_it_overflows():
-    """In the chapter's run at learning rate 0.5 without zero_grad, every epoch's loss, from the first
-    epoch whose loss rises to the first epoch whose loss is inf, is above the epoch before it; from
-    then on the loss stays inf and is never NaN."""
-    losses = _losses_never_cleared(0.5)
-    epochs = range(2, len(losses) + 1)  # numbered from 1, as on the page
-    rise = next(e for e in epochs if losses[e - 1] > losses[e - 2])
-    overflow = next(e for e in epochs if math.isinf(losses[e - 1]))
-    assert rise < overflow
-    assert all(losses[e - 1] > losses[e - 2] for e in range(rise, overflow + 1))
-    assert all(math.isinf(loss) and loss > 0 for loss in losses[overflow - 1:])
+    """In forget-zero-grad.py's run at its largest learning rate without zero_grad, the loss of every
+    epoch after the lowest one is above the epoch before, up to the first epoch whose loss is inf, the
+    epochs the page glues; within the 50 epochs the loss is never NaN."""
+    with redirect_stdout(StringIO()):
+        run = runpy.run_path(str(_FORGET))
+    losses, _ = run["train"](run["LEARNING_RATES"][-1], zero_grad="never")
+    lowest = min(range(len(losses)), key=losses.__getitem__) + 1  # epochs numbered from 1, as on the page
+    overflow = next(epoch for epoch in range(1, len(losses) + 1) if math.isinf(losses[epoch - 1]))
+    assert (lowest, overflow) == (run["lowest"] + 1, run["overflow"])  # what the page glues
+    assert lowest < overflow
+    assert all(losses[epoch - 1] > losses[epoch - 2] for epoch in range(lowest + 1, overflow + 1))
+    assert not any(math.isnan(loss) for loss in losses)

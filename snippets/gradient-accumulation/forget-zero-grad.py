@@ -7,6 +7,8 @@ from measured import figure, glue
 
 EPOCHS, BATCH, SAMPLES = 50, 32, 256
 LEARNING_RATES = (0.01, 0.1, 0.5)
+FLOOR = 0.02  # "low": twice the lowest epoch-50 loss with clearing
+LONGER = 120  # epochs of the longer run at the largest learning rate
 glue("accum_epochs", EPOCHS)
 glue("accum_batch", BATCH)
 glue("accum_samples", SAMPLES)
@@ -21,7 +23,7 @@ def make_data():
     return x, x @ torch.tensor([[2.0], [-1.0], [0.5]]) + 1.0 + noise
 
 
-def train(lr, zero_grad="before", momentum=0.0):
+def train(lr, zero_grad="before", momentum=0.0, epochs=EPOCHS, batch=BATCH):
     """Mean training loss of every epoch, and the final parameters.
 
     zero_grad runs "before" the forward, "after" step(), or "never".
@@ -31,10 +33,10 @@ def train(lr, zero_grad="before", momentum=0.0):
     model = nn.Linear(3, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
     losses = []
-    for _ in range(EPOCHS):
+    for _ in range(epochs):
         total = 0.0
-        for start in range(0, SAMPLES, BATCH):
-            xb, yb = x[start:start + BATCH], y[start:start + BATCH]
+        for start in range(0, SAMPLES, batch):
+            xb, yb = x[start:start + batch], y[start:start + batch]
             if zero_grad == "before":
                 optimizer.zero_grad()
             loss = nn.functional.mse_loss(model(xb), yb)
@@ -56,34 +58,30 @@ def first_epoch(losses, test):
 fig, ax = figure(7.0, 3.4)
 ax.remove()
 panels = fig.subplots(1, 2)  # the largest learning rate on a scale of its own
-rises = []
-print(f"{'':7}{'with zero_grad':>14}  without zero_grad")
-print(f"{'lr':>5}  {'epoch 50':>14}{'lowest (epoch)':>16}{'first rise':>12}"
-      f"{'epoch 50':>10}")
+lowest_epochs = []
+print(f"{'':7}{'with zero_grad':<24}without zero_grad")
+print(f"{'lr':>5}  {f'< {FLOOR:g} from':>13}{'epoch 50':>11}"
+      f"{'lowest (epoch)':>16}{'epoch 50':>10}")
 for index, lr in enumerate(LEARNING_RATES):
     with_zero, _ = train(lr)
     without, _ = train(lr, zero_grad="never")
+    below = first_epoch(with_zero, lambda loss, previous: loss < FLOOR)
     lowest = min(range(EPOCHS), key=lambda epoch: without[epoch])
-    rise = first_epoch(without, lambda loss, previous: loss > previous)
-    rises.append(rise)
+    lowest_epochs.append(lowest + 1)
     overflow = first_epoch(without, lambda loss, previous: math.isinf(loss))
-    nan = first_epoch(without, lambda loss, previous: math.isnan(loss))
     lowest_text = f"{without[lowest]:.3g} ({lowest + 1})"
-    print(f"{lr:>5g}  {with_zero[-1]:>14.3g}{lowest_text:>16}{rise:>12d}"
-          f"{without[-1]:>10.3g}")
+    print(f"{lr:>5g}  {below:>13d}{with_zero[-1]:>11.3g}"
+          f"{lowest_text:>16}{without[-1]:>10.3g}")
     tag = f"accum_lr{index}"
     glue(tag, lr)
     glue(f"{tag}_with_last", with_zero[-1])
-    glue(f"{tag}_rise", rise)
+    glue(f"{tag}_below", below)
     glue(f"{tag}_lowest", without[lowest])
     glue(f"{tag}_lowest_epoch", lowest + 1)
     if overflow is None:
         glue(f"{tag}_without_last", without[-1])
     else:
         glue(f"{tag}_overflow", overflow)
-        nan_text = "in no epoch" if nan is None else f"from epoch {nan} on"
-        print(f"{'':7}without zero_grad: inf from epoch {overflow} on, "
-              f"NaN {nan_text}")
     ax, color = panels[int(index == len(LEARNING_RATES) - 1)], f"C{index}"
     epochs = range(1, EPOCHS + 1)
     ax.plot(epochs, without, color=color, label=f"lr={lr:g}, no zero_grad")
@@ -96,7 +94,30 @@ for ax in panels:
     ax.legend(fontsize=8)
 panels[0].set_ylabel("mean training MSE")
 glue("accum_forget_fig", fig)
-glue("accum_latest_rise", max(rises))
+glue("accum_floor", FLOOR)
+glue("accum_latest_lowest", max(lowest_epochs))
+
+# The largest learning rate without zero_grad: it rises, overflows, turns NaN.
+rising = all(later > earlier for earlier, later
+             in zip(without[lowest:overflow], without[lowest + 1:overflow]))
+print(f"lr {lr:g} without zero_grad: every epoch from {lowest + 2} to "
+      f"{overflow} above the one before: {rising}; inf from epoch {overflow}")
+longer, _ = train(lr, zero_grad="never", epochs=LONGER)
+nan = first_epoch(longer, lambda loss, previous: math.isnan(loss))
+print(f"  the same run for {LONGER} epochs: NaN from epoch {nan} on")
+glue("accum_lr2_nan", nan)
+glue("accum_longer", LONGER)
+
+# The same number of updates, each on the whole data set (one step an epoch).
+updates = EPOCHS * SAMPLES // BATCH
+print(f"full batch, never zero_grad, {updates} steps: highest loss")
+for index, lr in enumerate(LEARNING_RATES):
+    full, _ = train(lr, zero_grad="never", epochs=updates, batch=SAMPLES)
+    print(f"{lr:>5g}  {max(full):.3g} (first step {full[0]:.3g}, "
+          f"last {full[-1]:.3g})")
+    glue(f"accum_lr{index}_full_highest", max(full))
+glue("accum_full_first", full[0])
+glue("accum_updates", updates)
 
 # Where zero_grad sits does not matter, as long as it runs once per step.
 _, params_before = train(LEARNING_RATES[1])
