@@ -22,6 +22,23 @@ def a_hook_that_returns_none_changes_nothing():
     assert torch.equal(x.grad, plain)
 
 
+def a_hook_that_edits_its_argument_in_place_changes_the_gradient():
+    """A tensor hook that returns None but multiplies its argument in place changes the gradient that
+    goes on, on a leaf (its .grad) and on an intermediate (every leaf it was computed from)."""
+    def times_ten(grad):
+        grad.mul_(10)  # returns nothing
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    x.register_hook(times_ten)
+    (x * 3).sum().backward()
+    assert torch.equal(x.grad, torch.tensor([30.0, 30.0]))
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 3
+    h.register_hook(times_ten)
+    h.pow(2).sum().backward()
+    assert torch.equal(x.grad, torch.tensor([180.0, 360.0]))  # 10 * 2 * 3x * 3
+
+
 def a_leaf_hook_sees_only_the_new_gradient_and_its_result_is_added():
     """On a leaf whose .grad already holds a gradient, register_hook receives only this backward's
     gradient, and what it returns is added to .grad."""
@@ -40,18 +57,23 @@ def a_leaf_hook_sees_only_the_new_gradient_and_its_result_is_added():
 
 
 def a_hook_on_an_intermediate_dies_with_it():
-    """A hook registered on an intermediate result, and what its closure holds, are freed with the
-    tensor and its graph; a hook on a parameter or a module stays until it is removed."""
+    """A hook registered on an intermediate result, and what its closure holds, are freed once neither
+    the tensor nor a graph through it is left (after backward too); a hook on a parameter or a module
+    stays until it is removed."""
     w = nn.Parameter(torch.ones(3))
     captured = torch.ones(1000)
     ref = weakref.ref(captured)
     h = w * 2
+    loss = (h * 3).sum()
     h.register_hook(lambda grad, captured=captured: grad * captured[0])
-    h.sum().backward()
+    loss.backward()
     del captured
     gc.collect()
     assert ref() is not None  # the hook on h holds it while h lives
     del h
+    gc.collect()
+    assert ref() is not None  # and while loss's graph, which goes through h, lives
+    del loss
     gc.collect()
     assert ref() is None
 
@@ -104,16 +126,23 @@ def post_accumulate_hooks_are_for_leaves_and_receive_the_tensor():
         raise AssertionError("a non-leaf accepted a post-accumulate hook")
 
 
-def full_backward_hook_grad_input_holds_none_for_an_input_without_grad():
-    """On a first layer, whose input does not require grad, a full backward hook still fires, once,
-    with grad_input (None,). (Whether torch also warns depends on the release: 2.6.0 does not.)"""
-    layer = nn.Linear(3, 2)
-    seen = []
-    layer.register_full_backward_hook(lambda m, grad_in, grad_out: seen.append((grad_in, grad_out[0].shape)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # some releases warn here, others do not
-        layer(torch.randn(4, 3)).sum().backward()
-    assert seen == [((None,), torch.Size([4, 2]))]
+def full_backward_hook_fires_before_the_layers_gradients_when_no_input_requires_grad():
+    """On a layer whose input does not require grad, a full backward hook fires once, with grad_input
+    (None,), as soon as grad_output is known: before the layer's own weight gradient is computed (it is
+    None inside the hook on a fresh layer, and set when the input requires grad). The only warning
+    torch may raise about it (releases differ) says that the hook fires on the module's outputs."""
+    for needs_grad in (False, True):
+        layer = nn.Linear(3, 2)
+        seen = []
+        layer.register_full_backward_hook(
+            lambda m, grad_in, grad_out: seen.append((grad_in[0] is None, m.weight.grad is None, grad_out[0].shape)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layer(torch.randn(4, 3, requires_grad=needs_grad)).sum().backward()
+        assert seen == [(not needs_grad, not needs_grad, torch.Size([4, 2]))], (needs_grad, seen)
+        assert layer.weight.grad is not None
+        assert all("with respect to module outputs" in str(w.message) for w in caught), [str(w.message) for w in caught]
+        assert not (needs_grad and caught)
 
 
 def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
@@ -173,7 +202,9 @@ def hooks_on_one_tensor_run_in_the_order_they_were_registered():
 
 
 def a_hook_on_an_intermediate_sees_what_retain_grad_keeps():
-    """A hook on an intermediate result receives the gradient that retain_grad() keeps in its .grad."""
+    """A hook on an intermediate result that returns None receives the gradient that retain_grad() keeps
+    in its .grad; when a hook returns a tensor, .grad keeps that returned tensor instead, whether
+    retain_grad() was called before or after the hook was registered."""
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     h = x * 3
     seen = []
@@ -181,6 +212,16 @@ def a_hook_on_an_intermediate_sees_what_retain_grad_keeps():
     h.retain_grad()
     h.pow(2).sum().backward()
     assert len(seen) == 1 and torch.equal(seen[0], h.grad) and torch.equal(h.grad, 2 * h.detach())
+    for retain_first in (True, False):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        h = x * 3
+        if retain_first:
+            h.retain_grad()
+        h.register_hook(lambda grad: grad * 10)
+        if not retain_first:
+            h.retain_grad()
+        h.pow(2).sum().backward()
+        assert torch.equal(h.grad, 10 * 2 * h.detach()), (retain_first, h.grad)
 
 
 def a_post_accumulate_hook_must_return_none():
@@ -229,3 +270,142 @@ def clipping_each_gradient_in_a_hook_is_not_clip_grad_norm():
     assert not all(torch.allclose(a.grad, b.grad) for a, b in zip(model.parameters(), twin.parameters()))
     total = torch.cat([p.grad.flatten() for p in twin.parameters()]).norm().item()
     assert total > 1.0  # each one at most 1, together more than 1
+
+
+def the_deprecated_backward_hook_sees_the_inputs_of_the_last_operation():
+    """On an nn.Linear, the deprecated register_backward_hook hands over in grad_input the gradients of
+    the inputs of the module's last operation: the bias, the layer's input and the transposed weight, equal
+    to bias.grad and weight.grad.T; backward raises a FutureWarning about it."""
+    torch.manual_seed(0)
+    layer = nn.Linear(3, 2)
+    seen = []
+    layer.register_backward_hook(lambda m, grad_in, grad_out: seen.append([g.clone() for g in grad_in]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        layer(torch.randn(5, 3, requires_grad=True)).sum().backward()
+    (bias, inputs, weight_t), = seen
+    assert bias.shape == (2,) and inputs.shape == (5, 3) and weight_t.shape == (3, 2)
+    assert torch.equal(bias, layer.bias.grad) and torch.equal(weight_t, layer.weight.grad.T)
+    assert any(w.category is FutureWarning and "deprecated" in str(w.message) for w in caught)
+
+
+def a_forward_hook_that_returns_a_value_replaces_the_output():
+    """register_forward_hook calls its hook with (module, args, output) after forward; a returned value
+    replaces the output, None leaves it."""
+    torch.manual_seed(0)
+    layer = nn.Linear(3, 2)
+    x = torch.randn(4, 3)
+    plain = layer(x)
+    handle = layer.register_forward_hook(lambda m, args, out: None)
+    assert torch.equal(layer(x), plain)
+    handle.remove()
+    handle = layer.register_forward_hook(lambda m, args, out: out * 0 + args[0].sum())
+    assert torch.equal(layer(x), plain * 0 + x.sum())
+    handle.remove()
+
+
+def a_full_backward_pre_hook_that_returns_a_tuple_replaces_grad_output():
+    """register_full_backward_pre_hook calls its hook with (module, grad_output) before the module's
+    gradients are computed; a returned tuple replaces grad_output, for the module's own parameters and
+    for every layer before it."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1))
+    model(torch.ones(4, 3)).sum().backward()
+    plain = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    model[1].register_full_backward_pre_hook(lambda m, grad_out: (grad_out[0] * 3,))
+    model(torch.ones(4, 3)).sum().backward()
+    assert all(torch.allclose(p.grad, 3 * g) for p, g in zip(model.parameters(), plain))
+
+
+def an_in_place_op_on_a_hooked_modules_output_raises_in_forward():
+    """With a full backward hook or a full backward pre-hook on a module, an in-place op on its output
+    (nn.ReLU(inplace=True)) raises a RuntimeError during the forward; the module's output then comes
+    from a node named BackwardHookFunction..., and is a view. A forward hook or a hook on a parameter
+    does not raise."""
+    x = torch.randn(2, 4)
+    for register in ("register_full_backward_hook", "register_full_backward_pre_hook"):
+        model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(inplace=True), nn.Linear(3, 1))
+        getattr(model[0], register)(lambda *args: None)
+        out = model[0](x)
+        assert type(out.grad_fn).__name__.startswith("BackwardHookFunction") and out._is_view()
+        try:
+            model(x)
+        except RuntimeError as error:
+            assert "is a view and is being modified inplace" in str(error)
+        else:
+            raise AssertionError(f"{register}: no error")
+    model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(inplace=True), nn.Linear(3, 1))
+    model[0].register_forward_hook(lambda m, args, out: None)
+    model[0].weight.register_hook(lambda grad: None)
+    model(x).sum().backward()
+
+
+def autograd_grad_runs_tensor_hooks_but_not_post_accumulate_hooks():
+    """torch.autograd.grad runs a leaf's register_hook hook and returns what it returned; it does not
+    run a post-accumulate hook, and .grad stays None. backward(inputs=[other]) runs neither hook of a
+    leaf it leaves out."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    calls = []
+    x.register_hook(lambda grad: calls.append("tensor") or grad * 10)
+    x.register_post_accumulate_grad_hook(lambda t: calls.append("post-accumulate"))
+    (grad,) = torch.autograd.grad((x * 3).sum(), x)
+    assert calls == ["tensor"] and torch.equal(grad, torch.tensor([30.0, 30.0])) and x.grad is None
+    y = torch.tensor([1.0], requires_grad=True)
+    (x * y).sum().backward(inputs=[y])
+    assert calls == ["tensor"] and x.grad is None and y.grad is not None
+
+
+def under_a_grad_scaler_gradient_hooks_see_the_scaled_gradient():
+    """With a GradScaler, both a register_hook hook and a post-accumulate hook on a weight see the
+    gradient multiplied by the scale (65536 by default), before unscale_."""
+    torch.manual_seed(0)
+    layer = nn.Linear(3, 1)
+    x = torch.randn(4, 3)
+    (plain,) = torch.autograd.grad(layer(x).pow(2).mean(), layer.weight)
+    arriving, accumulated = [], []
+    layer.weight.register_hook(lambda grad: arriving.append(grad.clone()))
+    layer.weight.register_post_accumulate_grad_hook(lambda p: accumulated.append(p.grad.clone()))
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(layer(x).pow(2).mean()).backward()
+    assert scaler.get_scale() == 65536.0
+    assert torch.equal(arriving[0], plain * 65536) and torch.equal(accumulated[0], plain * 65536)
+
+
+def a_clamping_hook_clamps_each_backward_not_the_accumulated_gradient():
+    """A hook that clamps a weight's gradient to [-c, c] clamps each backward's gradient on its own: after
+    two micro-batches .grad holds entries beyond c, and differs from clamping the accumulated gradient
+    (clip_grad_value_ after the last backward)."""
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    twin = nn.Linear(4, 1)
+    twin.load_state_dict(model.state_dict())
+    c = 0.5
+    model.weight.register_hook(lambda grad: grad.clamp(-c, c))
+    batches = [torch.randn(8, 4) * 3 for _ in range(2)]
+    for x in batches:
+        model(x).pow(2).mean().backward()
+        twin(x).pow(2).mean().backward()
+    nn.utils.clip_grad_value_(twin.parameters(), c)
+    assert model.weight.grad.abs().max() > c
+    assert twin.weight.grad.abs().max() <= c
+    assert not torch.allclose(model.weight.grad, twin.weight.grad)
+
+
+def clipping_in_hooks_equals_clip_grad_norm_when_the_total_norm_is_small():
+    """When the gradients' total norm is at most max_norm, hooks that cap each gradient's norm at max_norm
+    and clip_grad_norm_ both leave every gradient as it was."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    twin = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    twin.load_state_dict(model.state_dict())
+    x = torch.randn(16, 4) * 0.01
+    model(x).mean().mul(0.01).backward()
+    plain = [p.grad.clone() for p in model.parameters()]
+    total = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    assert total <= 1.0
+    for p in twin.parameters():
+        p.register_hook(lambda grad: grad * min(1.0, 1.0 / (grad.norm().item() + 1e-6)))
+    twin(x).mean().mul(0.01).backward()
+    assert all(torch.equal(a.grad, g) and torch.equal(b.grad, g)
+               for a, b, g in zip(model.parameters(), twin.parameters(), plain))

@@ -8,7 +8,7 @@ from measured import glue
 
 
 def watch_weight(model, x, calls, log):
-    """Log the weight's gradient norm per sample of this batch; returns the handle."""
+    """Log the weight's gradient norm divided by this batch's size; returns the handle."""
     def hook(grad):
         calls[-1] += 1  # counted in the step that is running
         log.append(grad.norm().item() / len(x))  # the closure holds this step's x
