@@ -282,6 +282,37 @@ def a_scaled_gradient_is_a_scaled_learning_rate_only_for_plain_sgd():
     assert not torch.allclose(_final_weight(Adam, 1.0, lr=4e-2), _final_weight(Adam, 1.0, lr=1e-2), atol=1e-3)
 
 
+def _adam_with_clipping(loss_scale, max_norm):
+    """Five Adam steps on one batch, the gradient clipped to max_norm before each: final weight, and
+    the norms clip_grad_norm_ saw."""
+    torch.manual_seed(0)
+    model = nn.Linear(8, 1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = torch.randn(64, 8), torch.randn(64, 1)
+    norms = []
+    for _ in range(5):
+        optimizer.zero_grad()
+        (loss_scale * F.mse_loss(model(x), y)).backward()
+        norms.append(nn.utils.clip_grad_norm_(model.parameters(), max_norm).item())
+        optimizer.step()
+    return model.weight.detach().clone(), norms
+
+
+def clipping_sees_an_undivided_gradient_at_its_full_size():
+    """clip_grad_norm_ before Adam: a gradient 4 times too large shows a norm 4 times as large, so a
+    max_norm above the right gradient's norm clips it, and Adam's result moves away from the
+    unclipped one, which it matched without clipping."""
+    right, norms = _adam_with_clipping(1.0, math.inf)
+    four_times, four_norms = _adam_with_clipping(4.0, math.inf)
+    assert all(math.isclose(big, 4 * norm, rel_tol=1e-4) for norm, big in zip(norms, four_norms))
+    assert (four_times - right).abs().max() < 1e-6
+    max_norm = 2 * max(norms)
+    right_clipped, _ = _adam_with_clipping(1.0, max_norm)
+    four_clipped, clipped_norms = _adam_with_clipping(4.0, max_norm)
+    assert torch.equal(right_clipped, right) and max(clipped_norms) > max_norm
+    assert (four_clipped - right).abs().max() > 1e-4
+
+
 def _never_cleared_and_momentum_one(weight_decay):
     torch.manual_seed(0)
     x, y = torch.randn(30, 3), torch.randn(30, 1)
@@ -328,6 +359,27 @@ def uneven_micro_batches_need_weighting_by_their_share():
     assert not torch.allclose(found["by steps"], big, atol=1e-3)
 
 
+def a_remainder_of_micro_batches_stays_in_grad_after_the_loop():
+    """The page's loop (step every accumulation_steps micro-batches) over 10 micro-batches with
+    accumulation_steps = 4 ends with the last 2 micro-batches' gradients still in .grad."""
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    micro_batches = [(torch.randn(16, 3), torch.randn(16, 1)) for _ in range(10)]
+    accumulation_steps = 4
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(micro_batches, start=1):
+        (F.mse_loss(model(x), y) / accumulation_steps).backward()
+        if i % accumulation_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+    left = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    for x, y in micro_batches[8:]:
+        (F.mse_loss(model(x), y) / accumulation_steps).backward()
+    assert all(torch.allclose(a, p.grad) and a.abs().sum() > 0 for a, p in zip(left, model.parameters()))
+
+
 def batchnorm_micro_batches_differ_by_more_than_a_factor():
     """With BatchNorm, four micro-batches give a gradient that no single factor turns into the big batch's."""
     torch.manual_seed(0)
@@ -342,6 +394,39 @@ def batchnorm_micro_batches_differ_by_more_than_a_factor():
     best_factor = (micro @ big) / (micro @ micro)  # the factor that brings micro closest to big
     assert not torch.allclose(best_factor * micro, big, rtol=1e-2, atol=1e-4)
     assert torch.nn.functional.cosine_similarity(micro, big, dim=0) < 0.99
+
+
+def _dropout_gradient(model, x, y, parts, masks=None):
+    """The first layer's gradient from `parts` micro-batches (each loss / parts); with `masks`, the
+    dropout layer applies those rows of the given mask instead of drawing its own."""
+    model.zero_grad()
+    for index, (xb, yb) in enumerate(zip(x.chunk(parts), y.chunk(parts))):
+        handle = None
+        if masks is not None:
+            mask = masks.chunk(parts)[index]
+            handle = model[2].register_forward_hook(lambda module, args, out, mask=mask: args[0] * mask / 0.9)
+        (F.mse_loss(model(xb), yb) / parts).backward()
+        if handle is not None:
+            handle.remove()
+    return model[0].weight.grad.clone()
+
+
+def with_dropout_micro_batches_match_the_big_batch_only_with_its_masks():
+    """With nn.Dropout(0.1): four micro-batches that apply the big batch's masks leave its gradient up
+    to rounding; four that draw masks of their own (another generator state) do not."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Dropout(0.1), nn.Linear(32, 1))
+    x, y = torch.randn(64, 8), torch.randn(64, 1)
+    seen = []
+    handle = model[2].register_forward_hook(lambda module, args, out: seen.append(out.detach() != 0))
+    torch.manual_seed(1)
+    big = _dropout_gradient(model, x, y, 1)
+    handle.remove()
+    masks = seen[0].float()  # tanh is never exactly 0 here, so a 0 after dropout is a dropped entry
+    assert 0 < masks.mean() < 1
+    assert torch.allclose(_dropout_gradient(model, x, y, 4, masks), big, atol=1e-6)
+    torch.manual_seed(2)
+    assert not torch.allclose(_dropout_gradient(model, x, y, 4), big, atol=1e-3)
 
 
 # The run the page shows: forget-zero-grad.py, run as a script (its output is discarded).

@@ -23,11 +23,13 @@ def one_batch(reduction="mean"):
     return gradient()
 
 
-def accumulated(divide_by, reduction="mean"):
+def accumulated(divide_by, reduction="mean", divide_grad_by=1):
     model.zero_grad()
     for xb, yb in zip(x.chunk(MICRO_BATCHES), y.chunk(MICRO_BATCHES)):
         loss = nn.functional.mse_loss(model(xb), yb, reduction=reduction)
         (loss / divide_by).backward()  # no zero_grad in between: they add up
+    for p in model.parameters():
+        p.grad /= divide_grad_by  # once, after the last micro-batch
     return gradient()
 
 
@@ -37,6 +39,8 @@ print(f"{'micro-batch loss':22}{'|accumulated| / |batch|':>25}"
       f"{'max abs difference':>20}")
 rows = [("mean, as is", accumulated(1), one_batch()),
         (f"mean / {MICRO_BATCHES}", accumulated(MICRO_BATCHES), one_batch()),
+        (f"mean, .grad / {MICRO_BATCHES}",
+         accumulated(1, divide_grad_by=MICRO_BATCHES), one_batch()),
         ("sum, batch also sum", accumulated(1, "sum"), one_batch("sum"))]
 for label, micro, big in rows:
     ratio, diff = micro.norm() / big.norm(), (micro - big).abs().max()
