@@ -208,12 +208,48 @@ def checkpoint_sequential_runs_the_last_segment_once():
     """checkpoint_sequential does not checkpoint its last segment: those layers run only once."""
     torch.manual_seed(0)
     model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(4)])
-    calls = [0] * 4
+    finished = [0] * 4  # forward hooks: a forward that ran to its end
     for i, layer in enumerate(model):
-        layer.register_forward_pre_hook(lambda module, args, i=i: calls.__setitem__(i, calls[i] + 1))
+        layer.register_forward_hook(lambda module, args, output, i=i: finished.__setitem__(i, finished[i] + 1))
     out = checkpoint_sequential(model, 2, torch.randn(2, 4, requires_grad=True), use_reentrant=False)
     out.sum().backward()
-    assert calls == [2, 2, 1, 1], calls
+    assert finished[0] == 2, finished  # the first segment is recomputed
+    assert finished[2:] == [1, 1], finished
+
+
+def the_recomputation_stops_before_the_last_layer_of_each_segment_multiplies():
+    """During backward, the non-reentrant checkpoint runs a segment's forward again only until
+    every tensor it saved is back (early stop, on by default): the last Linear of a segment saves
+    its input and weight before its matrix product, so it does not compute it again. With early
+    stop turned off, every layer computes its product again."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils.checkpoint import set_checkpoint_early_stop
+
+    class CountForwardProducts(TorchDispatchMode):  # Linear's backward uses mm, its forward addmm
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.count += func is torch.ops.aten.addmm.default
+            return func(*args, **(kwargs or {}))
+
+    torch.manual_seed(0)
+    layers = 8
+    model = nn.Sequential(*[nn.Linear(8, 8) for _ in range(layers)])
+
+    def recomputed(per_segment, early_stop=True):
+        with set_checkpoint_early_stop(early_stop):
+            out = torch.randn(4, 8)
+            for start in range(0, layers, per_segment):
+                out = checkpoint(model[start:start + per_segment], out, use_reentrant=False)
+            with CountForwardProducts() as products:
+                out.sum().backward()
+        return products.count
+
+    # one product fewer than the segment's layers, per segment
+    assert [recomputed(n) for n in (1, 2, 4)] == [0, 4, 6]
+    assert [recomputed(n, early_stop=False) for n in (1, 2, 4)] == [8, 8, 8]
 
 
 def save_on_cpu_with_pin_memory_copies_every_saved_tensor_weights_included():
