@@ -1,11 +1,17 @@
 """Checks behind hooks' sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`hooks/<name>` on a page names one)."""
 
+import datetime
 import gc
+import os
+import shutil
+import tempfile
 import warnings
 import weakref
 
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 from torch import nn
 
 
@@ -409,3 +415,54 @@ def clipping_in_hooks_equals_clip_grad_norm_when_the_total_norm_is_small():
     twin(x).mean().mul(0.01).backward()
     assert all(torch.equal(a.grad, g) and torch.equal(b.grad, g)
                for a, b, g in zip(model.parameters(), twin.parameters(), plain))
+
+
+# DDP models of the workers, never freed: freeing one right after its last all-reduce can deadlock
+# against gloo's own thread (seen in accumulation-at-scale's claims on torch 2.13)
+_ALIVE = []
+
+
+def under_ddp_gradient_hooks_see_this_processs_gradient_before_the_average():
+    """Two gloo ranks, DistributedDataParallel over a weight whose local gradients are 1 and 3: on each
+    rank, a register_hook hook and a post-accumulate hook see that rank's own gradient (1 or 3), and
+    .grad after backward holds the average, 2, on both."""
+    import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
+    context = mp.get_context("fork")
+    results = context.Queue()
+    folder = tempfile.mkdtemp()
+    workers = [context.Process(target=_hooked_worker, daemon=True,
+                               args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
+    try:
+        for process in workers:
+            process.start()
+        found = sorted(results.get(timeout=30) for _ in workers)
+        for process in workers:
+            process.join(30)
+    finally:
+        for process in workers:
+            if process.is_alive():
+                process.terminate()
+                process.join(30)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found == [(0, 1.0, 1.0, 2.0), (1, 3.0, 3.0, 2.0)], found
+
+
+def _hooked_worker(rank, store_path, results):
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=30))
+    try:
+        layer = nn.Linear(1, 1, bias=False)
+        model = nn.parallel.DistributedDataParallel(layer)
+        _ALIVE.append(model)
+        arriving, accumulated = [], []
+        layer.weight.register_hook(lambda grad: arriving.append(grad.item()))
+        layer.weight.register_post_accumulate_grad_hook(lambda p: accumulated.append(p.grad.item()))
+        model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()  # gradient 1 on rank 0, 3 on rank 1
+        results.put((rank, *arriving, *accumulated, layer.weight.grad.item()))
+    finally:
+        dist.destroy_process_group()
