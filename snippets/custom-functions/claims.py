@@ -694,3 +694,12 @@ def jvp_reads_what_save_for_forward_saved_and_backward_what_save_for_backward_sa
     assert found == {(True, False): [("backward", 1), ("jvp", 0)],
                      (False, True): [("backward", 0), ("jvp", 1)],
                      (True, True): [("backward", 1), ("jvp", 1)]}, found
+
+
+def autocast_defaults_to_bfloat16_on_cpu_and_float16_on_cuda():
+    """torch.autocast's default dtype is bfloat16 for "cpu" and float16 for "cuda"; a matrix product
+    under CPU autocast with no dtype given comes out in bfloat16."""
+    assert torch.get_autocast_dtype("cpu") == torch.bfloat16
+    assert torch.get_autocast_dtype("cuda") == torch.float16
+    with torch.autocast("cpu"):
+        assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.bfloat16
