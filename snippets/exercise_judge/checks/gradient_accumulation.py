@@ -124,14 +124,18 @@ def _forwards(run):
     rows = [len(x) if x is not None else 0 for x, _ in run.forwards]
     if rows != [part] * run.steps:
         shown = ", ".join(map(str, rows)) or "0"
-        raise Fail(f"with {run.said[0]}: the model ran on batches of {shown} samples: expected {run.steps} "
-                   f"micro-batches of {part}",
-                   f"{run.said[1]} 时模型运行的批大小是 {shown}：应当是 {run.steps} 个各含 {part} 个样本的微批次",
+        ran = (f"the model ran on batches of {shown} samples", f"模型运行的批大小是 {shown}") if rows else (
+            "the model was never called as model(...)", "模型一次也没有以 model(...) 的方式调用")
+        raise Fail(f"with {run.said[0]}: {ran[0]}: expected {run.steps} micro-batches of {part}",
+                   f"{run.said[1]} 时{ran[1]}：应当是 {run.steps} 个各含 {part} 个样本的微批次",
                    expected=(f"{run.steps} forwards of {part} samples", f"{run.steps} 次前向，每次 {part} 个样本"),
                    found=(f"{'one forward' if len(rows) == 1 else f'{len(rows)} forwards'}, on {shown} samples",
                           f"{len(rows)} 次前向，样本数 {shown}"),
-                   hint_en="split x and y with x.chunk(steps) and y.chunk(steps), and run the model on each part",
-                   hint_zh="用 x.chunk(steps)、y.chunk(steps) 切开，逐个交给模型")
+                   hint_en="split x and y with x.chunk(steps) and y.chunk(steps), and call model(x_part) on each part"
+                           + (" (model.forward(x_part) goes around the module's hooks, where the judge counts)"
+                              if not rows else ""),
+                   hint_zh="用 x.chunk(steps)、y.chunk(steps) 切开，逐个调用 model(x_part)"
+                           + ("（model.forward(x_part) 绕过了模块的钩子，评测在钩子里计数）" if not rows else ""))
 
 
 def _losses(run):
