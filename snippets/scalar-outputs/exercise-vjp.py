@@ -12,9 +12,11 @@ def vjp(f, x, v):
     """Return vᵀJ, where J is the Jacobian of f at x (J[i, j] = d f(x)[i] / d x[j]): a tensor of
     x's shape. f maps a 1-D tensor to a 1-D tensor; v has f(x)'s shape.
 
-    Use one backward(v); do not build J, and use neither torch.autograd.functional nor torch.func.
-    x may or may not require grad. Leave the caller's x as it was: its values, and its .grad,
-    whatever that holds (None, or a gradient from earlier), must not change."""
+    Call f once and run one backward pass that starts from v (backward(v)); do not build J, and use
+    neither torch.autograd.functional nor torch.func. x may or may not require grad, and may have been
+    computed from other tensors (not a leaf). Leave the caller's tensors as they were: the values of
+    x, whether it requires grad, its .grad (None, or a gradient from earlier), and the .grad of the
+    tensors x was computed from."""
     raise NotImplementedError("run f on a leaf copy of x, then backward(v)")
 
 

@@ -1,4 +1,4 @@
-# expect: autograd ran 2 backward passes: expected exactly one backward(v)
+# expect: autograd ran 3 backward passes in vjp(f_mix, x, v=[1.0, 0.5, -2.0]): expected exactly one backward(v)
 # Builds J row by row, one one-hot backward per output, then multiplies: what vjp is meant to avoid.
 import torch
 

@@ -1,4 +1,4 @@
-# expect: f was called 4 times
+# expect: called f 3 times
 # Builds J column by column with forward-mode AD, one forward per input, then multiplies.
 import torch
 import torch.autograd.forward_ad as fwAD

@@ -1,5 +1,5 @@
-# expect: the backward pass was run by torch.func, not by your code
-# A ready-made transform that the statement rules out, under a name the judge's list of banned functions lacks.
+# expect: vjp called torch.func.grad_and_value
+# A ready-made transform that the statement rules out: every public function of torch.func is refused.
 import torch.func
 
 

@@ -1,6 +1,7 @@
 """Exercises of the chapter scalar-outputs."""
 
 import contextlib
+from dataclasses import dataclass, field
 
 import torch
 import torch.autograd.functional
@@ -10,9 +11,10 @@ from exercise_judge.checking import Fail, exercise, times
 from exercise_judge.checks._shared import explained
 from exercise_judge.spies import autograd_passes, counted
 
-# vjp must use backward(v): these compute Jacobians or vector-Jacobian products for you.
-READY_MADE = [(torch.autograd.functional, name) for name in ("jacobian", "vjp", "jvp", "hessian", "vhp", "hvp")]
-READY_MADE += [(torch.func, name) for name in ("vjp", "jacrev", "jacfwd", "grad")]
+# vjp must get vᵀJ from a backward pass of its own: every public function of these two modules
+# computes Jacobians or products with them, or maps a computation over many vectors (vmap).
+READY_MADE = [(module, name) for module in (torch.autograd.functional, torch.func) for name in dir(module)
+              if not name.startswith("_") and callable(getattr(module, name))]
 
 
 def f_mix(x):
@@ -30,7 +32,8 @@ def f_wide(x):
 
 @contextlib.contextmanager
 def no_ready_made(solution):
-    """Replace the ready-made Jacobian functions, in torch and in the reader's module, by one that fails."""
+    """Replace the ready-made functions, wherever torch or the reader's module holds them (torch.vmap is
+    torch.func.vmap), by one that fails."""
     replaced = []
     for module, name in READY_MADE:
         original = getattr(module, name)
@@ -38,20 +41,63 @@ def no_ready_made(solution):
         def refuse(*args, _name=f"{module.__name__}.{name}", **kwargs):
             raise Fail(f"vjp called {_name}", f"vjp 调用了 {_name}",
                        expected=("one out.backward(v)", "一次 out.backward(v)"), found=_name,
-                       hint_en="the exercise is to get vᵀJ from backward itself: f(x).backward(v) on a leaf",
-                       hint_zh="这道练习要用 backward 本身得到 vᵀJ：对一个叶子张量做 f(x).backward(v)")
+                       hint_en="the exercise is to get vᵀJ from backward itself: f(leaf).backward(v) on a leaf copy of x",
+                       hint_zh="这道练习要用 backward 本身得到 vᵀJ：在 x 的叶子拷贝上做 f(leaf).backward(v)")
 
-        replaced.append((module, name, original))
-        setattr(module, name, refuse)
-        for attribute, value in list(vars(solution).items()):
-            if value is original:
-                replaced.append((solution, attribute, original))
-                setattr(solution, attribute, refuse)
+        for owner in (module, torch, solution):
+            for attribute, value in list(vars(owner).items()):
+                if value is original:
+                    replaced.append((owner, attribute, original))
+                    setattr(owner, attribute, refuse)
     try:
         yield
     finally:
         for owner, name, original in reversed(replaced):
             setattr(owner, name, original)
+
+
+def show(t):
+    return "[" + ", ".join(f"{value:.4g}" for value in t.tolist()) + "]"
+
+
+@dataclass
+class Seen:
+    """What one call of vjp did: how often it called f, what reached f's output in the backward
+    passes (show(grad), "v", or None for a batch of gradients at once), and the passes themselves."""
+    calls: int = 0
+    arrived: list = field(default_factory=list)
+    passes: list = field(default_factory=list)
+
+
+def watched(f, v, seen):
+    """f, counting its calls in `seen` and recording, by a hook on its output, each gradient that reaches it."""
+    def arrival(grad):
+        try:
+            seen.arrived.append("v" if grad.shape == v.shape and torch.allclose(grad, v) else show(grad))
+        except RuntimeError:  # is_grads_batched and vmap send a batch of gradients, which refuses comparisons
+            seen.arrived.append(None)
+
+    def f_seen(t):
+        seen.calls += 1
+        out = f(t)
+        if isinstance(out, torch.Tensor) and out.requires_grad:
+            out.register_hook(arrival)
+        return out
+    return f_seen
+
+
+def call_vjp(solution, f, x, v):
+    """solution.vjp(f, x, v) with f watched, and with the usual error of a backward on an x that needs no
+    grad explained: (what it returned, Seen)."""
+    seen = Seen()
+    with explained("does not require grad",
+                   ("backward found nothing that requires grad", "backward 找不到任何要梯度的张量"),
+                   ("f(x) computed from a leaf that requires grad", "f(x) 由一个要梯度的叶子张量算出"),
+                   ("the x you are given does not require grad: run f on x.detach().requires_grad_()",
+                    "传进来的 x 不要梯度：对 x.detach().requires_grad_() 算 f")), autograd_passes() as passes:
+        found = solution.vjp(watched(f, v, seen), x, v)
+    seen.passes = passes
+    return found, seen
 
 
 def as_result(found, x):
@@ -74,18 +120,123 @@ def as_result(found, x):
     return found.detach().clone()  # a copy: a later backward must not change it under our eyes
 
 
-def call_vjp(solution, f, x, v):
-    """solution.vjp(f, x, v), with the usual error of a backward on an x that needs no grad explained."""
-    with explained("does not require grad",
-                   ("backward found nothing that requires grad", "backward 找不到任何要梯度的张量"),
-                   ("f(x) computed from a leaf that requires grad", "f(x) 由一个要梯度的叶子张量算出"),
-                   ("the x you are given does not require grad: run f on x.detach().requires_grad_()",
-                    "传进来的 x 不要梯度：对 x.detach().requires_grad_() 算 f")):
-        return solution.vjp(f, x, v)
+def require_value(found, expected, summed, previous, call, held=None):
+    """Fail unless found is v @ J, naming the usual mistakes: v ignored, the previous call's result or
+    the caller's earlier x.grad (`held`) added in."""
+    if torch.allclose(found, expected, atol=1e-5):
+        return
+    if held is not None and torch.allclose(found, expected + held, atol=1e-4):
+        raise Fail("the result includes what x.grad held before the call", "结果里带上了调用之前 x.grad 的值",
+                   expected=show(expected), found=show(found),
+                   hint_en="backward adds into the .grad of the leaf it reaches; run it on "
+                           "x.detach().requires_grad_(), a new leaf whose .grad starts as None",
+                   hint_zh="backward 往它走到的叶子张量的 .grad 上累加；要在 x.detach().requires_grad_() "
+                           "这个新叶子张量上做反向传播，它的 .grad 从 None 开始")
+    if torch.allclose(found, summed, atol=1e-5):
+        hint_en = ("the result is the gradient of f(x).sum(): v was ignored. .sum() weights every "
+                   "output by 1, as backward(torch.ones_like(out)) does; pass v itself: f(x).backward(v)")
+        hint_zh = ("结果是 f(x).sum() 的梯度：v 被忽略了。.sum() 让每个输出的权重都是 1，等于 "
+                   "backward(torch.ones_like(out))；要把 v 本身传进去：f(x).backward(v)")
+    elif previous is not None and torch.allclose(found, expected + previous, atol=1e-5):
+        hint_en = ("the result is this v's vᵀJ plus the previous call's: backward adds into x.grad. "
+                   "Work on a fresh leaf each call: x.detach().requires_grad_()")
+        hint_zh = ("结果是这次的 vᵀJ 加上前一次调用的：backward 是往 x.grad 上累加的。"
+                   "每次调用都用一个新的叶子张量：x.detach().requires_grad_()")
+    else:
+        hint_en = "make a leaf copy of x that requires grad, run f on it, backward(v), return its .grad"
+        hint_zh = "把 x 复制成一个要梯度的叶子张量，对它算 f，再 backward(v)，返回它的 .grad"
+    raise Fail(f"{call} differs from v @ J", f"{call} 和 v @ J 不同",
+               expected=show(expected), found=show(found), hint_en=hint_en, hint_zh=hint_zh)
 
 
-def show(t):
-    return "[" + ", ".join(f"{value:.4g}" for value in t.tolist()) + "]"
+@dataclass
+class Before:
+    """The caller's x as vjp received it: what vjp must leave as it was."""
+    values: torch.Tensor
+    requires_grad: bool
+    grad: torch.Tensor | None
+    grad_fn: object
+
+    @classmethod
+    def of(cls, x):
+        held = x.grad if x.is_leaf else None  # a non-leaf's .grad is None (and reading it warns)
+        return cls(x.detach().clone(), x.requires_grad, None if held is None else held.clone(), x.grad_fn)
+
+
+def require_untouched(x, before, call):
+    """Fail unless the caller's x has the values, requires_grad, .grad and history it had before."""
+    if not torch.equal(x.detach(), before.values):
+        raise Fail(f"{call} changed the values of the caller's x", f"{call} 改动了调用方 x 的值",
+                   expected=show(before.values), found=show(x.detach()),
+                   hint_en="do not modify x in place", hint_zh="不要原地修改 x")
+    if x.requires_grad != before.requires_grad or x.grad_fn is not before.grad_fn:
+        now = "requires_grad=True" if x.requires_grad else "requires_grad=False"
+        was = "requires_grad=True" if before.requires_grad else "requires_grad=False"
+        if x.grad_fn is not before.grad_fn:
+            now, was = f"{now}, grad_fn={type(x.grad_fn).__name__}", f"{was}, grad_fn={type(before.grad_fn).__name__}"
+        raise Fail(f"{call} changed whether the caller's x requires grad, or its history",
+                   f"{call} 改动了调用方的 x 是否要梯度，或者它的计算历史",
+                   expected=was, found=now,
+                   hint_en="leave the caller's x alone: make your own leaf with x.detach().requires_grad_() and run "
+                           "f on that",
+                   hint_zh="别动调用方的 x：用 x.detach().requires_grad_() 造一个自己的叶子张量，对它算 f")
+    grad = x.grad if x.is_leaf else None
+    same = grad is None if before.grad is None else grad is not None and torch.equal(grad, before.grad)
+    if not same:
+        raise Fail(f"{call} changed the caller's x.grad", f"{call} 改动了调用方的 x.grad",
+                   expected="None" if before.grad is None else show(before.grad),
+                   found="None" if grad is None else show(grad),
+                   hint_en="the caller's gradient is not yours to touch: run backward on a detached leaf copy of x",
+                   hint_zh="调用方的梯度不该由你改动：在 x.detach() 得到的叶子张量上做反向传播")
+
+
+def require_method(seen, call, solution):
+    """Fail unless this call of vjp called f once and ran one backward pass of its own, through which
+    exactly one gradient reached f's output, and that gradient was v."""
+    if seen.calls != 1:
+        n = seen.calls
+        raise Fail(f"{call} called f {times(n)}: one forward and one backward(v) are enough; building J column "
+                   "by column is what vjp avoids",
+                   f"{call} 调用了 f {n} 次：一次前向、一次 backward(v) 就够了；一列一列地构造 J 正是 vjp 要避免的",
+                   expected=("f called once", "f 调用一次"), found=(f"f called {times(n)}", f"f 调用了 {n} 次"),
+                   hint_en="one f(leaf), then out.backward(v): v weights the outputs, and one pass gives vᵀJ",
+                   hint_zh="一次 f(leaf)，再 out.backward(v)：v 给各个输出加权，一次反向传播就得到 vᵀJ")
+    ready_made = [found for found in seen.passes if not found.by(solution.__file__)]
+    if ready_made:
+        raise Fail(f"the backward pass was run by {ready_made[0].origin}, not by your code",
+                   f"反向传播是 {ready_made[0].origin} 做的，不是你的代码",
+                   expected=("one out.backward(v) in your code", "你的代码里的一次 out.backward(v)"),
+                   found=counted(seen.passes),
+                   hint_en="the exercise is to get vᵀJ from backward itself: f(leaf).backward(v) on a leaf copy of x",
+                   hint_zh="这道练习要用 backward 本身得到 vᵀJ：在 x 的叶子拷贝上做 f(leaf).backward(v)")
+    if len(seen.passes) != 1:
+        raise Fail(f"autograd ran {len(seen.passes)} backward passes in {call}: expected exactly one backward(v)",
+                   f"{call} 里 autograd 做了 {len(seen.passes)} 次反向传播：应当恰好一次 backward(v)",
+                   expected=("one backward pass", "一次反向传播"), found=counted(seen.passes),
+                   hint_en="one backward per output row builds J. f(leaf).backward(v) gives vᵀJ directly",
+                   hint_zh="每个输出调用一次 backward()、得到 J 的一行，就是在构造 J。f(leaf).backward(v) 直接给出 vᵀJ")
+    if seen.arrived == ["v"]:
+        return
+    if not seen.arrived:
+        raise Fail(f"in {call}, no gradient reached f's output: vᵀJ did not come from a backward pass through f",
+                   f"{call} 里没有任何梯度传到 f 的输出：vᵀJ 不是由经过 f 的反向传播得到的",
+                   expected=("v, once, at f's output", "v 传到 f 的输出，一次"), found=("nothing", "没有"),
+                   hint_en="the backward pass starts at what f returned: out = f(leaf); out.backward(v)",
+                   hint_zh="反向传播要从 f 返回的张量出发：out = f(leaf)；out.backward(v)")
+    if None in seen.arrived:
+        raise Fail(f"in {call}, a batch of gradients reached f's output in one pass (is_grads_batched or vmap): "
+                   "that builds J, all its rows at once",
+                   f"{call} 里一次反向传播把一批梯度同时传到了 f 的输出（is_grads_batched 或 vmap）："
+                   "这是一次算出 J 的所有行",
+                   expected=("v, once, at f's output", "v 传到 f 的输出，一次"),
+                   found=("a batch of gradients", "一批梯度"),
+                   hint_en="one v, not a stack of one-hot vectors: out.backward(v) gives vᵀJ without J",
+                   hint_zh="只要一个 v，不要一摞独热向量：out.backward(v) 不构造 J 就给出 vᵀJ")
+    raise Fail(f"in {call}, the gradient that reached f's output was not v", f"{call} 里传到 f 输出的梯度不是 v",
+               expected=("v, once, at f's output", "v 传到 f 的输出，一次"),
+               found=", ".join(str(arrived) for arrived in seen.arrived),
+               hint_en="v is the starting gradient of the pass: out.backward(v), or (v * out).sum().backward()",
+               hint_zh="v 就是这次反向传播的起点梯度：out.backward(v)，或者 (v * out).sum().backward()")
 
 
 @exercise("scalar-outputs/vjp",
@@ -97,95 +248,62 @@ def vjp(solution, check):
              ("f_wide", f_wide, torch.randn(4), [[2.0, -1.0], [0.5, 0.25]])]
     # The truth, from the full Jacobian, before any of the reader's code runs.
     jacobians = {name: torch.autograd.functional.jacobian(f, x) for name, f, x, _ in cases}
+    # Every call is judged twice: its result, and how it got it (the method, on every value tried).
     with no_ready_made(solution):
         for name, f, x, vs in cases:
             previous = None
             for v in map(torch.tensor, vs):
-                expected, summed = v @ jacobians[name], jacobians[name].sum(dim=0)
-                check(f"vjp({name}, x, v={v.tolist()}) equals v @ J",
-                      f"vjp({name}, x, v={v.tolist()}) 等于 v @ J")
-                found = as_result(call_vjp(solution, f, x, v), x)
-                if not torch.allclose(found, expected, atol=1e-5):
-                    if torch.allclose(found, summed, atol=1e-5):
-                        hint_en = ("the result is the gradient of f(x).sum(): v was ignored. .sum() weights every "
-                                   "output by 1, as backward(torch.ones_like(out)) does; pass v itself: f(x).backward(v)")
-                        hint_zh = ("结果是 f(x).sum() 的梯度：v 被忽略了。.sum() 让每个输出的权重都是 1，等于 "
-                                   "backward(torch.ones_like(out))；要把 v 本身传进去：f(x).backward(v)")
-                    elif previous is not None and torch.allclose(found, expected + previous, atol=1e-5):
-                        hint_en = ("the result is this v's vᵀJ plus the previous call's: backward adds into x.grad. "
-                                   "Work on a fresh leaf each call: x.detach().requires_grad_()")
-                        hint_zh = ("结果是这次的 vᵀJ 加上前一次调用的：backward 是往 x.grad 上累加的。"
-                                   "每次调用都用一个新的叶子张量：x.detach().requires_grad_()")
-                    else:
-                        hint_en = "make a leaf copy of x that requires grad, run f on it, backward(v), return its .grad"
-                        hint_zh = "把 x 复制成一个要梯度的叶子张量，对它算 f，再 backward(v)，返回它的 .grad"
-                    raise Fail(f"vjp({name}, x, v) differs from v @ J", f"vjp({name}, x, v) 和 v @ J 不同",
-                               expected=show(expected), found=show(found), hint_en=hint_en, hint_zh=hint_zh)
+                call = f"vjp({name}, x, v={v.tolist()})"
+                check(f"{call} equals v @ J and leaves x as it was", f"{call} 等于 v @ J，且不改动 x")
+                before = Before.of(x)
+                found, seen = call_vjp(solution, f, x, v)
+                found = as_result(found, x)
+                require_value(found, v @ jacobians[name], jacobians[name].sum(dim=0), previous, call)
+                require_untouched(x, before, call)
+                check(f"{call} calls f once and runs one backward pass itself, which brings v to f's output: "
+                      "no J, no ready-made transform",
+                      f"{call} 只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出：不构造 J，也不用现成的变换")
+                require_method(seen, call, solution)
                 previous = found
 
         name, f, x, vs = cases[0]
         v = torch.tensor(vs[0])
-        expected = v @ jacobians[name]
-        x = x.clone().requires_grad_()
-        x.grad = torch.full_like(x, 100.0)
-        before = x.detach().clone()
-        check("vjp leaves the caller's x and x.grad as they were (x requires grad, x.grad already holds 100s)",
-              "vjp 不改动调用方的 x 和 x.grad（x 要梯度，x.grad 里已经有 100）")
-        found = as_result(call_vjp(solution, f, x, v), x)
-        if torch.allclose(found, expected + 100, atol=1e-4):
-            raise Fail("the result includes what x.grad held before the call", "结果里带上了调用之前 x.grad 的值",
-                       expected=show(expected), found=show(found),
-                       hint_en="backward adds into the .grad of the leaf it reaches; run it on "
-                               "x.detach().requires_grad_(), a new leaf whose .grad starts as None",
-                       hint_zh="backward 往它走到的叶子张量的 .grad 上累加；要在 x.detach().requires_grad_() "
-                               "这个新叶子张量上反向，它的 .grad 从 None 开始")
-        if not torch.allclose(found, expected, atol=1e-5):
-            raise Fail(f"vjp({name}, x, v) differs from v @ J when x requires grad",
-                       f"x 要梯度时，vjp({name}, x, v) 和 v @ J 不同",
-                       expected=show(expected), found=show(found),
-                       hint_en="detach x before making it require grad: x.detach().requires_grad_()",
-                       hint_zh="先 detach 再设要梯度：x.detach().requires_grad_()")
-        if x.grad is None or not torch.equal(x.grad, torch.full_like(x, 100.0)):
-            raise Fail("vjp changed the caller's x.grad", "vjp 改动了调用方的 x.grad",
-                       expected="[100, 100, 100]", found="None" if x.grad is None else show(x.grad),
-                       hint_en="the caller's gradient is not yours to touch: backward on a detached leaf copy of x",
-                       hint_zh="调用方的梯度不该由你改动：在 x detach 出来的叶子张量上反向")
-        if not torch.equal(x.detach(), before):
-            raise Fail("vjp changed the values of the caller's x", "vjp 改动了调用方 x 的值",
-                       expected=show(before), found=show(x.detach()),
-                       hint_en="do not modify x in place", hint_zh="不要原地修改 x")
+        expected, summed = v @ jacobians[name], jacobians[name].sum(dim=0)
 
-    # --- the method: one forward, one backward pass weighted by v, asked for by the reader's own code ---
-    calls = []
+        x_held = x.clone().requires_grad_()
+        x_held.grad = torch.full_like(x_held, 100.0)
+        call = f"vjp({name}, x, v) on an x that requires grad and whose .grad holds 100s"
+        check(f"{call} equals v @ J and leaves x and x.grad as they were",
+              f"对一个要梯度、.grad 里已经有 100 的 x 调用 vjp({name}, x, v)：等于 v @ J，且不改动 x 和 x.grad")
+        before = Before.of(x_held)
+        found, seen = call_vjp(solution, f, x_held, v)
+        found = as_result(found, x_held)
+        require_value(found, expected, summed, None, call, held=before.grad)
+        require_untouched(x_held, before, call)
+        check(f"{call} calls f once and runs one backward pass itself, which brings v to f's output",
+              f"对 .grad 里有 100 的 x 调用 vjp：只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出")
+        require_method(seen, call, solution)
 
-    def counted_f(t):
-        calls.append(1)
-        return f_wide(t)
-
-    x, v = torch.randn(4), torch.tensor([2.0, -1.0])
-    check("vjp calls f once and runs one backward pass, itself: no J, no ready-made transform",
-          "vjp 只调用一次 f，亲自做一次反向传播：不构造 J，也不用现成的变换")
-    with autograd_passes() as passes:
-        call_vjp(solution, counted_f, x, v)
-    if (n := len(calls)) != 1:
-        raise Fail(f"f was called {times(n)}: one forward and one backward(v) are enough; building J column "
-                   "by column is what vjp avoids",
-                   f"f 被调用了 {n} 次：一次前向、一次 backward(v) 就够了；一列一列地构造 J 正是 vjp 要避免的",
-                   expected=("f called once", "f 调用一次"),
-                   found=(f"f called {times(n)} for an x of {x.numel()} entries", f"x 有 {x.numel()} 个分量，f 被调用了 {n} 次"),
-                   hint_en="one f(leaf), then out.backward(v): v weights the outputs, and one pass gives vᵀJ",
-                   hint_zh="一次 f(leaf)，再 out.backward(v)：v 给各个输出加权，一次反向传播就得到 vᵀJ")
-    ready_made = [found for found in passes if not found.by(solution.__file__)]
-    if ready_made:
-        raise Fail(f"the backward pass was run by {ready_made[0].origin}, not by your code",
-                   f"反向传播是 {ready_made[0].origin} 做的，不是你的代码",
-                   expected=("one out.backward(v) in your code", "你的代码里的一次 out.backward(v)"),
-                   found=counted(passes),
-                   hint_en="the exercise is to get vᵀJ from backward itself: f(leaf).backward(v) on a leaf copy of x",
-                   hint_zh="这道练习要用 backward 本身得到 vᵀJ：在 x 的叶子拷贝上做 f(leaf).backward(v)")
-    if len(passes) != 1:
-        raise Fail(f"autograd ran {len(passes)} backward passes: expected exactly one backward(v)",
-                   f"autograd 做了 {len(passes)} 次反向传播：应当恰好一次 backward(v)",
-                   expected=("one backward pass", "一次反向传播"), found=counted(passes),
-                   hint_en="one backward per output row builds J. f(leaf).backward(v) gives vᵀJ directly",
-                   hint_zh="每个输出调用一次 backward()、得到 J 的一行，就是在构造 J。f(leaf).backward(v) 直接给出 vᵀJ")
+        p = x.clone().requires_grad_()
+        x_computed = p * 1.0
+        call = f"vjp({name}, x, v) on x = p * 1.0, p a leaf that requires grad"
+        check(f"{call} equals v @ J, leaves x as it was, and sends nothing into p.grad",
+              f"对 x = p * 1.0（p 是要梯度的叶子张量）调用 vjp({name}, x, v)：等于 v @ J，不改动 x，"
+              "也不往 p.grad 里写任何东西")
+        before = Before.of(x_computed)
+        found, seen = call_vjp(solution, f, x_computed, v)
+        if p.grad is not None:
+            raise Fail("the backward pass went on into the caller's graph: p, the leaf x was computed from, "
+                       "got a .grad",
+                       "反向传播一路传进了调用方的计算图：算出 x 的那个叶子张量 p 得到了 .grad",
+                       expected="p.grad = None", found=f"p.grad = {show(p.grad)}",
+                       hint_en="f ran on the caller's x itself, so backward followed x's history back to p: run f on "
+                               "x.detach().requires_grad_(), a new leaf cut off from that history",
+                       hint_zh="f 是对调用方的 x 本身算的，反向传播就顺着 x 的计算历史传回了 p：对 "
+                               "x.detach().requires_grad_() 算 f，这个新叶子张量和那段历史断开了")
+        found = as_result(found, x_computed)
+        require_value(found, expected, summed, None, call)
+        require_untouched(x_computed, before, call)
+        check(f"{call} calls f once and runs one backward pass itself, which brings v to f's output",
+              f"对 x = p * 1.0 调用 vjp：只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出")
+        require_method(seen, call, solution)
