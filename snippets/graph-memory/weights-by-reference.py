@@ -55,3 +55,30 @@ glue("gm_ref_params_mib", in_parameters)
 glue("gm_ref_activations_mib", activations)
 glue("gm_ref_x_mib", x_mib)
 glue("gm_ref_extra_mib", activations - x_mib)
+
+# Under autocast each layer multiplies by a bfloat16 copy of its weight (and
+# of its input), and the node saves what it multiplied: the copies.
+amp_saved = []
+
+
+def amp_pack(tensor):
+    amp_saved.append(tensor.detach())
+    return amp_saved[-1]
+
+
+with torch.autocast("cpu", dtype=torch.bfloat16), \
+        torch.autograd.graph.saved_tensors_hooks(amp_pack, lambda packed: packed):
+    model(x)
+amp_weights = [t for t in amp_saved if t.shape == weight.shape]
+amp_shared = sum(address(t) in parameters for t in amp_weights)
+amp_storages = {address(t): t.untyped_storage().nbytes() for t in amp_saved}
+amp_weight_mib = sum({address(t): t.untyped_storage().nbytes() for t in amp_weights}.values()) / MIB
+amp_new_mib = sum(n for a, n in amp_storages.items() if a not in parameters and a != address(x)) / MIB
+print(f"under autocast (bfloat16): saved weights in a parameter's storage: {amp_shared} of {len(amp_weights)}, "
+      f"dtype {amp_weights[0].dtype}")
+print(f"  new memory: weights {amp_weight_mib:.1f} MiB, activations {amp_new_mib - amp_weight_mib:.1f} MiB, "
+      f"in all {amp_new_mib:.1f} MiB")
+glue("gm_amp_shared", amp_shared)
+glue("gm_amp_weights_mib", amp_weight_mib)
+glue("gm_amp_activations_mib", amp_new_mib - amp_weight_mib)
+glue("gm_amp_new_mib", amp_new_mib)
