@@ -2,10 +2,13 @@
 runs each on every supported torch; {claim}`torch-func/<name>` on a page names one)."""
 
 import warnings
+import weakref
 
 import torch
 from torch import nn
 from torch.func import functional_call, grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 
 
 def _raises(function, *args) -> str:
@@ -185,21 +188,114 @@ def dropout_under_vmap_needs_a_randomness_flag():
         assert found["0.weight"].shape == (5, 4, 4)
 
 
-def batchnorm_in_training_mode_raises_under_grad():
-    """A model with BatchNorm1d in training mode raises inside torch.func.grad, already without vmap: the
-    error names an in-place operation on a captured tensor (its buffers are updated in place); in eval()
-    mode vmap(grad(...)) works."""
+def batchnorm_raises_under_grad_while_its_buffers_are_captured():
+    """A model with BatchNorm1d tracking running statistics, in training mode, raises inside torch.func.grad,
+    already without vmap, while its buffers are captured: the error names an in-place operation on a
+    captured tensor. With the buffers passed to functional_call, or without running statistics, grad works;
+    in eval() mode vmap(grad(...)) works."""
     model = _small_model(nn.BatchNorm1d(4))
     params = {name: p.detach() for name, p in model.named_parameters()}
     x, y = torch.randn(5, 4), torch.randn(5, 1)
 
-    def batch_loss(params):
-        return ((functional_call(model, params, (x,)) - y) ** 2).mean()
-    assert "in-place" in _raises(grad(batch_loss), params)
+    def batch_loss(params, state=None):
+        return ((functional_call(model, params if state is None else (params, state), (x,)) - y) ** 2).mean()
+    assert "in-place operation" in _raises(grad(batch_loss), params)
     per_sample = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0))
-    assert "in-place" in _raises(per_sample, params, x, y)
+    assert "in-place operation" in _raises(per_sample, params, x, y)
+    buffers = {name: b.clone() for name, b in model.named_buffers()}
+    assert grad(batch_loss)(params, buffers)["0.weight"].shape == (4, 4)
+    untracked = _small_model(nn.BatchNorm1d(4, track_running_stats=False))
+    plain = {name: p.detach() for name, p in untracked.named_parameters()}
+    found = grad(lambda p: ((functional_call(untracked, p, (x,)) - y) ** 2).mean())(plain)
+    assert found["0.weight"].shape == (4, 4)
     model.eval()
     assert per_sample(params, x, y)["0.weight"].shape == (5, 4, 4)
+
+
+def replace_all_batch_norm_modules_removes_the_running_statistics():
+    """torch.func.replace_all_batch_norm_modules_(model) sets every BatchNorm's running_mean, running_var
+    and num_batches_tracked to None and track_running_stats to False: a forward in training mode leaves
+    no buffer behind, and the module normalises by the batch's own statistics."""
+    from torch.func import replace_all_batch_norm_modules_
+
+    model = _small_model(nn.BatchNorm1d(4))
+    reference = _small_model(nn.BatchNorm1d(4))
+    replace_all_batch_norm_modules_(model)
+    norm = model[1]
+    assert norm.running_mean is None and norm.running_var is None and norm.num_batches_tracked is None
+    assert not norm.track_running_stats
+    x = torch.randn(5, 4)
+    assert torch.allclose(model(x), reference(x), atol=1e-6)
+    assert dict(model.named_buffers()) == {}
+
+
+def grad_and_value_returns_the_value_and_has_aux_passes_aux_through():
+    """grad_and_value(f) returns (gradient, f's value); with has_aux=True, f returns (value, aux), grad
+    returns (gradient, aux) and grad_and_value (gradient, (value, aux)); each calls f once."""
+    from torch.func import grad_and_value
+
+    calls = []
+
+    def f(t):
+        calls.append(1)
+        return (t**2).sum(), t * 10
+
+    x = torch.tensor([1.0, 2.0])
+    gradient, value = grad_and_value(lambda t: f(t)[0])(x)
+    assert torch.equal(gradient, 2 * x) and value.item() == 5.0 and len(calls) == 1
+    gradient, aux = grad(f, has_aux=True)(x)
+    assert torch.equal(gradient, 2 * x) and torch.equal(aux, x * 10) and len(calls) == 2
+    gradient, (value, aux) = grad_and_value(f, has_aux=True)(x)
+    assert torch.equal(gradient, 2 * x) and value.item() == 5.0 and torch.equal(aux, x * 10)
+    assert len(calls) == 3
+
+
+class _LiveBytes(TorchDispatchMode):
+    """Bytes of the storages operations create inside the block that are alive now; `at_cat`: that
+    number each time a concatenation starts."""
+
+    def __init__(self):
+        super().__init__()
+        self.now, self.at_cat, self.storages = 0, [], {}
+
+    def _freed(self, address):
+        entry = self.storages[address]
+        entry[1] -= 1
+        if entry[1] == 0:
+            self.now -= entry[0]
+            del self.storages[address]
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket is torch.ops.aten.cat:
+            self.at_cat.append(self.now)
+        out = func(*args, **(kwargs or {}))
+        for t in tree_flatten(out)[0]:
+            if isinstance(t, torch.Tensor):
+                storage = t.untyped_storage()
+                address = storage.data_ptr()
+                if address not in self.storages:
+                    self.storages[address] = [storage.nbytes(), 0]
+                    self.now += storage.nbytes()
+                self.storages[address][1] += 1
+                weakref.finalize(t, self._freed, address)
+        return out
+
+
+def chunked_vmap_keeps_every_chunk_until_it_concatenates_them():
+    """vmap(grad(...), chunk_size=4) over 12 samples runs the model 3 times and keeps every chunk's
+    gradients until it concatenates them, one parameter at a time: when the first concatenation starts,
+    the storages alive already hold at least as many bytes as the whole result."""
+    model = _small_model()
+    runs = []
+    model.register_forward_pre_hook(lambda module, args: runs.append(1))
+    params = {name: p.detach() for name, p in model.named_parameters()}
+    with _LiveBytes() as live:
+        found = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0), chunk_size=4)(
+            params, torch.randn(12, 4), torch.randn(12, 1))
+    result = sum(g.nbytes for g in found.values())
+    assert result == 12 * sum(p.nbytes for p in params.values())
+    assert len(runs) == 3 and len(live.at_cat) == len(params)
+    assert live.at_cat[0] >= result, (live.at_cat, result)
 
 
 # The sweep of forward-vs-reverse.py: its hidden width, its fixed size and its sizes.
@@ -242,7 +338,6 @@ def jvp_multiplies_by_the_zero_tangent_of_a_captured_weight():
     layer, one of them with the weight's tangent, all zeros: FlopCounterMode counts 3 times f's work. A
     loop of one jvp per input counts 3 n_in times f's; jacfwd counts (2 + n_in) times: the forward and the
     zero-tangent products once, the tangent products once per input."""
-    from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import FlopCounterMode
 
     generator = torch.Generator().manual_seed(0)
