@@ -58,29 +58,38 @@ def freezing_a_linear_behind_a_relu_saves_nothing():
 
 def pack_runs_during_forward_and_unpack_during_backward_which_frees_them():
     """pack runs once per saved tensor during forward and the graph keeps what it returns;
-    backward calls unpack to get each back, and once it is done the saved tensors are freed."""
+    backward calls unpack to get each back and frees a node's saved tensors as soon as it has run
+    that node, unless retain_graph=True, which keeps them all after backward too."""
     torch.manual_seed(0)
-    layer = nn.Linear(4, 4)
-    x = torch.randn(2, 4, requires_grad=True)
-    log, refs = [], []
+    for retain_graph in (False, True):
+        first, second = nn.Linear(4, 4), nn.Linear(4, 4)
+        log, refs = [], []
 
-    def pack(tensor):
-        kept = tensor.detach()
-        log.append("pack")
-        refs.append(weakref.ref(kept))
-        return kept
+        def pack(tensor):
+            kept = tensor.detach()
+            log.append("pack")
+            refs.append(weakref.ref(kept))  # only the graph holds `kept`
+            return kept
 
-    def unpack(kept):
-        log.append("unpack")
-        return kept
+        def unpack(kept):
+            log.append("unpack")
+            return kept
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
-        out = layer(x).sum()
-    assert log == ["pack", "pack"]  # x (for the weight's gradient) and the weight (for x's)
-    assert [ref() is not None for ref in refs] == [True, True]  # only the graph holds them
-    out.backward()
-    assert log == ["pack", "pack", "unpack", "unpack"]
-    assert [ref() is not None for ref in refs] == [False, False]  # `out` is still here, they are not
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            hidden = first(torch.randn(2, 4))
+            out = second(hidden).sum()
+        # packed: x (first's input), hidden (second's input), second's weight
+        assert log == ["pack"] * 3
+        assert [ref() is not None for ref in refs] == [True] * 3
+        between = []  # a hook on `hidden` runs after second's node, before first's
+        hidden.register_hook(lambda grad: between.append([ref() is not None for ref in refs]))
+        out.backward(retain_graph=retain_graph)
+        assert log == ["pack"] * 3 + ["unpack"] * 3
+        after = [ref() is not None for ref in refs]
+        if retain_graph:
+            assert between == [[True] * 3] and after == [True] * 3
+        else:
+            assert between == [[True, False, False]] and after == [False] * 3  # `out` is still here
 
 
 def linear_saves_input_if_weight_needs_grad_and_weight_if_input_does():
@@ -112,16 +121,18 @@ def a_convolution_saves_input_and_weight_when_either_requires_grad():
         assert conv.weight.untyped_storage().data_ptr() in saved, (input_grad, weight_grad)
 
 
-def adam_keeps_two_tensors_the_size_of_each_parameter():
-    """Adam keeps two state tensors of the parameter's own size for every parameter it trains."""
-    torch.manual_seed(0)
-    layer = nn.Linear(8, 8)
-    optimizer = torch.optim.Adam(layer.parameters())
-    layer(torch.randn(4, 8)).sum().backward()
-    optimizer.step()
-    for p in layer.parameters():
-        full = sorted(k for k, v in optimizer.state[p].items() if torch.is_tensor(v) and v.shape == p.shape)
-        assert full == ["exp_avg", "exp_avg_sq"]
+def adam_keeps_two_tensors_the_size_of_each_parameter_three_with_amsgrad():
+    """Adam keeps two state tensors of the parameter's own size for every parameter it trains,
+    by default; with amsgrad=True, three."""
+    for amsgrad, expected in ((False, ["exp_avg", "exp_avg_sq"]), (True, ["exp_avg", "exp_avg_sq", "max_exp_avg_sq"])):
+        torch.manual_seed(0)
+        layer = nn.Linear(8, 8)
+        optimizer = torch.optim.Adam(layer.parameters(), amsgrad=amsgrad)
+        layer(torch.randn(4, 8)).sum().backward()
+        optimizer.step()
+        for p in layer.parameters():
+            full = sorted(k for k, v in optimizer.state[p].items() if torch.is_tensor(v) and v.shape == p.shape)
+            assert full == expected, (amsgrad, full)
 
 
 def frozen_parameters_get_no_grad_no_optimizer_state_and_fewer_matrix_products():
@@ -276,25 +287,60 @@ def save_on_cpu_with_pin_memory_copies_every_saved_tensor_weights_included():
 
 
 def save_on_cpu_packs_with_cpu_and_unpacks_to_the_device_the_tensor_came_from():
-    """save_on_cpu's pack hook records the device a saved tensor came from and calls tensor.cpu(), which
-    for a tensor on another device is a copy (on the meta device, which has no data, the copy fails);
-    its unpack hook calls tensor.to(that device), a new tensor there. On a CPU, pack returns the tensor itself."""
-    import inspect
+    """save_on_cpu's pack hook records the device a saved tensor came from and calls tensor.cpu() on
+    every tensor forward saves, the views of the weights included; for a tensor on another device that
+    is a copy (on the meta device, which has no data, the copy fails, for the weight views too). Its
+    unpack hook calls tensor.to(that device), a new tensor there. On a CPU, pack returns the tensor itself."""
+    from torch.overrides import TorchFunctionMode
+
+    class CpuCalls(TorchFunctionMode):  # entered inside pack: the hook's own calls pass through it
+        def __init__(self):
+            super().__init__()
+            self.on = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") == "cpu":
+                self.on.append(args[0])
+            return func(*args, **(kwargs or {}))
 
     offload = torch.autograd.graph.save_on_cpu()
-    assert "tensor.cpu()" in inspect.getsource(offload.pack_hook)
-    assert ".to(device" in inspect.getsource(offload.unpack_hook)
+    inner = offload.pack_hook
+
+    def packed_by_save_on_cpu(model, x):
+        """(storage address, tensor.cpu() was called on it, tensor.cpu() raised a copy error) per packed tensor."""
+        found = []
+
+        def pack(tensor):
+            with CpuCalls() as calls:
+                try:
+                    inner(tensor)
+                    failed = False
+                except NotImplementedError as error:
+                    failed = "copy" in str(error)
+            found.append((tensor.untyped_storage().data_ptr() if tensor.device.type != "meta" else None,
+                          any(t is tensor for t in calls.on), failed))
+            return tensor.detach()
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            model(x)
+        return found
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))
+    weights = {layer.weight.untyped_storage().data_ptr() for layer in model}
+    found = packed_by_save_on_cpu(model, torch.randn(2, 8))
+    assert len(found) == 3 and all(called and not failed for _, called, failed in found), found
+    assert sum(address in weights for address, _, _ in found) == 1  # the second layer's weight.t()
+
+    meta = nn.Sequential(nn.Linear(8, 8, device="meta"), nn.Linear(8, 8, device="meta"))
+    found = packed_by_save_on_cpu(meta, torch.empty(2, 8, device="meta"))
+    assert len(found) == 3 and all(called and failed for _, called, failed in found), found
+
     t = torch.randn(3)
-    device, kept = offload.pack_hook(t)
+    device, kept = inner(t)
     assert device == t.device and kept is t
     back = offload.unpack_hook((torch.device("meta"), kept))
     assert back.device.type == "meta"  # moved to the recorded device
-    try:
-        offload.pack_hook(torch.empty(3, device="meta"))
-    except NotImplementedError as error:
-        assert "copy" in str(error), str(error)
-    else:
-        raise AssertionError("packing a meta tensor did not try to copy it")
 
 
 def save_on_cpu_on_a_cpu_keeps_a_saved_relu_output_alive_without_backward():
@@ -361,9 +407,11 @@ def return_t_leaks_also_with_retain_graph_or_a_partial_backward():
 
 def with_return_t_only_the_last_linear_s_weight_view_dies():
     """With a pack hook that returns t and no backward, everything packed survives gc.collect()
-    except the transposed weight view the last Linear saved: its node is not on the cycle."""
+    except the transposed weight view the last Linear saved: each ReLU node and its saved output
+    form a cycle that reaches the nodes before it, but no cycle reaches the last Linear's node,
+    which only the output holds."""
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
     refs = []
 
     def pack(tensor):
@@ -373,8 +421,62 @@ def with_return_t_only_the_last_linear_s_weight_view_dies():
     x = torch.randn(2, 8)
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         out = model(x)
-    last_weight = model[2].weight.untyped_storage().data_ptr()
-    assert refs[-1]().untyped_storage().data_ptr() == last_weight  # packed last: layer 2's weight.t()
+    last_weight = model[4].weight.untyped_storage().data_ptr()
+    assert refs[-1]().untyped_storage().data_ptr() == last_weight  # packed last: the last layer's weight.t()
     del out, x
-    # packed: x (layer 1), the ReLU output, layer 2's input (the same tensor), layer 2's weight view
-    assert _alive_after_gc(refs) == [True, True, True, False]
+    # packed: x, ReLU 1's output, layer 2's input and weight view, ReLU 2's output, layer 3's input and weight view
+    assert _alive_after_gc(refs) == [True] * 6 + [False]
+
+
+def a_pack_hook_result_leaks_when_it_holds_t_itself():
+    """What a pack hook returns is kept as it is: a new object that holds t itself (a wrapper, a
+    tuple) leaks like t when no backward runs; t.detach(), a wrapper around t.detach() and a copy
+    do not."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+
+    class Box:
+        def __init__(self, tensor):
+            self.tensor = tensor
+
+    def alive_after(pack, unpack):
+        refs = []
+
+        def counted(tensor):
+            refs.append(weakref.ref(tensor))
+            return pack(tensor)
+
+        with torch.autograd.graph.saved_tensors_hooks(counted, unpack):
+            out = model(torch.randn(2, 8))
+        del out
+        return sum(_alive_after_gc(refs))
+
+    assert alive_after(lambda t: Box(t), lambda box: box.tensor) > 0
+    assert alive_after(lambda t: (t.device, t), lambda pair: pair[1]) > 0
+    assert alive_after(lambda t: t.detach(), lambda t: t) == 0
+    assert alive_after(lambda t: Box(t.detach()), lambda box: box.tensor) == 0
+    assert alive_after(lambda t: t.clone(), lambda t: t) == 0
+
+
+def a_pack_hook_that_returns_a_copy_lets_the_saved_storage_be_freed_during_forward():
+    """A storage address names one storage only while it is alive. A pack hook that returns
+    t.detach() keeps every saved storage alive until forward is over; one that returns a copy
+    lets an activation's storage be freed during forward, so its address is free for reuse."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+    parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    x = torch.randn(2, 8)
+    for keep, freed in ((lambda t: t.detach(), False), (lambda t: t.clone(), True)):
+        refs = []
+
+        def pack(tensor):
+            if tensor.untyped_storage().data_ptr() not in parameters:
+                refs.append(weakref.ref(tensor.untyped_storage()))
+            return keep(tensor)
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = model(x)
+        gc.collect()
+        alive = [ref() is not None for ref in refs]  # `out` still holds the graph
+        assert (not all(alive)) == freed, alive
+        del out
