@@ -156,7 +156,7 @@ def saved_bytes(solution, check):
                            "that very tensor, its grad_fn and the graph hold each other, so without a backward no "
                            "garbage collection frees them. And keep no saved tensor in a list that outlives the call",
                    hint_zh="pack 要返回 t.detach()，不要返回 t：ReLU 保存的是自己的输出，pack 把这个张量原样交回时，"
-                           "它的 grad_fn 和图互相引用，不做反向的话垃圾回收也释放不了。另外，不要把保存的张量放进"
+                           "它的 grad_fn 和图互相引用，不做反向传播的话，垃圾回收也释放不了。另外，不要把保存的张量放进"
                            "调用结束后还活着的列表里")
 
     # --- the method: one forward inside the hooks, and a count of what pack receives ---
