@@ -18,5 +18,5 @@ if __name__ == "__main__":
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.BatchNorm1d(16), torch.nn.ReLU(),
                                 torch.nn.Dropout(0.5), torch.nn.Linear(16, 3))
-    batches = [(torch.randn(20, 6), torch.randint(0, 3, (20,))) for _ in range(5)]
+    batches = [(torch.randn(n, 6), torch.randint(0, 3, (n,))) for n in (20, 20, 20, 20, 7)]
     print(evaluate(model, batches), model.training)

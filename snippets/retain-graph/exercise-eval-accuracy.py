@@ -21,11 +21,12 @@ import torch
 
 def evaluate(model, batches):
     """Return the accuracy of the classifier `model` on `batches`, a list of (x, y) pairs with
-    y the class indices: the fraction of all samples whose largest logit is at their label,
-    as a Python float.
+    y the class indices: the fraction of all samples whose largest logit is at their label
+    (the batches need not be of one size), as a Python float.
 
-    Build no graph: call no backward(), and let no forward record one (no tensor saved for
-    backward, no output with a grad_fn); no parameter may get a .grad.
+    Build no graph: run no backward pass (no backward(), no torch.autograd.grad), and let no
+    forward record one (no tensor saved for backward, no result with a grad_fn); no parameter
+    may get a .grad.
     The model arrives in training mode (a training loop calls evaluate between epochs): run
     every forward in eval mode (dropout off, batch norm on its running statistics), and hand
     the model back in training mode.
@@ -37,5 +38,5 @@ if __name__ == "__main__":
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.BatchNorm1d(16), torch.nn.ReLU(),
                                 torch.nn.Dropout(0.5), torch.nn.Linear(16, 3))
-    batches = [(torch.randn(20, 6), torch.randint(0, 3, (20,))) for _ in range(5)]
+    batches = [(torch.randn(n, 6), torch.randint(0, 3, (n,))) for n in (20, 20, 20, 20, 7)]
     print(evaluate(model, batches), model.training)

@@ -16,8 +16,10 @@ def train_epoch(model, optimizer, batches):
     F.mse_loss(model(x), y), call backward() on it and step the optimizer (keep that part as it is).
 
     Return the epoch's mean loss, the mean of the batches' losses (each taken before its
-    optimizer step), as a Python float. No batch's graph may outlive its batch, during the epoch
-    or after the function returns: add each loss to the total as a float.
+    optimizer step), as a Python float. When a batch's forward begins, at most the previous
+    batch's graph may still be alive (the variable `loss` holds it until it is rebound), with its
+    saved tensors already freed by a plain backward() (no retain_graph); none may be alive after
+    the function returns. Add each loss to the total as a float.
     """
     total_loss = 0.0
     for x, y in batches:
