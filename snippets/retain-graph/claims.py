@@ -1,6 +1,7 @@
 """Checks behind retain-graph's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`retain-graph/<name>` on a page names one)."""
 
+import warnings
 import weakref
 
 import torch
@@ -454,3 +455,49 @@ def backward_on_an_accuracy_raises_on_the_first_batch():
     acc = (model(x).argmax(dim=1) == y).float().mean()
     assert acc.grad_fn is None
     _raises(acc.backward, "does not require grad")
+
+
+def autograd_backward_of_both_losses_gives_the_sum_s_gradients_and_keeps_nothing():
+    """torch.autograd.backward([loss_a, loss_b]) on two heads over one trunk leaves the same .grad as
+    (loss_a + loss_b).backward(), and frees the graph: a later loss_a.backward() raises."""
+    torch.manual_seed(0)
+    trunk, classify, regress = nn.Sequential(nn.Linear(8, 16), nn.Tanh()), nn.Linear(16, 3), nn.Linear(16, 1)
+    parameters = [*trunk.parameters(), *classify.parameters(), *regress.parameters()]
+    x, labels, targets = torch.randn(16, 8), torch.randint(0, 3, (16,)), torch.randn(16, 1)
+
+    def losses():
+        features = trunk(x)
+        return F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
+
+    grads = []
+    for both in (lambda a, b: (a + b).backward(), lambda a, b: torch.autograd.backward([a, b])):
+        loss_a, loss_b = losses()
+        both(loss_a, loss_b)
+        grads.append([p.grad.clone() for p in parameters])
+        for p in parameters:
+            p.grad = None
+    assert all(torch.equal(p, q) for p, q in zip(*grads))
+    _raises(loss_a.backward, "second time")
+
+
+def detect_anomaly_names_the_failing_node_and_the_forward_that_built_it():
+    """Under torch.autograd.detect_anomaly(), the "second time" error of total_loss.backward() comes
+    with a warning that names the node it failed in (MseLossBackward0) and the traceback of the
+    forward call that built it (here, a function _batch_loss)."""
+    w = torch.zeros(8, 1, requires_grad=True)
+    total = 0.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.autograd.detect_anomaly():
+            for x, y in _batches(3):
+                loss = _batch_loss(x, y, w)
+                loss.backward()
+                total += loss
+            _raises(total.backward, "second time")
+    found = [str(warning.message) for warning in caught if "Traceback of forward call" in str(warning.message)]
+    assert len(found) == 1 and "Error detected in MseLossBackward0" in found[0], found
+    assert "_batch_loss" in found[0], found[0]
+
+
+def _batch_loss(x, y, w):
+    return F.mse_loss(x @ w, y)
