@@ -143,7 +143,7 @@ def freeze_two_ways(solution, check):
                            "don't zero, re-initialise or replace anything",
                    hint_zh="冻结只决定参数拿不拿梯度，不改它的值：不要清零、重新初始化或替换任何东西")
 
-    for k in each_k(check, "freeze_first(model, {k}) and a backward", "freeze_first(model, {k}) 再反向"):
+    for k in each_k(check, "freeze_first(model, {k}) and a backward", "freeze_first(model, {k}) 再做一次反向传播"):
         model = make_model()
         solution.freeze_first(model, k)
         out = run_or_fail(model, make_input(), f"freeze_first(model, {k})")
@@ -159,8 +159,8 @@ def freeze_two_ways(solution, check):
                     ("their requires_grad is still True, so the next backward fills .grad again: setting .grad to "
                      "None or a torch.no_grad() block changes nothing for later backwards. Call requires_grad_(False) "
                      "on the first k layers",
-                     "它们的 requires_grad 还是 True，下一次反向又会填上 .grad：把 .grad 设成 None、或者套一个 "
-                     "torch.no_grad() 块，对之后的反向都不起作用。要对前 k 层调用 requires_grad_(False)")
+                     "它们的 requires_grad 还是 True，下一次反向传播又会填上 .grad：把 .grad 设成 None、或者套一个 "
+                     "torch.no_grad() 块，对之后的反向传播都不起作用。要对前 k 层调用 requires_grad_(False)")
                     if untouched else
                     (f"freeze every layer from model[0] to model[{k - 1}]: model[:k] is a slice of them",
                      f"从 model[0] 到 model[{k - 1}] 每一层都要冻结：model[:k] 就是它们")),
@@ -180,7 +180,7 @@ def freeze_two_ways(solution, check):
                    found="None" if x.grad is None else ("zeros", "全零"),
                    hint_en="requires_grad_(False) freezes a layer's own parameters only; the backward still passes "
                            "through the layer to what comes before. Don't detach or wrap the forward in no_grad",
-                   hint_zh="requires_grad_(False) 只冻结这一层自己的参数，反向照样穿过它流向前面。"
+                   hint_zh="requires_grad_(False) 只冻结这一层自己的参数，反向传播照样穿过它流向前面。"
                            "不要 detach，也不要把前向套进 no_grad")
 
     check(f"AdamW(weight_decay=0.1) over all parameters for {STEPS} steps leaves the frozen ones bit-for-bit unchanged",
@@ -191,7 +191,7 @@ def freeze_two_ways(solution, check):
                 frozen=(("frozen parameters unchanged: AdamW skips a parameter whose .grad is None, weight decay "
                          "included", "冻结参数不变：.grad 为 None 的参数，AdamW 整个跳过，权重衰减也不做"),
                         ("a frozen parameter must keep .grad None through every backward: requires_grad_(False)",
-                         "冻结参数在每次反向之后都要保持 .grad 为 None：用 requires_grad_(False)")),
+                         "冻结参数在每次反向传播之后都要保持 .grad 为 None：用 requires_grad_(False)")),
                 idle=(("the layers after the frozen ones did not train", "冻结层之后的层没有训练"),
                       ("freeze only model[:k]", "只冻结 model[:k]")))
 
@@ -216,7 +216,7 @@ def freeze_two_ways(solution, check):
         found = as_output(solution.forward_cut(model, make_input(), k), expected.shape, f"forward_cut(model, x, {k})")
         if found.grad_fn is None:
             raise Fail(f"forward_cut(model, x, {k}) returned a tensor off the graph: no backward can reach any layer",
-                       f"forward_cut(model, x, {k}) 返回的张量不在计算图上：反向到不了任何一层",
+                       f"forward_cut(model, x, {k}) 返回的张量不在计算图上：反向传播到不了任何一层",
                        expected=("an output with a grad_fn", "带 grad_fn 的输出"), found="grad_fn None",
                        hint_en="detach only the activation after model[k - 1], not the final output, and don't "
                                "run the later layers under no_grad",
