@@ -480,3 +480,77 @@ def a_pack_hook_that_returns_a_copy_lets_the_saved_storage_be_freed_during_forwa
         alive = [ref() is not None for ref in refs]  # `out` still holds the graph
         assert (not all(alive)) == freed, alive
         del out
+
+
+def freezing_a_linear_behind_a_gelu_or_silu_drops_its_input():
+    """GELU and SiLU save their input, not their output, so the Linear behind one of them is the
+    only node that saves that output: freezing the Linear drops one activation of new memory."""
+    for activation in (nn.GELU, nn.SiLU):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(64, 64), activation(), nn.Linear(64, 64), activation(), nn.Linear(64, 64))
+        x = torch.randn(32, 64)
+        hidden = model[0](x)
+        saved, _ = _saved_storages(model[1], hidden)
+        assert saved == [hidden.untyped_storage().data_ptr()], activation  # the input
+        before, _ = _new_saved_bytes(model, x)
+        model[2].requires_grad_(False)
+        after, _ = _new_saved_bytes(model, x)
+        assert before - after == 32 * 64 * 4, (activation, before, after)
+
+
+def under_no_grad_pack_is_never_called():
+    """Under torch.no_grad() forward records no graph: a pack hook is never called, so nothing
+    it returns can be kept."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+    calls = []
+
+    def pack(tensor):
+        calls.append(tensor)
+        return tensor
+
+    for recording in (True, False):
+        calls.clear()
+        with torch.set_grad_enabled(recording), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = model(torch.randn(2, 8))
+        assert (len(calls) > 0) == recording and (out.grad_fn is not None) == recording, recording
+
+
+def a_batchnorm_in_a_checkpointed_segment_counts_each_batch_twice():
+    """A BatchNorm in a checkpointed segment runs again, in training mode, when backward recomputes
+    the segment: its running statistics are updated twice for one batch, whether other layers
+    follow it in the segment or not."""
+    for segment_ends_with_it in (False, True):
+        torch.manual_seed(0)
+        layers = [nn.Linear(8, 8), nn.BatchNorm1d(8)] + ([] if segment_ends_with_it else [nn.ReLU(), nn.Linear(8, 8)])
+        segment = nn.Sequential(*layers)
+        plain = nn.BatchNorm1d(8)
+        plain.load_state_dict(segment[1].state_dict())
+        x = torch.randn(16, 8, requires_grad=True)
+        out = checkpoint(segment, x, use_reentrant=False)
+        assert int(segment[1].num_batches_tracked) == 1
+        out.sum().backward()
+        assert int(segment[1].num_batches_tracked) == 2, segment_ends_with_it
+        plain(segment[0](x))
+        assert not torch.allclose(plain.running_var, segment[1].running_var)  # one update, not two
+
+
+def checkpoint_restores_the_rng_state_so_dropout_draws_the_same_mask():
+    """checkpoint restores the random number state before it recomputes a segment
+    (preserve_rng_state=True, the default), so a Dropout draws the same mask again and the
+    gradients match those without checkpointing; with preserve_rng_state=False they do not."""
+    def weight_grad(how):
+        torch.manual_seed(0)
+        segment = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 8))
+        x = torch.randn(16, 8)
+        torch.manual_seed(1)
+        if how == "plain":
+            out = segment(x)
+        else:
+            out = checkpoint(segment, x, use_reentrant=False, preserve_rng_state=how == "preserved")
+        out.square().sum().backward()
+        return segment[0].weight.grad
+
+    plain = weight_grad("plain")
+    assert torch.equal(plain, weight_grad("preserved"))
+    assert not torch.allclose(plain, weight_grad("not preserved"))
