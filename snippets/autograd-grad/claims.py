@@ -65,6 +65,23 @@ def create_graph_memory_lives_with_the_derivative_and_the_output():
     assert _alive(forward) == 0 and _alive(backward) == 0
 
 
+def create_graph_gives_a_grad_fn_only_to_a_derivative_that_depends_on_x():
+    """With create_graph=True the derivative of x**2 (2x) gets a grad_fn, that of 3 * x (a constant) none:
+    differentiating it raises 'does not require grad', and torch.autograd.functional.hessian gives 0."""
+    x = torch.tensor(3.0, requires_grad=True)
+    (slope,) = torch.autograd.grad(x ** 2, x, create_graph=True)
+    assert slope.grad_fn is not None and torch.autograd.grad(slope, x)[0].item() == 2.0
+    (constant,) = torch.autograd.grad(3 * x, x, create_graph=True)
+    assert constant.grad_fn is None and not constant.requires_grad and constant.item() == 3.0
+    try:
+        torch.autograd.grad(constant, x)
+    except RuntimeError as error:
+        assert "does not require grad" in str(error)
+    else:
+        raise AssertionError("differentiating a derivative without grad_fn should raise")
+    assert torch.autograd.functional.hessian(lambda t: 3 * t, x).item() == 0.0
+
+
 def second_derivative_may_need_the_forward_graph():
     """The second derivative of x**3 works after the forward graph was freed (3x² is rebuilt from x);
     that of x.exp().sin() needs the freed forward graph and raises."""

@@ -22,3 +22,8 @@ try:
     torch.autograd.grad(d1, x)
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
+
+# A derivative that does not depend on x: create_graph=True has nothing to record
+(d1,) = torch.autograd.grad(3 * x, x, create_graph=True)
+print(f"3x, create_graph=True: requires_grad={d1.requires_grad}, "
+      f"grad_fn={d1.grad_fn}")
