@@ -14,8 +14,8 @@ def saved_bytes(model, x):
     return (an int) the bytes of the distinct storages that forward saved for backward.
 
     One storage can be saved several times: count each one once, whole. Include every storage
-    that was saved, the parameters' too. Run no backward, and leave no saved tensor alive
-    once the function has returned."""
+    that was saved, the parameters' too. Run no backward, and once the function has returned
+    leave no saved tensor or storage alive."""
     raise NotImplementedError("count in a pack hook, one entry per storage")
 
 

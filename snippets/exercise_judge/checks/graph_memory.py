@@ -2,11 +2,13 @@
 
 import gc
 import numbers
+import weakref
 
 import torch
 from torch import nn
 
 from exercise_judge.checking import Fail, exercise, times
+from exercise_judge.spies import autograd_passes, counted
 
 
 def model_and_input(rows, input_requires_grad=False):
@@ -18,12 +20,13 @@ def model_and_input(rows, input_requires_grad=False):
 
 def accounts(model, x):
     """What one forward saves: bytes summed over the hook calls, and the distinct storages."""
-    calls, storages = [], {}
+    calls, storages, kept = [], {}, []
 
     def pack(t):
         calls.append(t.numel() * t.element_size())
         storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
-        return t.detach()
+        kept.append(t.detach())  # alive until the count is done: no address is reused meanwhile
+        return kept[-1]
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         model(x)
@@ -65,6 +68,62 @@ class Square(torch.autograd.Function):
 class SquareLayer(nn.Module):
     def forward(self, x):
         return Square.apply(x)
+
+
+class SecondHalf(nn.Module):
+    """The last half of the features: a view that starts inside its storage and covers half of it."""
+
+    def forward(self, h):
+        return h[:, h.shape[1] // 2:]
+
+
+class DetachedOutput(nn.Module):
+    """Hands back its input cut off from the graph, whose output then has no grad_fn to walk from.
+    The judge keeps the graph itself (in `kept`) until the call has returned."""
+
+    def __init__(self):
+        super().__init__()
+        self.kept = []
+
+    def forward(self, h):
+        self.kept.append(h)
+        return h.detach()
+
+
+def watched_call(model, run):
+    """run() once, recording the backward passes it asks for and whether a gradient reached the
+    output of a forward of model (a forward hook marks each output)."""
+    reached = []
+
+    def mark(module, args, output):
+        if output.requires_grad:
+            output.register_hook(lambda grad: reached.append(True))
+
+    handle = model.register_forward_hook(mark)
+    try:
+        with autograd_passes() as passes:
+            run()
+    finally:
+        handle.remove()
+    return passes, bool(reached)
+
+
+def storages_alive_after(model, run):
+    """run(), then count the storages of the submodules' outputs during it that are still
+    allocated after a garbage collection: weak references to the storages themselves."""
+    refs = []
+
+    def note(module, args, output):
+        refs.append(weakref.ref(output.untyped_storage()))
+
+    handles = [module.register_forward_hook(note) for module in model.modules()]
+    try:
+        run()
+    finally:
+        for handle in handles:
+            handle.remove()
+    gc.collect()
+    return sum(ref() is not None for ref in refs), len(refs)
 
 
 def forwards_inside_hooks(model, run):
@@ -159,6 +218,20 @@ def saved_bytes(solution, check):
                            "它的 grad_fn 和图互相引用，不做反向传播的话，垃圾回收也释放不了。另外，不要把保存的张量放进"
                            "调用结束后还活着的列表里")
 
+    model, x = model_and_input(4)
+    check("three calls of saved_bytes leave no saved storage allocated", "调用三次 saved_bytes 之后，保存过的存储都已释放")
+    alive, made = storages_alive_after(model, lambda: [solution.saved_bytes(model, x) for _ in range(3)])
+    if alive > 0:
+        raise Fail("storages made during the forwards are still allocated after the calls returned",
+                   "调用返回之后，前向时分配的存储仍然没有释放",
+                   expected=("none of them allocated", "全部已释放"),
+                   found=(f"{alive} of the {made} storages of the layers' outputs still allocated",
+                          f"各层输出的 {made} 块存储里还有 {alive} 块没有释放"),
+                   hint_en="keep only numbers (data_ptr(), nbytes()) once the forward is over: a kept "
+                           "untyped_storage() keeps its memory allocated as surely as a kept tensor",
+                   hint_zh="前向结束后只留下数字（data_ptr()、nbytes()）：留着 untyped_storage() 对象，"
+                           "和留着张量一样，它的内存就释放不了")
+
     # --- the method: one forward inside the hooks, and a count of what pack receives ---
     model, x = model_and_input(4)
     check("saved_bytes runs model(x) once, inside saved_tensors_hooks",
@@ -173,6 +246,21 @@ def saved_bytes(solution, check):
                    found=(f"forwards: {ran}, inside the hooks: {inside}", f"{ran} 次前向，{inside} 次在钩子里"),
                    hint_en="count in pack: it sees every saved tensor, even those of layers you don't know",
                    hint_zh="在 pack 里计数：它能看到每一个被保存的张量，连你不认识的层保存的也不例外")
+
+    model, x = model_and_input(4)
+    check("saved_bytes runs no backward pass", "saved_bytes 不做反向传播")
+    passes, reached = watched_call(model, lambda: solution.saved_bytes(model, x))
+    if passes or reached:
+        found = counted(passes) if passes else ("a gradient reached model(x)'s output", "有梯度传到了 model(x) 的输出")
+        raise Fail("saved_bytes ran a backward pass: the exercise asks for forward only",
+                   "saved_bytes 做了反向传播：这道题只做前向",
+                   expected=("no backward(), no torch.autograd.grad", "不调用 backward()，也不调用 torch.autograd.grad"),
+                   found=found,
+                   hint_en="count during forward and return; a backward only hides what pack returned: if pack "
+                           "returns t itself, a graph whose ReLU saved its output leaks whenever no backward runs. "
+                           "Return t.detach()",
+                   hint_zh="在前向时计数，然后返回；反向传播只会掩盖 pack 返回了什么：pack 返回 t 本身时，"
+                           "只要没做反向传播，ReLU 保存了自己输出的那张图就会泄漏。要返回 t.detach()")
 
     torch.manual_seed(1)
     model = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 32), SquareLayer(), nn.Linear(32, 8))
@@ -193,3 +281,49 @@ def saved_bytes(solution, check):
                            "them all; key each storage by untyped_storage().data_ptr()",
                    hint_zh="自定义 Function 用 ctx.save_for_backward 保存，Tanh 保存自己的输出：pack 全都看得到；"
                            "以 untyped_storage().data_ptr() 区分每块存储")
+
+    torch.manual_seed(2)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), SecondHalf(), nn.Linear(16, 8))
+    x = torch.randn(4, 16)
+    truth = accounts(model, x)
+    check(f"saved_bytes on a model that saves a slice of a larger tensor: {truth['storages']} distinct storages",
+          f"换一个保存了某个大张量切片的模型调用 saved_bytes：{truth['storages']} 块不同的存储")
+    found = as_bytes(solution.saved_bytes(model, x))
+    if found != truth["bytes"]:
+        raise Fail(f"for a model that saves a slice of a larger tensor the bytes are {found}, not {truth['bytes']}: "
+                   "each storage counts once and whole, whatever view of it was saved",
+                   f"对一个保存了大张量切片的模型，字节数是 {found}，不是 {truth['bytes']}："
+                   "不论保存的是哪种视图，每块存储都只算一次、按整块算",
+                   expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
+                             f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
+                   found=(f"{found} bytes", f"{found} 字节"),
+                   hint_en="the slice h[:, 16:] starts inside h's storage: its own data_ptr() is not the storage's "
+                           "and numel() * element_size() is half of it. Key by t.untyped_storage().data_ptr() and "
+                           "add t.untyped_storage().nbytes()",
+                   hint_zh="切片 h[:, 16:] 从 h 的存储中间开始：它自己的 data_ptr() 不是存储的地址，"
+                           "numel() * element_size() 也只有存储的一半。以 t.untyped_storage().data_ptr() 为键，"
+                           "加 t.untyped_storage().nbytes()")
+
+    torch.manual_seed(3)
+    cut = DetachedOutput()
+    model = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 32), SquareLayer(), nn.Linear(32, 8), cut)
+    x = torch.randn(4, 16)
+    truth = accounts(model, x)
+    cut.kept.clear()
+    check(f"saved_bytes on a model whose output is cut off from its graph: {truth['storages']} distinct storages",
+          f"换一个输出与计算图断开的模型调用 saved_bytes：{truth['storages']} 块不同的存储")
+    try:
+        found = as_bytes(solution.saved_bytes(model, x))
+    finally:
+        cut.kept.clear()
+    if found != truth["bytes"]:
+        raise Fail(f"for a model whose output has no grad_fn the bytes are {found}, not {truth['bytes']}: only pack "
+                   "sees what was saved, there is no graph to walk from the output",
+                   f"对一个输出没有 grad_fn 的模型，字节数是 {found}，不是 {truth['bytes']}："
+                   "只有 pack 看得到保存了什么，从输出出发没有图可走",
+                   expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
+                             f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
+                   found=(f"{found} bytes", f"{found} 字节"),
+                   hint_en="count in pack, while forward runs: every tensor saved for backward passes through it, "
+                           "whatever becomes of the output",
+                   hint_zh="就在前向运行时、在 pack 里计数：每个为反向保存的张量都会经过它，不管输出后来怎样")
