@@ -21,7 +21,7 @@ def grad_leaves_every_leaf_grad_alone_but_fills_retain_grad():
 
 
 def _saved_tensor_refs():
-    """f = x.exp().sin().sum() and its derivative with create_graph=True, with weak references to
+    """x, f = x.exp().sin().sum() and its derivative with create_graph=True, with weak references to
     the tensors the forward graph saved and to those the derivative's graph saved."""
     refs = []
 
@@ -36,7 +36,7 @@ def _saved_tensor_refs():
         f = x.exp().sin().sum()
         forward = len(refs)
         (derivative,) = torch.autograd.grad(f, x, create_graph=True)
-    return f, derivative, refs[:forward], refs[forward:]
+    return x, f, derivative, refs[:forward], refs[forward:]
 
 
 def _alive(refs):
@@ -46,9 +46,10 @@ def _alive(refs):
 def create_graph_memory_lives_with_the_derivative_and_the_output():
     """After grad(create_graph=True), the derivative's graph lives as long as the derivative: a detached
     copy alone frees nothing, and keeping only the copy (the original deleted) frees it. The forward
-    graph's saved tensors live while the output (or the derivative's graph) refers to them, so
-    detaching the derivative does not free them."""
-    f, derivative, forward, backward = _saved_tensor_refs()
+    graph's saved tensors stay while the output (or the derivative's graph) refers to them, so
+    detaching the derivative does not free them; but differentiating the derivative, a backward pass
+    without retain_graph through the forward nodes, frees them while output and derivative are alive."""
+    x, f, derivative, forward, backward = _saved_tensor_refs()
     assert _alive(forward) == len(forward) > 0 and _alive(backward) == len(backward) > 0
     kept = derivative.detach()
     assert _alive(backward) == len(backward)  # the original derivative still holds its graph
@@ -58,11 +59,21 @@ def create_graph_memory_lives_with_the_derivative_and_the_output():
     assert _alive(forward) == 0
     assert kept.shape == (100,)
 
-    f, derivative, forward, backward = _saved_tensor_refs()
+    x, f, derivative, forward, backward = _saved_tensor_refs()
     del f
     assert _alive(forward) > 0  # the derivative's graph still refers to a forward tensor
     del derivative
     assert _alive(forward) == 0 and _alive(backward) == 0
+
+    x, f, derivative, forward, backward = _saved_tensor_refs()
+    torch.autograd.grad(derivative.sum(), x)  # retain_graph defaults to False
+    assert 0 < _alive(forward) < len(forward)  # f and derivative alive, yet a forward tensor went
+    try:
+        torch.autograd.grad(f, x)
+    except RuntimeError as error:
+        assert "second time" in str(error)
+    else:
+        raise AssertionError("the gradient of f should need the freed forward tensors")
 
 
 def create_graph_gives_a_grad_fn_only_to_a_derivative_that_depends_on_x():
@@ -80,6 +91,24 @@ def create_graph_gives_a_grad_fn_only_to_a_derivative_that_depends_on_x():
     else:
         raise AssertionError("differentiating a derivative without grad_fn should raise")
     assert torch.autograd.functional.hessian(lambda t: 3 * t, x).item() == 0.0
+
+
+def a_backward_after_grad_needs_retain_graph():
+    """backward() on an output whose graph a torch.autograd.grad call already went through raises
+    'second time'; with retain_graph=True on that call it runs and fills .grad."""
+    x = torch.tensor(3.0, requires_grad=True)
+    f = x.exp().sin()
+    torch.autograd.grad(f, x)
+    try:
+        f.backward()
+    except RuntimeError as error:
+        assert "second time" in str(error)
+    else:
+        raise AssertionError("backward() after grad should need the freed graph")
+    f = x.exp().sin()
+    (slope,) = torch.autograd.grad(f, x, retain_graph=True)
+    f.backward()
+    assert torch.equal(x.grad, slope)
 
 
 def second_derivative_may_need_the_forward_graph():
