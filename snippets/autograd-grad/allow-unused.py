@@ -12,6 +12,5 @@ except RuntimeError as error:
 grads = torch.autograd.grad(f, [x, unused], allow_unused=True,
                             retain_graph=True)
 print(f"allow_unused=True:                          {grads}")
-grads = torch.autograd.grad(f, [x, unused], allow_unused=True,
-                            materialize_grads=True)
-print(f"allow_unused=True, materialize_grads=True:  {grads}")
+grads = torch.autograd.grad(f, [x, unused], materialize_grads=True)  # allows unused too
+print(f"materialize_grads=True:                     {grads}")

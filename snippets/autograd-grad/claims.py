@@ -7,17 +7,22 @@ import torch
 from torch import nn
 
 
-def grad_leaves_every_leaf_grad_alone_but_fills_retain_grad():
-    """torch.autograd.grad writes no leaf's .grad (neither the inputs asked about nor other leaves),
-    but an intermediate result that called retain_grad() gets its .grad written and accumulated."""
+def grad_leaves_every_leaf_grad_alone_but_fills_retain_grad_on_the_path():
+    """torch.autograd.grad writes no leaf's .grad (neither the inputs asked about nor other leaves), but
+    an intermediate result that called retain_grad() and lies on the path from the output to the inputs
+    asked about gets its .grad written and accumulated; a retained intermediate off that path gets none."""
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     w = torch.tensor(3.0, requires_grad=True)
     a = x * w
     a.retain_grad()
+    b = w * 1.0  # reaches the output, but not from x
+    b.retain_grad()
     for _ in range(2):
-        torch.autograd.grad((a ** 2).sum(), x, retain_graph=True)
-    assert x.grad is None and w.grad is None
-    assert torch.equal(a.grad, 2 * (2 * a.detach()))
+        torch.autograd.grad((a ** 2).sum() * b, x, retain_graph=True)
+    assert x.grad is None and w.grad is None and b.grad is None
+    assert torch.equal(a.grad, 2 * (2 * a.detach() * b.detach()))
+    (slope,) = torch.autograd.grad((a ** 2).sum() * b, w)
+    assert torch.equal(b.grad, (a.detach() ** 2).sum()) and w.grad is None
 
 
 def _saved_tensor_refs():
@@ -127,31 +132,75 @@ def second_derivative_may_need_the_forward_graph():
 
 
 def materialized_zeros_have_the_input_shape():
-    """With allow_unused=True and materialize_grads=True, an unused input gets zeros of its own shape."""
+    """materialize_grads=True, even without allow_unused=True, gives an unused input zeros of its own
+    shape (allow_unused=True alone gives None)."""
     x = torch.randn(2, 3, requires_grad=True)
     unused = torch.randn(4, 5, requires_grad=True)
-    grads = torch.autograd.grad(x.sum(), [x, unused], allow_unused=True, materialize_grads=True)
+    grads = torch.autograd.grad(x.sum(), [x, unused], materialize_grads=True)
     assert grads[1].shape == unused.shape and not grads[1].any()
+    assert torch.autograd.grad(x.sum(), [x, unused], allow_unused=True)[1] is None
+
+
+def grad_raises_for_an_input_no_gradient_reaches():
+    """torch.autograd.grad raises 'appears to not have been used in the graph' for an input the output
+    does not use, and also for one the output uses through a custom Function whose backward returns None
+    for it."""
+
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad):
+            (b,) = ctx.saved_tensors
+            return grad * b, None  # no derivative for b
+
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(3.0, requires_grad=True)
+    unused = torch.tensor(1.0, requires_grad=True)
+    out = Scale.apply(a, b)
+    assert any(node is not None and getattr(node, "variable", None) is b
+               for node, _ in out.grad_fn.next_functions)  # b is in the graph
+    assert torch.autograd.grad(out, a, retain_graph=True)[0].item() == 3.0
+    for inputs in ([a, unused], [a, b]):
+        try:
+            torch.autograd.grad(out, inputs, retain_graph=True)
+        except RuntimeError as error:
+            assert "appears to not have been used in the graph" in str(error)
+        else:
+            raise AssertionError("an input that no gradient reaches should raise")
 
 
 def any_one_element_output_needs_no_grad_outputs():
-    """torch.autograd.grad and backward() fill in the starting 1 for any output of one element,
-    shape (1, 1) too, and refuse an output of two elements."""
+    """torch.autograd.grad and backward() fill in the starting 1 for any real output of one element,
+    shape (1, 1) too, and both refuse an output of two elements and a complex output of one element."""
     x = torch.tensor([3.0], requires_grad=True)
     assert torch.autograd.grad((x ** 2).reshape(1, 1), x)[0].item() == 6.0
     (x ** 2).reshape(1, 1).backward()
     assert x.grad.item() == 6.0
-    try:
-        torch.autograd.grad(torch.cat([x, x]) ** 2, x)
-    except RuntimeError as error:
-        assert "scalar outputs" in str(error)
-    else:
-        raise AssertionError("a two-element output should need grad_outputs")
+    z = torch.tensor(1 + 1j, requires_grad=True)
+    for output, inputs in ((torch.cat([x, x]) ** 2, x), (z * z, z)):
+        for run in (lambda: torch.autograd.grad(output, inputs, retain_graph=True), output.backward):
+            try:
+                run()
+            except RuntimeError as error:
+                assert "scalar outputs" in str(error)
+            else:
+                raise AssertionError("a two-element or complex output should need grad_outputs")
+
+
+def _per_row_gradients(critic, inputs):
+    """Row i: the gradient of critic score i with respect to input row i, in the same batch."""
+    jacobian = torch.autograd.functional.jacobian(lambda rows: critic(rows).squeeze(1), inputs)  # (8, 8, 2)
+    return torch.stack([jacobian[i, i] for i in range(len(inputs))])
 
 
 def summed_scores_give_per_sample_input_gradients():
     """For a critic that scores each row on its own, the gradient of the summed scores with respect to
-    the inputs holds in each row the gradient of that row's own score."""
+    the inputs holds in each row the gradient of that row's own score. With BatchNorm1d in training
+    mode (each score depends on the whole batch) it does not; in evaluation mode it does again."""
     torch.manual_seed(0)
     critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1)).double()
     inputs = torch.randn(8, 2, dtype=torch.float64, requires_grad=True)
@@ -160,6 +209,13 @@ def summed_scores_give_per_sample_input_gradients():
         row = inputs[i:i + 1].detach().requires_grad_()
         (own,) = torch.autograd.grad(critic(row).sum(), row)
         assert torch.allclose(summed[i], own[0])
+
+    normed = nn.Sequential(nn.Linear(2, 16), nn.BatchNorm1d(16), nn.Tanh(), nn.Linear(16, 1)).double()
+    (summed,) = torch.autograd.grad(normed(inputs).sum(), inputs)
+    assert (summed - _per_row_gradients(normed, inputs.detach())).abs().max() > 1e-2
+    normed.eval()
+    (summed,) = torch.autograd.grad(normed(inputs).sum(), inputs)
+    assert torch.allclose(summed, _per_row_gradients(normed, inputs.detach()))
 
 
 def jacobian_and_hessian_match_grad_calls():
@@ -175,6 +231,25 @@ def jacobian_and_hessian_match_grad_calls():
     assert torch.equal(torch.autograd.functional.jacobian(f, x), torch.stack(rows))
     hessian = torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
     assert torch.equal(hessian, torch.diag(6 * x.detach()))
+
+
+def a_penalty_made_to_require_grad_gives_no_gradient():
+    """A gradient penalty built without create_graph: backward() on it raises 'does not require grad';
+    after penalty.requires_grad = True it runs, and no parameter of the critic gets a .grad."""
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1)).double()
+    inputs = torch.randn(8, 2, dtype=torch.float64, requires_grad=True)
+    (slopes,) = torch.autograd.grad(critic(inputs).sum(), inputs)
+    penalty = ((slopes.norm(dim=1) - 1) ** 2).mean()
+    try:
+        penalty.backward()
+    except RuntimeError as error:
+        assert "does not require grad" in str(error)
+    else:
+        raise AssertionError("a penalty without create_graph should have no graph")
+    penalty.requires_grad = True
+    penalty.backward()
+    assert penalty.item() > 0 and all(p.grad is None for p in critic.parameters())
 
 
 def finite_differences_expose_a_penalty_without_create_graph():
