@@ -1,7 +1,15 @@
 """Checks behind no-grad-and-detach's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`no-grad-and-detach/<name>` on a page names one)."""
 
+import datetime
+import os
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 from torch import nn
 
 
@@ -43,6 +51,82 @@ def _nodes(out):
             found.append(node)
             todo += [next_node for next_node, _ in node.next_functions]
     return found
+
+
+def _saved_tensors_of(node):
+    """{name: tensor} of the `_saved_*` tensors of a backward node."""
+    return {name: getattr(node, name) for name in dir(node)
+            if name.startswith("_saved_") and isinstance(getattr(node, name), torch.Tensor)}
+
+
+def no_grad_yields_to_what_switches_recording_on_inside():
+    """Inside `no_grad`, a nested `enable_grad()` records again, and `torch.func.grad` computes a
+    gradient; an operation directly inside records nothing."""
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.no_grad():
+        assert (w * 2).grad_fn is None
+        with torch.enable_grad():
+            assert (w * 2).grad_fn is not None
+        gradient = torch.func.grad(lambda v: (v * v).sum())(w.detach())
+    assert torch.equal(gradient, 2 * w.detach())
+
+
+def no_grad_keeps_requires_grad_and_version_counting():
+    """`no_grad` leaves `requires_grad` of existing tensors as it was, and an in-place edit inside it
+    still bumps the tensor's version counter."""
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = w.sigmoid()
+    with torch.no_grad():
+        w.mul_(2)
+        b.add_(1)
+    assert w.requires_grad and b.requires_grad and b.grad_fn is not None
+    assert w._version == 1 and b._version == 1
+
+
+def grad_mode_is_per_thread():
+    """`no_grad` entered in one thread does not reach work run by another thread (a pool's worker
+    records as usual); `no_grad` entered inside the worker's function does."""
+    layer = nn.Linear(3, 1)
+    x = torch.ones(1, 3)
+
+    def inside():
+        with torch.no_grad():
+            return layer(x)
+
+    with torch.no_grad(), ThreadPoolExecutor(1) as pool:
+        here = layer(x)
+        there = pool.submit(layer, x).result()
+        there_inside = pool.submit(inside).result()
+    assert not here.requires_grad
+    assert there.requires_grad and there.grad_fn is not None
+    assert not there_inside.requires_grad
+
+
+def inference_mode_makes_new_tensors_inference_tensors():
+    """Inside `inference_mode`, a newly computed tensor is an inference tensor; a view of a normal
+    tensor stays normal, and an in-place edit of a normal tensor bumps its version counter."""
+    x = torch.ones(4)
+    with torch.inference_mode():
+        new = x * 2
+        view = x[:2]
+        x.add_(1)
+        assert new.is_inference() and not view.is_inference() and not x.is_inference()
+    assert x._version == 1 and view._version == 1
+
+
+def torch_func_may_use_inference_tensors():
+    """An inference tensor that autograd refuses to save (`feats * w`) is accepted by `torch.func.grad`
+    and `torch.func.vjp`, which give the right gradients."""
+    torch.manual_seed(0)
+    with torch.inference_mode():
+        feats = torch.randn(5, 3)
+    w = torch.randn(3)
+    assert _raises(lambda: feats * w.requires_grad_(), "Inference tensors cannot be saved for backward")
+    w = w.detach()
+    gradient = torch.func.grad(lambda v: (feats @ v).pow(2).sum())(w)
+    assert torch.allclose(gradient, 2 * feats.t() @ (feats @ w))
+    _, vjp = torch.func.vjp(lambda v: nn.functional.linear(feats, v.view(1, 3)), w)
+    assert torch.allclose(vjp(torch.ones(5, 1))[0], feats.sum(0))
 
 
 def mul_saves_only_what_the_other_gradient_needs():
@@ -149,18 +233,22 @@ def recording_allocates_nothing_extra_in_these_mlps():
 
 
 def transformer_layer_takes_a_fused_path_under_no_grad():
-    """In eval() mode under no_grad, nn.TransformerEncoderLayer runs one fused operation (its fast
-    path); with gradients enabled it runs dozens of other operations instead."""
+    """In eval() mode under no_grad, an nn.TransformerEncoderLayer built with batch_first=True runs
+    one fused operation (its fast path), and dozens of others with gradients enabled; built with the
+    default batch_first=False, it does not take that path."""
     torch.manual_seed(0)
-    encoder = nn.TransformerEncoderLayer(128, 4, 512, batch_first=True).eval()
-    x = torch.randn(8, 64, 128)
     ops = {}
-    for name, mode in (("grad", torch.enable_grad), ("no_grad", torch.no_grad)):
-        with mode(), _allocated() as counter:
-            encoder(x)
-        ops[name] = counter.ops
-    assert len(ops["no_grad"]) == 1 and "_transformer_encoder_layer_fwd" in ops["no_grad"][0], ops["no_grad"]
-    assert len(ops["grad"]) >= 24 and not any("_transformer_encoder_layer_fwd" in op for op in ops["grad"])
+    for batch_first in (True, False):
+        encoder = nn.TransformerEncoderLayer(128, 4, 512, batch_first=batch_first).eval()
+        x = torch.randn(8, 64, 128)
+        for mode in (torch.enable_grad, torch.no_grad):
+            with mode(), _allocated() as counter:
+                encoder(x)
+            ops[batch_first, mode] = counter.ops
+    fused = {key: any("_transformer_encoder_layer_fwd" in op for op in found) for key, found in ops.items()}
+    assert len(ops[True, torch.no_grad]) == 1 and fused[True, torch.no_grad], ops[True, torch.no_grad]
+    assert len(ops[True, torch.enable_grad]) >= 24 and not fused[True, torch.enable_grad]
+    assert not fused[False, torch.no_grad] and len(ops[False, torch.no_grad]) >= 24, ops[False, torch.no_grad]
 
 
 def seq_fixed_part_is_mostly_saved_weights():
@@ -234,7 +322,8 @@ def frozen_body_still_saves_its_weight_not_its_input():
 
 
 def first_layers_frozen_both_ways_same_gradients():
-    """Freezing the first layers with `requires_grad_(False)` or cutting with `detach()` after them gives the same gradients."""
+    """In a plain chain of layers, freezing the first layers with `requires_grad_(False)` or cutting
+    with `detach()` after them gives the same gradients."""
     def make():
         torch.manual_seed(0)
         return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
@@ -248,6 +337,64 @@ def first_layers_frozen_both_ways_same_gradients():
         cut[k:](cut[:k](x).detach()).sum().backward()
         for p, q in zip(frozen.parameters(), cut.parameters()):
             assert (p.grad is None and q.grad is None) or torch.equal(p.grad, q.grad)
+
+
+class _TiedModel(nn.Module):
+    """An embedding, a Linear, and an output layer that reuses the embedding's weight."""
+
+    def __init__(self, cut):
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed, self.body, self.cut = nn.Embedding(10, 16), nn.Linear(16, 16), cut
+
+    def forward(self, tokens):
+        h = self.embed(tokens)
+        if self.cut:
+            h = h.detach()
+        return self.body(h).tanh() @ self.embed.weight.t()
+
+
+def a_tied_weight_still_learns_after_a_detach():
+    """With the embedding tied to the output layer, `detach()` after the embedding leaves its weight
+    a gradient through the output layer; `requires_grad_(False)` on the embedding leaves it none."""
+    tokens = torch.tensor([[1, 2, 3, 4]])
+    frozen, cut = _TiedModel(cut=False), _TiedModel(cut=True)
+    frozen.embed.requires_grad_(False)
+    for model in (frozen, cut):
+        model(tokens).sum().backward()
+    assert frozen.embed.weight.grad is None
+    assert cut.embed.weight.grad is not None and cut.embed.weight.grad.abs().sum() > 0
+
+
+def detach_cuts_one_path_not_a_residual_around_it():
+    """`detach()` on body's output freezes embed when every path goes through body; with a residual
+    connection around body, embed still gets a gradient and only body gets none."""
+    for residual in (False, True):
+        torch.manual_seed(0)
+        embed, body, head = nn.Linear(8, 16), nn.Linear(16, 16), nn.Linear(16, 1)
+        e = embed(torch.randn(4, 8)).relu()
+        h = body(e).relu().detach()
+        head(h + e if residual else h).sum().backward()
+        assert body.weight.grad is None and head.weight.grad is not None
+        assert (embed.weight.grad is not None) == residual
+
+
+def frozen_batch_norm_still_updates_its_running_stats():
+    """`requires_grad_(False)` leaves batch norm's running statistics (buffers) updating in `train()`
+    mode; `.eval()` on the layer stops that, and `model.train()` sets it back to training."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 1))
+    model[:2].requires_grad_(False)
+    batch_norm = model[1]
+    before = batch_norm.running_mean.clone()
+    model(torch.randn(16, 4) + 3)
+    assert not torch.equal(before, batch_norm.running_mean)  # frozen, yet it moved
+    batch_norm.eval()
+    before = batch_norm.running_mean.clone()
+    model(torch.randn(16, 4) + 3)
+    assert torch.equal(before, batch_norm.running_mean)
+    model.train()
+    assert batch_norm.training
 
 
 def optimizers_skip_parameters_whose_grad_is_none():
@@ -265,20 +412,32 @@ def optimizers_skip_parameters_whose_grad_is_none():
 
 
 def dropout_mask_is_saved_only_in_train_mode():
-    """With gradients enabled, `train()` saves one tensor more than `eval()` (dropout's mask); under `no_grad` neither saves anything."""
+    """With gradients enabled, `train()` saves one tensor more than `eval()`, and it is dropout's mask
+    (only zeros and 1/(1-p), the shape of dropout's input); batch norm saves as many tensors in both
+    modes; under `no_grad` neither mode saves anything."""
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 1))
+    p = 0.5
+    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(p), nn.Linear(16, 1))
     x = torch.randn(32, 8)
-    counts = {}
+    counts, norm_saved = {}, {}
     for train in (True, False):
         model.train(train)
         packed, out = _saved(lambda: model(x))
         counts[train] = len(packed)
-        dropout_nodes = [n for n in _nodes(out) if "Dropout" in n.name() or n.name() == "MulBackward0"]
-        assert bool(dropout_nodes) == train
+        nodes = _nodes(out)
+        norm = [n for n in nodes if n.name() == "NativeBatchNormBackward0"]
+        assert len(norm) == 1
+        norm_saved[train] = _saved_tensors_of(norm[0])
+        dropout = [n for n in nodes if "Dropout" in n.name() or n.name() == "MulBackward0"]
+        assert len(dropout) == (1 if train else 0), [n.name() for n in nodes]
+        if train:
+            masks = [t for t in _saved_tensors_of(dropout[0]).values() if t.shape == (32, 16)]
+            assert len(masks) == 1, _saved_tensors_of(dropout[0]).keys()
+            assert set(masks[0].unique().tolist()) == {0.0, 1 / (1 - p)}
         with torch.no_grad():
             packed, _ = _saved(lambda: model(x))
         assert packed == []
+    assert norm_saved[True].keys() == norm_saved[False].keys()
     assert counts[True] == counts[False] + 1
 
 
@@ -313,3 +472,100 @@ def new_optimizer_over_frozen_zero_grads_still_decays():
     before = frozen.detach().clone()
     optimizer.step()
     assert torch.equal(frozen, before)
+
+
+def a_state_carried_without_detach_chains_the_batches():
+    """An LSTM whose state is carried to the next batch: without `detach()`, the second batch's
+    `backward()` reaches into the first batch's graph, already freed by the first backward, and raises;
+    with the state detached between batches, every backward runs."""
+    torch.manual_seed(0)
+    lstm = nn.LSTM(4, 8, batch_first=True)
+    batches = [torch.randn(2, 5, 4) for _ in range(3)]
+    for detach in (False, True):
+        state, failed = None, []
+        for x in batches:
+            out, state = lstm(x, state)
+            failed.append(_raises(lambda: out.sum().backward(), "backward through the graph a second time"))
+            if detach:
+                state = tuple(s.detach() for s in state)
+        assert failed == ([False, False, False] if detach else [False, True, True]), (detach, failed)
+
+
+# DDP models of the workers, never freed: freeing one right after its last all-reduce can deadlock
+# against gloo's own thread (seen in accumulation-at-scale's claims on torch 2.13)
+_ALIVE = []
+_DDP_WAYS = ("wrapped again", "find_unused_parameters", "frozen after wrapping")
+
+
+def under_ddp_freezing_after_wrapping_breaks_the_average():
+    """Two gloo ranks, DistributedDataParallel over Linear-ReLU-Linear, the first Linear frozen after one
+    step: if the model was wrapped before freezing, the next backward leaves each rank its own gradient
+    of the last Linear, not the average, and the forward after it raises; wrapped again after freezing,
+    or built with find_unused_parameters=True, the gradient is the average and training goes on."""
+    import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
+    context = mp.get_context("fork")
+    results = context.Queue()
+    folder = tempfile.mkdtemp()
+    workers = [context.Process(target=_freezing_worker, daemon=True,
+                               args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
+    try:
+        for process in workers:
+            process.start()
+        found = dict(results.get(timeout=60) for _ in workers)
+        for process in workers:
+            process.join(30)
+    finally:
+        for process in workers:
+            if process.is_alive():
+                process.terminate()
+                process.join(30)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        shutil.rmtree(folder, ignore_errors=True)
+    for way in _DDP_WAYS:
+        (local0, grad0, next0), (local1, grad1, next1) = (
+            (torch.tensor(local), torch.tensor(grad), after) for local, grad, after in (found[0][way], found[1][way]))
+        assert not torch.allclose(local0, local1)  # the ranks see different data
+        if way == "frozen after wrapping":
+            assert torch.equal(grad0, local0) and torch.equal(grad1, local1), way
+            assert all("Expected to have finished reduction in the prior iteration" in after
+                       for after in (next0, next1)), (next0, next1)
+        else:
+            average = (local0 + local1) / 2
+            assert torch.allclose(grad0, average) and torch.allclose(grad1, average), way
+            assert next0 == next1 == "ran", (way, next0)
+
+
+def _freezing_worker(rank, store_path, results):
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=30))
+    try:
+        found = {}
+        for way in _DDP_WAYS:
+            torch.manual_seed(0)
+            net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+            model = nn.parallel.DistributedDataParallel(net, find_unused_parameters=way == "find_unused_parameters")
+            _ALIVE.append(model)
+            torch.manual_seed(10 + rank)  # each rank its own data
+            x = torch.randn(2, 4)
+            model(x).sum().backward()  # one step with every parameter trained
+            net[0].requires_grad_(False)
+            if way == "wrapped again":
+                model = nn.parallel.DistributedDataParallel(net)
+                _ALIVE.append(model)
+            net.zero_grad()
+            model(x).sum().backward()
+            grad = net[2].weight.grad.tolist()  # lists: tensors in the queue would need the worker alive
+            local = torch.autograd.grad(net(x).sum(), net[2].weight)[0].tolist()  # this rank's own gradient
+            try:
+                model(x).sum().backward()
+                after = "ran"
+            except RuntimeError as error:
+                after = str(error)
+            found[way] = (local, grad, after)
+        results.put((rank, found))
+    finally:
+        dist.destroy_process_group()

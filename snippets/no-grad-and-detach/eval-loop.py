@@ -77,3 +77,30 @@ for key, loop in LOOPS.items():
         glue(f"ng_loop_{key}_peak", live.peak / MiB)
     del out, outputs
 print(f"after `del out, outputs`: {live.bytes / MiB:.2f} MiB held")
+
+# A recurrent model evaluated with its state carried from one batch to the
+# next: the state links each batch's graph to the previous one.
+lstm = nn.LSTM(64, 128, batch_first=True).eval()
+sequences = [torch.randn(32, 16, 64) for _ in range(BATCHES)]
+STATE_LOOPS = {"no_grad": "no_grad",
+               "carried": "out, state = lstm(x, state)",
+               "detached": "same, state detached"}
+print("LSTM(64, 128), state carried to the next batch")
+for key, loop in STATE_LOOPS.items():
+    live, held, state = LiveSaved(lstm), [], None
+    grad_mode = torch.no_grad() if key == "no_grad" else torch.enable_grad()
+    hooks = torch.autograd.graph.saved_tensors_hooks(live.pack, lambda t: t)
+    with hooks, grad_mode:
+        for x in sequences:
+            out, state = lstm(x, state)
+            if key == "detached":
+                state = tuple(s.detach() for s in state)  # cut the link
+            held.append(live.bytes / MiB)
+    print(f"{loop:28}{held[0]:5.2f}{held[1]:7.2f}{held[2]:7.2f}"
+          f"{held[-1]:7.2f}{live.peak / MiB:7.2f}")
+    if key == "carried":
+        glue("ng_loop_state_carried_first", held[0])
+    if key != "no_grad":
+        glue(f"ng_loop_state_{key}_last", held[-1])
+    del out, state
+print(f"after `del out, state`: {live.bytes / MiB:.2f} MiB held")

@@ -41,6 +41,15 @@ for name, (width, depth, batch, inner, samples) in MODELS.items():
         if mode == "grad enabled":
             glue(f"ng_cost_{name}_saved", saved.calls)
             glue(f"ng_cost_{name}_mib", saved.storage_bytes / MiB)
+            # The parameters, the input and the output stay in memory in
+            # every mode; what only the graph keeps alive is the rest.
+            anyway = {t.untyped_storage().data_ptr()
+                      for t in (*model.parameters(), x, out)}
+            extra = sum(n for address, n in saved._storages.items()
+                        if address not in anyway)
+            print(f"  {'':15} apart from parameters, input and output: "
+                  f"{extra / MiB:.2f} MiB")
+            glue(f"ng_cost_{name}_extra_mib", extra / MiB)
         else:
             nothing_saved = max(nothing_saved, saved.calls)
     del out
