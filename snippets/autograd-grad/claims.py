@@ -1,9 +1,15 @@
 """Checks behind autograd-grad's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`autograd-grad/<name>` on a page names one)."""
 
+import datetime
+import os
+import shutil
+import tempfile
 import weakref
 
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 from torch import nn
 
 
@@ -278,3 +284,73 @@ def finite_differences_expose_a_penalty_without_create_graph():
     (with_graph,) = torch.autograd.grad(loss(create_graph=True), weight)
     assert (numeric - without).abs().max() > 1e-3
     assert (numeric - with_graph).abs().max() < 1e-6
+
+
+def grad_of_a_scaled_loss_stays_scaled():
+    """torch.autograd.grad of scaler.scale(scores.sum()) returns the input gradient times the scale
+    (65536), and scaler.unscale_(optimizer) divides the parameters' .grad but leaves that tensor alone."""
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1))
+    optimizer = torch.optim.SGD(critic.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    inputs = torch.randn(8, 2, requires_grad=True)
+    scores = critic(inputs)
+    (plain,) = torch.autograd.grad(scores.sum(), inputs, retain_graph=True)
+    (scaled,) = torch.autograd.grad(scaler.scale(scores.sum()), inputs, create_graph=True)
+    assert scaler.get_scale() == 65536.0 and torch.equal(scaled, plain * 65536.0)
+    kept = scaled.detach().clone()
+    scaler.scale(critic(inputs.detach()).sum()).backward()
+    weight_grad = critic[0].weight.grad.clone()
+    scaler.unscale_(optimizer)
+    assert torch.equal(scaled, kept)  # untouched
+    assert torch.allclose(critic[0].weight.grad, weight_grad / 65536.0)  # .grad divided
+
+
+# DDP models of the workers, never freed: freeing one right after its last all-reduce can deadlock
+# against gloo's own thread (seen in accumulation-at-scale's claims on torch 2.13)
+_ALIVE = []
+
+
+def under_ddp_grad_returns_this_processs_gradient():
+    """Two gloo ranks, DistributedDataParallel over a weight whose local gradients are 1 and 3: on each
+    rank torch.autograd.grad returns that rank's own gradient (1 or 3), while backward() leaves the
+    average, 2, in .grad on both."""
+    import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
+    context = mp.get_context("fork")
+    results = context.Queue()
+    folder = tempfile.mkdtemp()
+    workers = [context.Process(target=_ddp_worker, daemon=True,
+                               args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
+    try:
+        for process in workers:
+            process.start()
+        found = sorted(results.get(timeout=30) for _ in workers)
+        for process in workers:
+            process.join(30)
+    finally:
+        for process in workers:
+            if process.is_alive():
+                process.terminate()
+                process.join(30)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found == [(0, 1.0, 2.0), (1, 3.0, 2.0)], found
+
+
+def _ddp_worker(rank, store_path, results):
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=30))
+    try:
+        layer = nn.Linear(1, 1, bias=False)
+        model = nn.parallel.DistributedDataParallel(layer)
+        _ALIVE.append(model)
+        inputs = torch.tensor([[1.0 + 2 * rank]])  # gradient 1 on rank 0, 3 on rank 1
+        (returned,) = torch.autograd.grad(model(inputs).sum(), layer.weight)
+        model(inputs).sum().backward()
+        results.put((rank, returned.item(), layer.weight.grad.item()))
+    finally:
+        dist.destroy_process_group()
