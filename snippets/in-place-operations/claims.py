@@ -53,6 +53,28 @@ def underscore_methods_that_write_no_data_do_not_count():
     assert a._version == 3
 
 
+def writes_below_autograd_are_not_counted():
+    """BatchNorm in training mode updates `running_mean` and `running_var` in place without bumping their
+    `_version`, so a graph that saved `running_var` runs backward with the new values; a fused SGD step likewise."""
+    torch.manual_seed(0)
+    bn = nn.BatchNorm1d(3)
+    x = torch.ones(3, requires_grad=True)
+    y = (x * bn.running_var).sum()  # MulBackward0 saves running_var for x's gradient
+    old_var, old_mean = bn.running_var.clone(), bn.running_mean.clone()
+    versions = bn.running_var._version, bn.running_mean._version
+    bn(torch.randn(16, 3) * 5)
+    assert not torch.equal(bn.running_var, old_var) and not torch.equal(bn.running_mean, old_mean)
+    assert (bn.running_var._version, bn.running_mean._version) == versions
+    y.backward()
+    assert torch.equal(x.grad, bn.running_var) and not torch.equal(x.grad, old_var)
+    w = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+    optimizer = torch.optim.SGD([w], lr=0.1, fused=True)
+    (w ** 2).sum().backward()
+    version, before = w._version, w.detach().clone()
+    optimizer.step()
+    assert not torch.equal(w, before) and w._version == version
+
+
 def version_counts_the_edit_not_the_values():
     """Backward refuses a saved tensor edited in place even when the edit left its values as they were (`add_(0)`)."""
     x = torch.randn(3, requires_grad=True)
@@ -201,8 +223,13 @@ def no_grad_edit_keeps_the_counter_honest():
     assert _raises_inplace_error(lambda: y.sum().backward())
 
 
-def optimizer_step_is_unrecorded_but_counted():
-    """`step()` of SGD, Adam and AdamW edits the parameter in place with recording off: it stays a leaf, its `_version` goes up, and a graph that saved it fails."""
+IMPLEMENTATIONS = ({}, {"foreach": True}, {"fused": True})
+
+
+def optimizer_step_is_unrecorded_and_counted_unless_fused():
+    """`step()` of SGD, Adam and AdamW edits the parameter in place with recording off, and it stays a leaf. The
+    default and `foreach=True` steps bump `_version`, so a graph that saved the parameter fails; a `fused=True` step
+    bumps nothing, and that graph's backward runs with the new values."""
     from torch.overrides import TorchFunctionMode
 
     class InPlaceCalls(TorchFunctionMode):
@@ -217,29 +244,41 @@ def optimizer_step_is_unrecorded_but_counted():
             return func(*args, **(kwargs or {}))
 
     for make in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
-        w = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-        optimizer = make([w], lr=0.1)
-        (w ** 2).sum().backward()
-        loss = (w ** 2).sum()  # PowBackward0 saves w
-        version, before = w._version, w.detach().clone()
-        with InPlaceCalls() as calls:
-            optimizer.step()
-        assert calls.grad_enabled and not any(calls.grad_enabled), make.__name__
-        assert not torch.equal(w, before), make.__name__
-        assert w.is_leaf and w.grad_fn is None and w._version > version, make.__name__
-        assert _raises_inplace_error(loss.backward), make.__name__
+        for options in IMPLEMENTATIONS:
+            which = make.__name__, options
+            w = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+            optimizer = make([w], lr=0.1, **options)
+            (w ** 2).sum().backward()
+            loss = (w ** 2).sum()  # PowBackward0 saves w
+            version, before = w._version, w.detach().clone()
+            with InPlaceCalls() as calls:
+                optimizer.step()
+            assert calls.grad_enabled and not any(calls.grad_enabled), which
+            assert not torch.equal(w, before), which
+            assert w.is_leaf and w.grad_fn is None, which
+            if options.get("fused"):
+                assert w._version == version, which
+                w.grad = None
+                loss.backward()  # no error: the forward's w was [1, 2, 3], the gradient uses the new one
+                assert torch.equal(w.grad, 2 * w.detach()) and not torch.equal(w.grad, 2 * before), which
+            else:
+                assert w._version > version, which
+                assert _raises_inplace_error(loss.backward), which
 
 
 def two_losses_each_with_its_own_step():
-    """Two losses from one model, the first one's `step()` run before the second's `backward()`: that backward fails."""
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    first = model(torch.randn(5, 4)).pow(2).mean()
-    second = model(torch.randn(5, 4)).pow(2).mean()  # its own forward, the same parameters
-    first.backward()
-    optimizer.step()
-    assert _raises_inplace_error(second.backward)  # the second Linear saved its weight
+    """Two losses from one model, the first one's `step()` run before the second's `backward()`: with the default
+    SGD that backward fails; with `fused=True` it runs."""
+    for options in ({}, {"fused": True}):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, **options)
+        first = model(torch.randn(5, 4)).pow(2).mean()
+        second = model(torch.randn(5, 4)).pow(2).mean()  # its own forward, the same parameters
+        first.backward()
+        optimizer.step()
+        # the second Linear saved its weight
+        assert _raises_inplace_error(second.backward) == (not options), options
 
 
 def both_fixes_cover_every_breaking_row():

@@ -11,7 +11,7 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
-# How every optimizer updates parameters: in place, not recorded.
+# How the default optimizers update parameters: in place, not recorded.
 (w ** 2).sum().backward()
 with torch.no_grad():
     w -= LR * w.grad
@@ -28,3 +28,15 @@ try:
     loss.backward()
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
+
+# A fused step writes below autograd: the counter stays, the stale graph runs.
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+optimizer = torch.optim.SGD([w], lr=LR, fused=True)
+(w ** 2).sum().backward()
+loss = (w ** 2).sum()  # PowBackward0 saves w = [1, 2, 3]: its gradient is [2, 4, 6]
+version = w._version
+optimizer.step()
+w.grad = None
+loss.backward()
+print(f"SGD(fused=True).step(): w = {[round(v, 4) for v in w.tolist()]}, w._version {version} -> {w._version}; "
+      f"loss.backward() ran: w.grad = {[round(v, 4) for v in w.grad.tolist()]}")
