@@ -41,16 +41,32 @@ def _allocated_bytes(fn):
     return counter.bytes, result
 
 
-def underscore_methods_that_write_no_data_do_not_count():
-    """`add_()`, `zero_()` and `+=` bump `_version`; `requires_grad_()`, which ends in `_` but writes no data, does not."""
+def shape_edits_count_and_requires_grad_does_not():
+    """Each in-place operation adds one to `_version` (`a[0] += 1` runs two: an add on the view, then an indexed
+    assignment); `unsqueeze_()` and `t_()`, which change only the shape, count and break a saved tensor;
+    `requires_grad_()`, which only sets a flag, does not count."""
     a = torch.zeros(3)
     a.requires_grad_()
     a.requires_grad_(False)
     assert a._version == 0
     a.add_(1)
+    assert a._version == 1
     a.zero_()
+    assert a._version == 2
     a += 1
     assert a._version == 3
+    a[1] = 5.0
+    assert a._version == 4
+    a[0] += 1
+    assert a._version == 6
+    for edit in (lambda t: t.unsqueeze_(0), lambda t: t.t_()):
+        x = torch.randn(2, 2, requires_grad=True)
+        y = x.sigmoid()  # SigmoidBackward0 saves y
+        before = y.detach().clone()
+        edit(y)
+        assert y._version == 1
+        assert _raises_inplace_error(lambda: y.sum().backward())
+        assert torch.equal(before.flatten().sort().values, y.detach().flatten().sort().values)  # same values
 
 
 def writes_below_autograd_are_not_counted():
@@ -75,6 +91,22 @@ def writes_below_autograd_are_not_counted():
     assert not torch.equal(w, before) and w._version == version
 
 
+def embedding_max_norm_edits_its_weight():
+    """`F.embedding(idx, W, max_norm=1.0)`, an out-of-place call, renormalises in place the rows of `W` it looks up:
+    `W._version` goes up, the other rows stay, and a graph that saved `W` before fails."""
+    torch.manual_seed(0)
+    W = nn.Parameter(torch.randn(5, 3) * 3)
+    idx = torch.tensor([0, 2])
+    regulariser = (W ** 2).sum()  # PowBackward0 saves W
+    before, version = W.detach().clone(), W._version
+    out = nn.functional.embedding(idx, W, max_norm=1.0)
+    assert W._version == version + 1
+    changed = (W.detach() != before).any(dim=1)
+    assert changed.tolist() == [True, False, True, False, False]
+    assert torch.allclose(W.detach()[idx].norm(dim=1), torch.ones(2), atol=1e-4)
+    assert _raises_inplace_error(lambda: (regulariser + out.sum()).backward())
+
+
 def version_counts_the_edit_not_the_values():
     """Backward refuses a saved tensor edited in place even when the edit left its values as they were (`add_(0)`)."""
     x = torch.randn(3, requires_grad=True)
@@ -97,23 +129,49 @@ def anomaly_mode_records_a_traceback_per_node():
     assert "traceback_" not in (x * 2).exp().grad_fn.metadata
 
 
-def anomaly_names_the_failing_node_for_a_saved_input():
-    """For an edited saved input, the error names the in-place Add, and only anomaly detection's warning names `MulBackward0`."""
-    torch.manual_seed(0)
-    x, q = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
+def _error_and_anomaly_warnings(build):
+    """Run build() under anomaly detection: it returns (tensor to call backward() on); give back the error's
+    message and the warnings' texts."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with torch.autograd.set_detect_anomaly(True):
-            a = x.clone()
-            c = a * q
-            a.add_(1)
+            out = build()
             try:
-                c.sum().backward()
+                out.sum().backward()
             except RuntimeError as error:
-                assert "output 0 of Add" in str(error) and "Mul" not in str(error), str(error)
+                message = str(error)
             else:
                 raise AssertionError("backward did not fail")
-    assert any("Error detected in MulBackward0" in str(w.message) for w in caught)
+    return message, [str(w.message) for w in caught]
+
+
+def anomaly_names_the_failing_node_for_a_saved_input():
+    """For an edited saved input, the error names the in-place Add (or, for a leaf batch, no node at all), and only
+    anomaly detection's warning names the node that failed (`MulBackward0`, `AddmmBackward0`)."""
+    torch.manual_seed(0)
+    x, q = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
+
+    def multiplication():
+        a = x.clone()
+        c = a * q
+        a.add_(1)
+        return c
+
+    message, caught = _error_and_anomaly_warnings(multiplication)
+    assert "output 0 of Add" in message and "Mul" not in message, message
+    assert any("Error detected in MulBackward0" in text for text in caught)
+    lin = nn.Linear(3, 3)
+
+    def linear_on_a_batch():
+        data = torch.randn(2, 3)  # a leaf that requires no grad: the Linear saves it for the weight's gradient
+        h = lin(data)
+        data.add_(1)
+        return h
+
+    message, caught = _error_and_anomaly_warnings(linear_on_a_batch)
+    assert "modified by an inplace operation" in message and "output 0 of" not in message, message
+    assert "Addmm" not in message
+    assert any("Error detected in AddmmBackward0" in text for text in caught)
 
 
 def multiplication_saves_an_input_only_for_the_other_gradient():
@@ -153,9 +211,10 @@ def linear_saves_input_only_for_weight_gradient():
 
 
 def an_edit_breaks_backward_when_it_bumps_the_counter_of_a_tensor_saved_on_the_path():
-    """An edit breaks backward when it bumps the version counter of a tensor saved by a node the backward
-    runs through: off that path it is not checked, an edit of a tensor no node saved is fine, and an edit
-    through another view of the same data counts, even where it overwrites none of the saved values."""
+    """Without saved-tensor hooks, backward raises "modified by an inplace operation" when an edit bumped the
+    version counter of a tensor saved by a node it runs through: off that path it is not checked, an edit of a
+    tensor no node saved is not checked, and an edit through another view of the same data counts, even where it
+    overwrites none of the saved values. Under a saved-tensor hook the same edit raises nothing."""
     torch.manual_seed(0)
     x = torch.randn(4, requires_grad=True)
     y = x.sigmoid()
@@ -175,25 +234,38 @@ def an_edit_breaks_backward_when_it_bumps_the_counter_of_a_tensor_saved_on_the_p
     a[2:].add_(1)  # another view of the same data: none of the saved values changes
     assert torch.equal(a[:2], before) and a[:2]._version == 1
     assert _raises_inplace_error(lambda: c.sum().backward())
+    # the rule's condition, no saved-tensor hooks: under one, the same edit on the path is not checked
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = x.sigmoid()
+    y.add_(1)
+    assert y._version == 1 and not _raises_inplace_error(lambda: y.sum().backward())
 
 
 def saved_tensor_hooks_skip_the_version_check():
-    """Under saved_tensors_hooks whose pack returns t.detach() or a copy, and under save_on_cpu() on a CPU,
-    an edited saved tensor raises nothing. t.detach() and save_on_cpu() on a CPU keep the same storage, so
-    backward computes with the edited values: the sigmoid's gradient comes out negative. With a copy it is right."""
+    """Under saved_tensors_hooks, whatever the pack hook returns (`t` itself, `t.detach()`, a view, a copy), and
+    under save_on_cpu(), an edited saved tensor raises nothing. When the pack hook keeps the same storage (`t`,
+    `t.detach()`, a view, save_on_cpu() on a CPU with its default pin_memory=False), backward computes with the
+    edited values: the sigmoid's gradient comes out negative. With a copy it is right."""
     torch.manual_seed(0)
     x = torch.randn(3, requires_grad=True)
     right = (x.sigmoid() * (1 - x.sigmoid())).detach()
-    hooks = {"detach": lambda: torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t),
-             "save_on_cpu": torch.autograd.graph.save_on_cpu,
-             "clone": lambda: torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t)}
-    for name, hook in hooks.items():
+    Hooks = torch.autograd.graph.saved_tensors_hooks
+    same_storage = {"identity": lambda: Hooks(lambda t: t, lambda t: t),
+                    "detach": lambda: Hooks(lambda t: t.detach(), lambda t: t),
+                    "view": lambda: Hooks(lambda t: t.view_as(t), lambda t: t),
+                    "save_on_cpu": torch.autograd.graph.save_on_cpu}
+    copies = {"clone": lambda: Hooks(lambda t: t.clone(), lambda t: t),
+              "save_on_cpu(pin_memory=True)": lambda: torch.autograd.graph.save_on_cpu(pin_memory=True)}
+    for name, hook in {**same_storage, **copies}.items():
         x.grad = None
-        with hook():
-            y = x.sigmoid()
-        y.add_(1)
-        assert not _raises_inplace_error(lambda: y.sum().backward()), name
-        if name == "clone":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)  # pinned memory's temporary files, on some releases
+            with hook():
+                y = x.sigmoid()
+            y.add_(1)
+            assert y._version == 1
+            assert not _raises_inplace_error(lambda: y.sum().backward()), name
+        if name in copies:
             assert torch.allclose(x.grad, right), name
         else:
             assert (x.grad < 0).all() and (right > 0).all(), name
@@ -221,6 +293,20 @@ def no_grad_edit_keeps_the_counter_honest():
         y.add_(1)
     assert y._version == 1
     assert _raises_inplace_error(lambda: y.sum().backward())
+
+
+def numpy_writes_bypass_the_counter():
+    """A write through the NumPy array of `y.detach().numpy()` changes `y` and bumps nothing: backward runs with
+    the edited values (a negative sigmoid gradient)."""
+    x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    y = x.sigmoid()
+    right = (y * (1 - y)).detach()
+    array = y.detach().numpy()
+    array += 1
+    assert torch.allclose(y.detach(), right.new_tensor([0.5, 0.7311, 0.8808]) + 1, atol=1e-4)
+    assert y._version == 0
+    y.sum().backward()
+    assert (x.grad < 0).all() and (right > 0).all()
 
 
 IMPLEMENTATIONS = ({}, {"foreach": True}, {"fused": True})
@@ -358,6 +444,47 @@ def relu_inplace_breaks_after_an_output_saving_op():
     assert _raises_inplace_error(lambda: c.sum().backward())
 
 
+def relu_inplace_after_a_hooked_linear_raises_in_forward():
+    """With a full backward hook on a Linear, `nn.ReLU(inplace=True)` after it raises in the forward: the Linear's
+    output is then a view made by the hook's Function; without the hook the same model runs."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 3), nn.ReLU(inplace=True), nn.Linear(3, 1))
+    model(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    model[0].register_full_backward_hook(lambda module, grad_input, grad_output: None)
+    try:
+        model(torch.randn(2, 3, requires_grad=True))
+    except RuntimeError as error:
+        assert "is a view and is being modified inplace" in str(error) and "BackwardHookFunction" in str(error)
+    else:
+        raise AssertionError("the forward ran")
+
+
+def some_view_edits_fail_at_the_edit():
+    """An in-place edit of one output of `unbind()`, `split()` or `chunk()` of a tensor that requires grad, or of
+    a view made under no_grad, raises at the edit itself, "... is being modified inplace"; the same edit of a slice
+    runs."""
+    x = torch.randn(4, 2, requires_grad=True)
+    a = x.clone()
+    a[:2].add_(1)
+    for make in (lambda t: t.unbind(0)[0], lambda t: t.split(2)[0], lambda t: t.chunk(2)[0]):
+        try:
+            make(x.clone()).add_(1)
+        except RuntimeError as error:
+            assert "is a view and is being modified inplace" in str(error), str(error)
+            assert "returns multiple views" in str(error), str(error)
+        else:
+            raise AssertionError("the edit ran")
+    a = x.clone()
+    with torch.no_grad():
+        view = a[:2]
+    try:
+        view.add_(1)
+    except RuntimeError as error:
+        assert "created in no_grad mode and is being modified inplace" in str(error), str(error)
+    else:
+        raise AssertionError("the edit ran")
+
+
 def _saved_activation_storages(activation):
     """Linear, activation, Linear on a batch that needs no gradient: the distinct non-parameter storages
     the graph saved, and the activation's backward node."""
@@ -398,3 +525,22 @@ def leaky_relu_and_elu_in_place_save_one_tensor_less_between_linears():
         assert count == 3 and saved == ["self"], (out_of_place, count, saved)
         count, _, saved = _saved_activation_storages(in_place)
         assert count == 2 and saved == ["result"], (in_place, count, saved)
+
+
+def leaky_relu_and_elu_in_place_refuse_a_negative_slope():
+    """`leaky_relu_()` with a negative slope and `elu_()` with a negative alpha, on a Linear's output (which no
+    node saved), make backward raise; the out-of-place forms, and the in-place ones with slope or alpha 0, run."""
+    F = nn.functional
+    cases = {F.leaky_relu_: "negative_slope", F.leaky_relu: "negative_slope", F.elu_: "alpha", F.elu: "alpha"}
+    for activation, name in cases.items():
+        for value in (-0.5, 0.0, 0.5):
+            torch.manual_seed(0)
+            h = nn.Linear(3, 3)(torch.randn(4, 3))
+            y = activation(h, **{name: value})
+            try:
+                y.sum().backward()
+            except RuntimeError as error:
+                assert activation.__name__.endswith("_") and value < 0, (activation, value)
+                assert "negative slope which is not supported" in str(error), str(error)
+            else:
+                assert not (activation.__name__.endswith("_") and value < 0), (activation, value)

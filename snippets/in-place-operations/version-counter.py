@@ -25,7 +25,7 @@ a.detach().add_(1)
 show("a.detach().add_(1)")  # detach() shares data and counter
 glue("inplace_version_final", a._version)
 
-# A view shares its base's counter; an out-of-place result starts its own at 0.
+# A view shares its base's counter; an out-of-place result has its own.
 view = a[:2]
 view.add_(1)
 print(f"after view.add_(1): a._version = {a._version}, "
