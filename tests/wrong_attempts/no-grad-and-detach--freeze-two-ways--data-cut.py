@@ -1,5 +1,5 @@
 # expect: forward_cut did not call detach() on the output of model[2]
-# Cuts with .data, which the in-place chapter warns about: no version counter, no detach().
+# Cuts with .data, not detach(): the new tensor gets a version counter of its own, not the original's.
 
 
 def freeze_first(model, k):

@@ -10,6 +10,20 @@ K = 3  # model[0] (Linear), model[1] (Tanh), model[2] (Linear) frozen; model[4] 
 STEPS = 5
 
 
+class Detaches(TorchCalls):
+    """TorchCalls that also keeps what each detach() or detach_() returned (in .returned)."""
+
+    def __init__(self):
+        super().__init__()
+        self.returned = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = super().__torch_function__(func, types, args, kwargs)
+        if getattr(func, "__name__", "") in ("detach", "detach_"):
+            self.returned.append(result)
+        return result
+
+
 def make_model():
     torch.manual_seed(0)
     return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
@@ -269,12 +283,24 @@ def freeze_two_ways(solution, check):
                 idle=(("the layers after the cut did not train", "切口之后的层没有训练"),
                       ("cut after model[k - 1], not later", "在 model[k - 1] 之后切，不要更靠后")))
 
-    # --- the method: requires_grad_(False) on the parameters themselves, detach() on the activation ---
-    check(f"freeze_first(model, {K}) keeps the model's parameters and switches off their requires_grad",
-          f"freeze_first(model, {K}) 保留模型原来的参数，只关掉它们的 requires_grad")
+    # --- the method, for every k tried: requires_grad_(False) on the parameters, detach() on the activation ---
+    for k in (K, 2):
+        check(f"freeze_first(model, {k}) keeps the model's parameters and switches off their requires_grad",
+              f"freeze_first(model, {k}) 保留模型原来的参数，只关掉它们的 requires_grad")
+        check_freeze_method(solution, k)
+        check(f"forward_cut(model, x, {k}) runs model[:{k}] on the graph and hands model[{k}] the tensor detach() "
+              f"returned for model[{k - 1}]'s output",
+              f"forward_cut(model, x, {k}) 在计算图上运行 model[:{k}]，交给 model[{k}] 的是对 model[{k - 1}] 的输出调用 "
+              "detach() 得到的那个张量")
+        check_cut_method(solution, k)
+
+
+def check_freeze_method(solution, k) -> None:
+    """Fail unless freeze_first(model, k) keeps every parameter object and switches off requires_grad
+    on those of model[:k]."""
     model = make_model()
     before = dict(model.named_parameters())
-    solution.freeze_first(model, K)
+    solution.freeze_first(model, k)
     after = dict(model.named_parameters())
     replaced = [name for name in before if after.get(name) is not before[name]]
     if replaced:
@@ -285,48 +311,103 @@ def freeze_two_ways(solution, check):
                    found=(f"{gone[0]} gone from model.named_parameters()", f"model.named_parameters() 里没有了 {gone[1]}"),
                    hint_en="keep the parameters, switch off their requires_grad: model[:k].requires_grad_(False)",
                    hint_zh="保留参数，只关掉它们的 requires_grad：model[:k].requires_grad_(False)")
-    still = [name for name, parameter in before.items() if int(name.split(".")[0]) < K and parameter.requires_grad]
+    still = [name for name, parameter in before.items() if int(name.split(".")[0]) < k and parameter.requires_grad]
     if still:
         unfrozen = parameter_names(still)
         raise Fail(f"freeze_first left requires_grad True on {unfrozen[0]}: their gradients are still computed and "
                    "thrown away",
                    f"freeze_first 之后 {unfrozen[1]} 的 requires_grad 仍是 True：它们的梯度照样被算出来再扔掉",
                    expected="requires_grad False", found="requires_grad True",
-                   hint_en="model[:k].requires_grad_(False): then backward does not compute them at all",
-                   hint_zh="用 model[:k].requires_grad_(False)：这样 backward() 根本不会计算它们的梯度")
+                   hint_en="model[:k].requires_grad_(False), whatever k is: then backward does not compute them at all",
+                   hint_zh="不管 k 是多少，都用 model[:k].requires_grad_(False)：这样 backward() 根本不会计算它们的梯度")
 
-    check(f"forward_cut(model, x, {K}) runs model[:{K}] on the graph and calls detach() on its output",
-          f"forward_cut(model, x, {K}) 在计算图上运行 model[:{K}]，再对它的输出调用 detach()")
-    model, outputs = make_model(), []
-    handle = model[K - 1].register_forward_hook(lambda module, args, output: outputs.append(output))
+
+def check_cut_method(solution, k) -> None:
+    """Fail unless forward_cut(model, x, k) runs every layer of model[:k] with recording on, calls
+    detach() on model[k - 1]'s output, and hands model[k] that detached tensor: off the graph, the
+    same storage and the same version counter as model[k - 1]'s output (not .data, not a copy)."""
+    model, recorded, outputs, received = make_model(), {}, [], []
+
+    def ran(index):
+        def hook(module, args, output):
+            # grad_fn now: a later detach_() would clear it
+            recorded.setdefault(index, []).append(output.grad_fn is not None)
+            if index == k - 1:
+                outputs.append(output)
+        return hook
+
+    handles = [model[i].register_forward_hook(ran(i)) for i in range(k)]
+    handles.append(model[k].register_forward_pre_hook(lambda module, args: received.append(args[0])))
     try:
-        with TorchCalls() as seen:
-            solution.forward_cut(model, make_input(), K)
+        with Detaches() as seen:
+            solution.forward_cut(model, make_input(), k)
     finally:
-        handle.remove()
-    if not outputs or not all(output.requires_grad for output in outputs):
-        raise Fail(f"model[:{K}] ran without recording a graph (torch.no_grad, or requires_grad switched off): the "
-                   "exercise asks for the other way, detach() on its output",
-                   f"model[:{K}] 运行时没有记录计算图（torch.no_grad，或关掉了 requires_grad）：这道练习要的是另一种方式，"
-                   "对它的输出 detach()",
-                   expected=(f"model[{K - 1}]'s output with a grad_fn, then detached",
-                             f"model[{K - 1}] 的输出带 grad_fn，然后被 detach"),
-                   found=(f"model[{K - 1}] ran {times(len(outputs))}, its output without a graph",
-                          f"model[{K - 1}] 运行了 {len(outputs)} 次，输出不在计算图上")
-                   if outputs else (f"model[{K - 1}] never ran", f"model[{K - 1}] 一次也没有运行"),
+        for handle in handles:
+            handle.remove()
+    off_graph = sorted(i for i in range(k) if not recorded.get(i) or not all(recorded[i]))
+    if off_graph:
+        names = (f"model[:{k}]",) * 2 if off_graph == list(range(k)) else layer_names(model, off_graph)
+        never = [i for i in off_graph if not recorded.get(i)]
+        raise Fail(f"{names[0]} ran without recording a graph (torch.no_grad, or requires_grad switched off), or did "
+                   "not run: the exercise asks for the other way, detach() on the output of the first k layers",
+                   f"{names[1]} 运行时没有记录计算图（torch.no_grad，或关掉了 requires_grad），或者根本没有运行："
+                   "这道练习要的是另一种方式，对前 k 层的输出 detach()",
+                   expected=(f"every layer of model[:{k}] run with recording on, its output with a grad_fn",
+                             f"model[:{k}] 的每一层都在记录计算图时运行，输出带 grad_fn"),
+                   found=(f"{layer_names(model, never)[0]} never ran" if never else
+                          f"an output of {names[0]} without a graph",
+                          f"{layer_names(model, never)[1]} 一次也没有运行" if never else f"{names[1]} 的输出不在计算图上"),
                    hint_en=f"no_grad would cut too, but this exercise contrasts requires_grad_(False) with detach(): "
-                           f"h = model[:{K}](x).detach()",
+                           f"h = model[:{k}](x).detach(), for every k",
                    hint_zh=f"no_grad 也能切断，但这道练习对比的是 requires_grad_(False) 和 detach()："
-                           f"h = model[:{K}](x).detach()")
+                           f"h = model[:{k}](x).detach()，k 是多少都一样")
     if not any(call.name in ("detach", "detach_") and any(call.tensor is output for output in outputs)
                for call in seen.calls):
-        raise Fail(f"forward_cut did not call detach() on the output of model[{K - 1}] (.data cuts without a version "
-                   "counter; a copy is not a cut)",
-                   f"forward_cut 没有对 model[{K - 1}] 的输出调用 detach()（.data 切断了图却没有版本计数器；"
-                   "复制一份也不算切断）",
-                   expected=(f"model[:{K}](x).detach()", f"model[:{K}](x).detach()"),
-                   found=(f"no detach() of model[{K - 1}]'s output", f"没有对 model[{K - 1}] 的输出调用 detach()"),
+        raise Fail(f"forward_cut did not call detach() on the output of model[{k - 1}] (.data cuts the graph but gives "
+                   "the new tensor a version counter of its own; a copy is not a cut)",
+                   f"forward_cut 没有对 model[{k - 1}] 的输出调用 detach()（.data 切断了图，但新张量的版本计数器是它自己的、"
+                   "不和原张量共享；复制一份也不算切断）",
+                   expected=(f"model[:{k}](x).detach()", f"model[:{k}](x).detach()"),
+                   found=(f"no detach() of model[{k - 1}]'s output", f"没有对 model[{k - 1}] 的输出调用 detach()"),
                    hint_en="detach() returns a tensor that shares the values, is off the graph, and keeps the version "
                            "counter, so autograd still notices a later in-place edit",
                    hint_zh="detach() 返回一个共享数值、不在计算图上的张量，并且沿用同一个版本计数器，"
                            "之后的原地修改 autograd 依然能察觉")
+    for h in received:
+        if h.grad_fn is not None:
+            raise Fail(f"model[{k}] received a tensor that is still on the graph", f"model[{k}] 收到的张量还在计算图上",
+                       expected=("its input off the graph: grad_fn None", "它的输入不在计算图上：grad_fn 是 None"),
+                       found=f"grad_fn {type(h.grad_fn).__name__}",
+                       hint_en=f"hand model[{k}:] the tensor that detach() returned, not model[{k - 1}]'s output itself",
+                       hint_zh=f"交给 model[{k}:] 的应该是 detach() 返回的张量，而不是 model[{k - 1}] 的输出本身")
+        same = [output for output in outputs if output.data_ptr() == h.data_ptr() and output.shape == h.shape]
+        if not same:
+            raise Fail(f"model[{k}] received a copy of model[{k - 1}]'s output, not the tensor detach() returned",
+                       f"model[{k}] 收到的是 model[{k - 1}] 输出的一份拷贝，而不是 detach() 返回的那个张量",
+                       expected=(f"the storage of model[{k - 1}]'s output", f"和 model[{k - 1}] 的输出共用存储"),
+                       found=("a tensor with storage of its own", "一个有自己存储的张量"),
+                       hint_en="detach() copies nothing: it returns the same values, off the graph. Hand that tensor "
+                               "itself to the later layers",
+                       hint_zh="detach() 什么都不复制：它返回同样的数值，只是不在计算图上。把这个张量本身交给后面的层")
+        version = h._version
+        torch.autograd.graph.increment_version(same[0])  # as an in-place edit of the output would
+        if h._version != version + 1:
+            raise Fail(f"model[{k}] received a tensor that shares the storage of model[{k - 1}]'s output but not its "
+                       "version counter: .data, not detach()",
+                       f"model[{k}] 收到的张量和 model[{k - 1}] 的输出共用存储，却不共用版本计数器：这是 .data，不是 detach()",
+                       expected=(f"an in-place edit of the output seen through the tensor model[{k}] received",
+                                 f"对输出的原地修改，在 model[{k}] 收到的张量上也看得到"),
+                       found=(f"its _version stayed {version}", f"它的 _version 停在 {version}"),
+                       hint_en=".data cuts the graph but gives the new tensor a version counter of its own, so autograd "
+                               "no longer sees in-place edits through it; detach() keeps the counter",
+                       hint_zh=".data 切断了图，但新张量的版本计数器是它自己的、不和原张量共享，之后的原地修改 autograd "
+                               "就察觉不到了；detach() 沿用同一个版本计数器")
+        if not any(h is returned for returned in seen.returned):
+            raise Fail(f"model[{k}] received a tensor that detach() did not return (a view of model[{k - 1}]'s output "
+                       "made under no_grad, say): the cut must be detach() itself",
+                       f"model[{k}] 收到的张量不是 detach() 返回的（比如在 no_grad 里对 model[{k - 1}] 的输出取的视图）："
+                       "切断必须靠 detach() 本身",
+                       expected=("the very tensor detach() returned", "正是 detach() 返回的那个张量"),
+                       found=("another tensor over the same storage", "同一块存储上的另一个张量"),
+                       hint_en=f"h = model[:{k}](x).detach(), then model[{k}:](h)",
+                       hint_zh=f"h = model[:{k}](x).detach()，再算 model[{k}:](h)")
