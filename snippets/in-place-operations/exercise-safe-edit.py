@@ -15,7 +15,8 @@ def forward(x, q):
     """From a = 2x: s = sigmoid(a) + 1, c = a * q + 1, then a + 1; return the sum of s * c + (a + 1).
 
     x and q are 1-D tensors of the same length that require grad. Change only the edits that
-    break backward: an in-place edit of a tensor that no node saved is harmless, keep it.
+    break backward, without saved-tensor hooks: an in-place edit of a tensor that no node saved
+    is harmless, keep it.
     """
     a = x * 2
     s = a.sigmoid()

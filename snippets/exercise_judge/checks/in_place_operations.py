@@ -1,15 +1,20 @@
 """Exercises of the chapter in-place-operations."""
 
+import contextlib
 import io
 import re
 import tokenize
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from exercise_judge.checking import Fail, exercise
 from exercise_judge.checks._shared import graph_nodes
-from exercise_judge.spies import TorchCalls
+
+# (seed, length) of the x and q each check is run on: every check, the method's included, holds for each.
+INPUTS = ((0, 6), (1, 3))
 
 
 def reference(x, q):
@@ -20,10 +25,10 @@ def reference(x, q):
     return (s * c + (a + 1)).sum()
 
 
-def inputs():
-    torch.manual_seed(0)
-    return (torch.randn(6, dtype=torch.float64, requires_grad=True),
-            torch.randn(6, dtype=torch.float64, requires_grad=True))
+def inputs(seed: int, length: int):
+    torch.manual_seed(seed)
+    return (torch.randn(length, dtype=torch.float64, requires_grad=True),
+            torch.randn(length, dtype=torch.float64, requires_grad=True))
 
 
 def code_of(solution) -> str:
@@ -42,7 +47,7 @@ def backward_hint(message: str) -> tuple[str, str]:
         return ("sigmoid saves its output for backward (its derivative is s·(1 − s)), and s.add_(1) overwrote "
                 "it. Write that edit out of place, s = s + 1, or edit a clone of s",
                 "sigmoid 为反向保存了它的输出（导数是 s·(1 − s)），s.add_(1) 把它改掉了。"
-                "把这一步改成非原地的 s = s + 1，或者改 s 的一个副本")
+                "把这一步改成非原地的 s = s + 1，或者改 s 的 clone")
     if "modified by an inplace operation" in message:
         return ("the message names the tensor's current producer (an in-place add_ is an Add), not the node "
                 "that failed. That node saved the tensor as an input: since q requires grad, a * q saved a, "
@@ -54,29 +59,141 @@ def backward_hint(message: str) -> tuple[str, str]:
         return ("the result is not on the graph any more: a detach(), a .item() or a no_grad block cut it off. "
                 "Keep the computation on the graph and change only the breaking edits",
                 "结果已经不在计算图上了：detach()、.item() 或 no_grad 块把它切断了。"
-                "让计算留在图上，只改会破坏反向的那几处编辑")
+                "让计算留在图上，只改会破坏反向传播的那几处修改")
     return ("read the error: it names the tensor that changed after a node saved it",
             "读一读报错：它说出了哪个张量在被某个节点保存之后又被改了")
 
 
-def edits_c(call, q) -> bool:
-    """Is `call` an in-place edit (add_, +=, ...) of c = a * q, a product that no node saved?"""
-    node = call.grad_fn
-    return (call.name.endswith("_") and not call.name.startswith("_") and type(node).__name__ == "MulBackward0"
-            and any(getattr(parent, "variable", None) is q for parent, _ in node.next_functions))
+@dataclass
+class Call:
+    """One torch call made by forward: its name, its tensor arguments and results, and the nodes that
+    recorded the results; for an in-place call, its tensor's grad_fn and values before and after."""
+    name: str
+    inputs: list
+    outputs: list
+    nodes: list
+    tensor: torch.Tensor | None = None
+    grad_fn_before: object = None
+    grad_fn_after: object = None
+    before: torch.Tensor | None = None
+    after: torch.Tensor | None = None
+
+
+def _tensors(values) -> list:
+    found = []
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            found.append(value)
+        elif isinstance(value, (tuple, list)):
+            found += [item for item in value if isinstance(item, torch.Tensor)]
+    return found
+
+
+class Recorded(TorchFunctionMode):
+    """`with Recorded() as seen:` keeps in seen.calls every torch function and Tensor method called."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls: list[Call] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        in_place = first is not None and name.endswith("_") and not name.startswith("_")
+        before = (first.grad_fn, first.detach().clone()) if in_place else (None, None)
+        result = func(*args, **kwargs)
+        outputs = _tensors([result])
+        call = Call(name, _tensors(list(args) + list(kwargs.values())), outputs, [t.grad_fn for t in outputs])
+        if in_place:
+            call.tensor, (call.grad_fn_before, call.before) = first, before
+            call.grad_fn_after, call.after = first.grad_fn, first.detach().clone()
+        self.calls.append(call)
+        return result
+
+
+@dataclass
+class Hooks:
+    entered: list = field(default_factory=list)  # the class name of each saved-tensor hooks context entered
+
+
+@contextlib.contextmanager
+def saved_tensor_hooks_entered():
+    """Records each `with` of torch.autograd.graph.saved_tensors_hooks or a subclass (save_on_cpu, ...)."""
+    hooks_class = torch.autograd.graph.saved_tensors_hooks
+    original = hooks_class.__enter__
+    seen = Hooks()
+
+    def spy(self):
+        seen.entered.append(type(self).__name__)
+        return original(self)
+
+    hooks_class.__enter__ = spy
+    try:
+        yield seen
+    finally:
+        hooks_class.__enter__ = original
+
+
+def storage(tensor) -> int | None:
+    """The address of tensor's storage; None for a tensor without one of its own (a functional wrapper)."""
+    try:
+        return tensor.untyped_storage().data_ptr()
+    except RuntimeError:
+        return None
+
+
+def copied_saved_tensors(calls: list[Call], nodes: list) -> list[str]:
+    """Nodes of the result's graph, made by an out-of-place call, that hold a saved tensor (not a number) which
+    is neither an argument nor a result of that call: what a saved-tensor hook that copies leaves."""
+    in_graph = set(nodes)
+    found = []
+    for call in calls:
+        if call.tensor is not None:  # in place: mul_ and the like save a clone of the old value by design
+            continue
+        own = {storage(t) for t in call.inputs + call.outputs} - {None}
+        for node in {node for node in call.nodes if node is not None and node in in_graph}:
+            for name in dir(node):
+                if not name.startswith("_saved_"):
+                    continue
+                try:
+                    saved = getattr(node, name)
+                except RuntimeError:
+                    continue
+                if (isinstance(saved, torch.Tensor) and saved.dim() > 0 and storage(saved) is not None
+                        and storage(saved) not in own):
+                    found.append(f"{type(node).__name__}.{name}")
+    return sorted(set(found))
+
+
+def edits_c(call: Call, q, nodes: list) -> bool:
+    """Is `call` the harmless edit: an in-place call on c = a * q (a product no node saved) that adds 1 to it and
+    makes c the output of a new node of the result's graph?"""
+    node = call.grad_fn_before
+    return (call.tensor is not None and type(node).__name__ == "MulBackward0"
+            and any(getattr(parent, "variable", None) is q for parent, _ in node.next_functions)
+            and call.grad_fn_after is not node and call.grad_fn_after in set(nodes)
+            and call.before.shape == call.after.shape
+            and torch.allclose(call.after - call.before, torch.ones_like(call.before), rtol=0, atol=1e-12))
 
 
 @exercise("in-place-operations/safe-edit",
           en="make a function with in-place edits safe for backward, with the same value and gradients",
-          zh="让带原地操作的函数能反向，值和梯度都不变")
+          zh="让带原地操作的函数能正常反向传播，值和梯度都不变")
 def safe_edit(solution, check):
-    x, q = inputs()
+    for seed, length in INPUTS:
+        check_one(solution, check, seed, length)
+
+
+def check_one(solution, check, seed: int, length: int):
+    on = (f" (x, q of {length} elements)", f"（x、q 各 {length} 个元素）")
+    x, q = inputs(seed, length)
     expected_value = reference(x, q)
     expected_x, expected_q = torch.autograd.grad(expected_value, (x, q))
 
-    check("forward(x, q) returns the value of the computation in the docstring",
-          "forward(x, q) 返回文档字符串里那个计算的值")
-    x, q = inputs()
+    check("forward(x, q) returns the value of the computation in the docstring" + on[0],
+          "forward(x, q) 返回文档字符串里那个计算的值" + on[1])
+    x, q = inputs(seed, length)
     found = solution.forward(x, q)
     if not isinstance(found, torch.Tensor) or found.numel() != 1:
         raise Fail("forward must return a tensor holding one number", "forward 应当返回只含一个数的张量",
@@ -97,23 +214,23 @@ def safe_edit(solution, check):
                    hint_zh="顺序要紧：乘法 a * q 用的是加 1 之前的 a，最后一行用的是改过的 s 和 a。"
                            "把一步改成非原地时，从那一行起名字要指向新张量")
 
-    check("backward through forward(x, q) runs", "对 forward(x, q) 的结果可以反向")
+    check("backward() through forward(x, q) runs" + on[0], "对 forward(x, q) 的结果调用 backward() 能跑通" + on[1])
     try:
         found.backward()
     except RuntimeError as error:
         message = str(error)
         part = re.search(r"which is output \d+ of \w+, is at version \d+; expected version \d+ instead", message)
         hint_en, hint_zh = backward_hint(message)
-        raise Fail("backward raised RuntimeError", "反向抛出了 RuntimeError",
-                   expected=("backward runs", "反向正常完成"),
+        raise Fail("backward() raised RuntimeError", "backward() 抛出了 RuntimeError",
+                   expected=("backward() runs", "backward() 正常跑完"),
                    found=(f"RuntimeError: … modified by an inplace operation: … {part.group()} …" if part
                           else f"RuntimeError: {message.splitlines()[0][:200]}",
                           f"RuntimeError：…… modified by an inplace operation：…… {part.group()} ……" if part
                           else f"RuntimeError：{message.splitlines()[0][:200]}"),
                    hint_en=hint_en, hint_zh=hint_zh) from None
 
-    check("x.grad and q.grad equal the gradients of the same computation without in-place edits",
-          "x.grad 和 q.grad 等于同一计算不用原地操作时的梯度")
+    check("x.grad and q.grad equal the gradients of the same computation without in-place edits" + on[0],
+          "x.grad 和 q.grad 等于同一计算不用原地操作时的梯度" + on[1])
     for name, grad, expected in (("x", x.grad, expected_x), ("q", q.grad, expected_q)):
         if grad is None:
             raise Fail(f"{name}.grad is None: no gradient reached {name}", f"{name}.grad 是 None：梯度没有到达 {name}",
@@ -131,8 +248,12 @@ def safe_edit(solution, check):
                        "instance sigmoid's derivative from s + 1 instead of s, or a * q's from a + 1 instead of a). "
                        "Write the edits out of place instead")
             hint_zh = ("你是通过 .data 改的：.data 和原张量共享存储，却不共享版本计数器，原来会报错的那道检查什么也没"
-                       "看到，反向就拿改过的张量去算了（比如 sigmoid 的导数用了 s + 1 而不是 s，a * q 用了 a + 1 而不是 a）。"
+                       "看到，反向传播就拿改过的张量去算了（比如 sigmoid 的导数用了 s + 1 而不是 s，a * q 用了 a + 1 而不是 a）。"
                        "应当把这些修改写成非原地的")
+        elif re.search(r"saved_tensors_hooks|save_on_cpu", code):
+            hint_en = ("a saved-tensor hook switches the version check off, so backward computed with the edited "
+                       "tensors. Remove the hook and write the breaking edits out of place instead")
+            hint_zh = "保存张量钩子关掉了版本检查，反向传播就拿改过的张量去算了。去掉钩子，把会出事的那几处修改写成非原地的"
         elif re.search(r"\bdetach\b|\bno_grad\b", code):
             hint_en = ("a detach() or a no_grad block cut one of the paths from the result to the inputs: the "
                        "value is right, but no gradient flows back along that path. Keep every step on the graph")
@@ -141,10 +262,10 @@ def safe_edit(solution, check):
         else:
             hint_en = ("backward ran with values that differ from the forward's: some saved tensor was changed "
                        "without the version counter noticing, or a path to the inputs was cut")
-            hint_zh = "反向用的值和前向的不一样：某个为反向保存的张量被改了而版本计数器没有察觉，或者通往输入的某条路径被切断了"
+            hint_zh = "反向传播用的值和前向的不一样：某个为反向保存的张量被改了而版本计数器没有察觉，或者通往输入的某条路径被切断了"
         which = " and ".join(f"{name}.grad" for name in wrong)
         raise Fail(f"backward ran without an error, but {which} {'are' if len(wrong) > 1 else 'is'} wrong",
-                   f"反向没有报错，但 {' 和 '.join(f'{name}.grad' for name in wrong)} 不对",
+                   f"反向传播没有报错，但 {' 和 '.join(f'{name}.grad' for name in wrong)} 不对",
                    expected=("the gradients of the computation without in-place edits",
                              "不用原地操作时的梯度"),
                    found=("; ".join(f"{name}.grad off by up to {d:.3g}" for name, d in wrong.items()),
@@ -152,32 +273,78 @@ def safe_edit(solution, check):
                    hint_en=hint_en, hint_zh=hint_zh)
 
     # --- the method: the same computation, with only the breaking edits changed ---
-    check("forward still computes with the docstring's operations (a sigmoid, no custom Function)",
-          "forward 仍然用文档字符串里的那些运算来算（有 sigmoid，没有自定义 Function）")
-    x, q = inputs()
-    with TorchCalls() as seen:
+    x, q = inputs(seed, length)
+    with saved_tensor_hooks_entered() as hooks, Recorded() as seen:
         out = solution.forward(x, q)
     nodes = graph_nodes(out) if isinstance(out, torch.Tensor) else []
-    names = {type(node).__name__ for node in nodes}
+
+    check("forward still computes with the docstring's operations: one sigmoid, whose backward receives c, and no "
+          "custom Function" + on[0],
+          "forward 仍然用文档字符串里的那些运算来算：只有一个 sigmoid，它的反向节点收到 c，没有自定义 Function" + on[1])
+    names = sorted(type(node).__name__ for node in nodes)
     custom = any(isinstance(node, torch.autograd.function.BackwardCFunction) for node in nodes)
-    if custom or "SigmoidBackward0" not in names:
+    sigmoids = [node for node in nodes if type(node).__name__ == "SigmoidBackward0"]
+    if custom or len(sigmoids) != 1:
         raise Fail(f"the result is not computed by the code of forward any more (graph nodes: "
-                   f"{', '.join(sorted(names))}): fix the edits, don't replace the computation",
-                   f"结果已经不是由 forward 里那段代码算出来的了（图中节点：{', '.join(sorted(names))}）："
+                   f"{', '.join(sorted(set(names)))}): fix the edits, don't replace the computation",
+                   f"结果已经不是由 forward 里那段代码算出来的了（图中节点：{', '.join(sorted(set(names)))}）："
                    "要修的是那几处修改，不是换掉整个计算",
-                   expected=("a graph with SigmoidBackward0, MulBackward0, AddBackward0 …",
-                             "图中有 SigmoidBackward0、MulBackward0、AddBackward0 ……"),
-                   found=", ".join(sorted(names)),
+                   expected=("a graph with one SigmoidBackward0, MulBackward0, AddBackward0 …",
+                             "图中有一个 SigmoidBackward0，还有 MulBackward0、AddBackward0 ……"),
+                   found=(f"{len(sigmoids)} × SigmoidBackward0" + (", a custom Function" if custom else ""),
+                          f"{len(sigmoids)} 个 SigmoidBackward0" + ("，还有自定义 Function" if custom else "")),
                    hint_en="keep the starter's lines and rewrite only the in-place edits that backward rejects",
                    hint_zh="保留起始文件里的代码，只改写让 backward() 报错的那几处原地修改")
+    copied = copied_saved_tensors(seen.calls, nodes)  # before backward frees what the nodes saved
+    received = []
+    handle = sigmoids[0].register_prehook(lambda grad_outputs: received.append(grad_outputs[0]))
+    try:
+        out.backward()
+    finally:
+        handle.remove()
+    c = (2 * x * q + 1).detach()
+    if not received or received[0] is None or not torch.allclose(received[0].double(), c, rtol=1e-9, atol=1e-9):
+        got = "nothing" if not received or received[0] is None else \
+            f"off from c by up to {(received[0].double() - c).abs().max().item():.3g}"
+        raise Fail("the sigmoid in the graph is not the one the result is computed with: its backward does not "
+                   "receive c = a * q + 1",
+                   "图里的 sigmoid 不是算出结果的那一个：它的反向节点收到的梯度不是 c = a * q + 1",
+                   expected=("the gradient c = a * q + 1 at SigmoidBackward0", "SigmoidBackward0 收到梯度 c = a * q + 1"),
+                   found=(got, "什么也没收到" if got == "nothing" else got.replace("off from c by up to", "与 c 最多差")),
+                   hint_en="compute s with a.sigmoid(), as the starter does, and let the result use that s",
+                   hint_zh="像起始文件那样用 a.sigmoid() 算 s，并让结果用的就是这个 s")
 
-    check("the harmless in-place edit c.add_(1) is kept", "无害的原地修改 c.add_(1) 保留了下来")
-    if not any(edits_c(call, q) for call in seen.calls):
+    check("no saved-tensor hooks: each node saved the very tensors its operation used" + on[0],
+          "没有保存张量钩子：每个节点保存的正是它的运算用到的那些张量" + on[1])
+    if hooks.entered or copied:
+        raise Fail("forward ran under saved-tensor hooks: they switch the version check off, which hides a "
+                   "breaking edit instead of fixing it" if hooks.entered else
+                   "some nodes saved copies instead of the tensors their operations used: the breaking edits were "
+                   "not fixed, the saved tensors were swapped",
+                   "forward 是在保存张量钩子里运行的：钩子关掉了版本检查，只会把出事的修改藏起来，而不是修好它"
+                   if hooks.entered else
+                   "有些节点保存的是拷贝，不是它的运算用到的张量：出事的修改没有修好，只是换掉了被保存的张量",
+                   expected=("no saved_tensors_hooks, save_on_cpu or the like around the computation",
+                             "计算外面不套 saved_tensors_hooks、save_on_cpu 之类"),
+                   found=(", ".join(hooks.entered + copied), "、".join(hooks.entered + copied)),
+                   hint_en="remove the hook, keep every edit that breaks nothing in place, and write the ones that "
+                           "change a saved tensor out of place (or apply them to a clone)",
+                   hint_zh="去掉钩子；不会出事的修改照旧原地做，改到被保存张量的那几处写成非原地的（或者改在 clone 上）")
+
+    check("the harmless in-place edit c.add_(1) is kept: 1 added in place to the product c the result uses" + on[0],
+          "无害的原地修改 c.add_(1) 保留了下来：对结果用到的乘积 c 原地加 1" + on[1])
+    if not any(edits_c(call, q, nodes) for call in seen.calls):
+        touched = sorted({call.name for call in seen.calls if call.tensor is not None
+                          and type(call.grad_fn_before).__name__ == "MulBackward0"})
         raise Fail("c.add_(1) was rewritten too: no node saved c, so that in-place edit was harmless; change only "
                    "the edits of s and a",
                    "c.add_(1) 也被改掉了：没有节点保存 c，这处原地修改是无害的；只改 s 和 a 的那两处",
-                   expected=("c = a * q, then c.add_(1), in place", "c = a * q，然后原地 c.add_(1)"),
-                   found=("c computed out of place", "c 是非原地算出来的"),
+                   expected=("c = a * q, then c.add_(1), in place, on the c the result uses",
+                             "c = a * q，然后对结果用到的这个 c 原地做 c.add_(1)"),
+                   found=((f"in-place calls on a product, but none adds 1 to the c the result uses: "
+                           f"{', '.join(touched)}") if touched else "c computed out of place",
+                          (f"对乘积做了原地调用，但没有一次是对结果用到的 c 加 1：{'、'.join(touched)}") if touched
+                          else "c 是非原地算出来的"),
                    hint_en="ask for each edit which node saved the tensor: sigmoid saved s, a * q saved a, nobody "
                            "saved c",
                    hint_zh="对每处修改问一句：是哪个节点保存了它？sigmoid 保存了 s，a * q 保存了 a，c 没有被任何节点保存")
