@@ -1,5 +1,8 @@
 """Exercise: write a custom autograd Function for x³, and check its backward with gradcheck.
 
+forward keeps x with ctx.save_for_backward; backward reads it from ctx.saved_tensors and writes
+the derivative by hand (no autograd inside backward, in reverse or forward mode).
+
 Fill in `Cube` and `cube`, then judge them from the repository root:
     nox -s judge -- gradient-checking/custom-function snippets/gradient-checking/exercise-custom-function.py
 (or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
@@ -20,7 +23,7 @@ class Cube(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         """Given grad_output, the gradient of the final result with respect to Cube's output, return
-        the gradient with respect to x (same shape as x): the chain rule, with d(x³)/dx = 3x²."""
+        the gradient with respect to x (same shape as x): the chain rule, with d(x³)/dx = 3x², written out."""
         raise NotImplementedError("return the gradient with respect to x")
 
 

@@ -6,14 +6,25 @@ from torch.autograd.gradcheck import GradcheckError
 
 from exercise_judge.checking import Fail, exercise
 from exercise_judge.checks._shared import refuse_ctx_attributes, refuse_passes, require_function_class
-from exercise_judge.spies import autograd_passes, counted
+from exercise_judge.spies import TorchCalls, autograd_passes, counted
 
+# Every case gets every check, the method's included: (shape of x, seed).
+CASES = (((4,), 1), ((2, 3), 2))
 
-FLOAT32_EN = ("right to about seven digits only, the precision of float32: don't cast inside the Function "
-              "(.float()); gradcheck is meaningful only in float64, and one float32 step makes even a correct "
-              "backward fail it")
-FLOAT32_ZH = ("只对到七位左右，正是 float32 的精度：不要在 Function 里转换类型（.float()）；gradcheck 只有在 float64 "
-              "下才有意义，中间一步 float32 就会让正确的 backward 也通不过")
+# Where the float32 step is decides what gradcheck makes of it (claims.py of the chapter:
+# float32_forward_fails_gradcheck_float32_backward_passes).
+FORWARD32_EN = ("right to about seven digits only, the precision of float32: don't cast inside forward (.float()). "
+                "A float32 forward puts float32 rounding into gradcheck's central differences, and with values of "
+                "order one gradcheck then fails even a correct backward")
+FORWARD32_ZH = ("只对到七位左右，正是 float32 的精度：forward 里不要转换类型（.float()）。forward 用了 float32，"
+                "gradcheck 的中心差分里就带上了 float32 的舍入误差，数值在 1 左右时，正确的 backward 也通不过")
+BACKWARD32_EN = ("right to about seven digits only, the precision of float32: don't cast inside backward (.float()). "
+                 "gradcheck would let this through (float32 rounding is far inside its rtol of 1e-3); this judge "
+                 "checks the gradient to 1e-10")
+BACKWARD32_ZH = ("只对到七位左右，正是 float32 的精度：backward 里不要转换类型（.float()）。gradcheck 放得过这种误差"
+                 "（float32 的舍入误差远在它的 rtol = 1e-3 之内）；本评测按 1e-10 检查梯度")
+# Ops that only forward-mode AD calls (torch.autograd.forward_ad, and torch.func.jvp, jacfwd, linearize on it).
+FORWARD_MODE = ("_make_dual", "_unpack_dual")
 
 
 def relative_error(found, expected):
@@ -46,8 +57,8 @@ def run_backward(out, x, grad_output):
 
 
 def jacobian_from_backward(cube, x):
-    """The Jacobian as gradcheck builds it: one backward per output element with a one-hot
-    grad_output; column j is what backward returned for output j (rows: inputs)."""
+    """The Jacobian built as gradcheck builds it (it does so twice): a backward with a one-hot
+    grad_output for each output element; column j is what backward returned for output j (rows: inputs)."""
     out = cube(x)
     columns = []
     for j in range(out.numel()):
@@ -57,16 +68,68 @@ def jacobian_from_backward(cube, x):
     return torch.stack(columns, dim=1)
 
 
+def call_backward(solution, x, grad_output):
+    """Cube's node called directly, in this thread and under no_grad as autograd calls it: the backward
+    passes it asked for, the tensors saved for a backward pass while it ran (a graph recorded by going
+    below torch.autograd.grad, to the engine), and the forward-mode ops it called (a second call: under
+    the counting mode the spies would see each pass twice)."""
+    saved = []
+    out = solution.cube(x)  # held while its node runs: torch 2.6 frees what it saved otherwise
+    with torch.no_grad(), autograd_passes() as passes, \
+            torch.autograd.graph.saved_tensors_hooks(lambda tensor: saved.append(tensor) or tensor, lambda t: t):
+        out.grad_fn.apply(grad_output)
+    out = solution.cube(x)
+    with torch.no_grad(), TorchCalls() as seen:
+        out.grad_fn.apply(grad_output)
+    forward_mode = [call.name for call in seen.calls if call.name in FORWARD_MODE]
+    return passes, len(saved), forward_mode
+
+
+def refuse_autograd_in_backward(passes, saved, forward_mode):
+    asked_en, asked_zh = counted(passes)
+    expected = ("grad_output times 3x², written out", "亲手写出的 grad_output 乘以 3x²")
+    hint = ("return grad_output * 3 * x ** 2, computed from the saved x", "返回 grad_output * 3 * x ** 2，用保存的 x 来算")
+    refuse_passes(passes, (f"Cube.backward asked autograd for the derivative ({asked_en}): the exercise is to write "
+                           f"it by hand", f"Cube.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你亲手写出导数"),
+                  expected, hint)
+    if forward_mode:
+        raise Fail("Cube.backward asked autograd for the derivative in forward mode (dual numbers: "
+                   "torch.autograd.forward_ad, or torch.func.jvp, jacfwd, linearize): the exercise is to write it by "
+                   "hand", "Cube.backward 让 autograd 用前向模式替它求导（对偶数：torch.autograd.forward_ad，或 "
+                   "torch.func.jvp、jacfwd、linearize）：这道练习要你亲手写出导数",
+                   expected=expected, found=tuple(separator.join(f"{forward_mode.count(name)} × {name}"
+                                                                 for name in FORWARD_MODE if name in forward_mode)
+                                                  for separator in (", ", "、")),
+                   hint_en=hint[0], hint_zh=hint[1])
+    if saved:
+        raise Fail("Cube.backward recorded a graph and saved tensors for a backward pass of its own: it asked "
+                   "autograd for the derivative, below torch.autograd.grad",
+                   "Cube.backward 自己记录了计算图，为一次反向传播保存了张量：它绕过 torch.autograd.grad，"
+                   "还是让 autograd 替它求导",
+                   expected=(expected[0] + ", which under no_grad saves nothing",
+                             expected[1] + "，在 no_grad 下不保存任何张量"),
+                   found=(f"{saved} tensor{'' if saved == 1 else 's'} saved while backward ran",
+                          f"backward 运行时保存了 {saved} 个张量"),
+                   hint_en=hint[0], hint_zh=hint[1])
+
+
 @exercise("gradient-checking/custom-function",
-          en="a custom autograd Function for x³, checked by gradcheck",
-          zh="为 x³ 写一个自定义 autograd Function，并用 gradcheck 检查")
+          en="a custom autograd Function for x³: save_for_backward, a backward by hand, checked by gradcheck",
+          zh="为 x³ 写一个自定义 autograd Function：save_for_backward、亲手写的 backward，并用 gradcheck 检查")
 def custom_function(solution, check):
     check("Cube is a torch.autograd.Function", "Cube 是一个 torch.autograd.Function")
     require_function_class(solution, "Cube", ("keep the class of the starter file and fill in its two static methods",
                                                     "保留起始文件里的类，填好它的两个静态方法"))
+    for shape, seed in CASES:
+        case(solution, check, shape, seed)
 
-    check("cube(x) equals x³, in float64, and goes through Cube", "cube(x) 等于 x³，是 float64，并且经过 Cube")
-    x = draw(5)
+
+def case(solution, check, shape, seed):
+    case_en, case_zh = f"x of shape {shape}", f"x 的形状为 {shape}"
+
+    check(f"{case_en}: cube(x) equals x³, in float64, and goes through Cube",
+          f"{case_zh}：cube(x) 等于 x³，是 float64，并且经过 Cube")
+    x = draw(*shape, seed=seed)
     out = solution.cube(x)
     if not isinstance(out, torch.Tensor) or out.shape != x.shape:
         raise Fail("cube(x) did not return a tensor shaped like x", "cube(x) 返回的不是和 x 同形状的张量",
@@ -77,17 +140,18 @@ def custom_function(solution, check):
     if out.dtype != torch.float64:
         raise Fail(f"cube(x) turned float64 into {out.dtype}", f"cube(x) 把 float64 变成了 {out.dtype}",
                    expected="torch.float64", found=str(out.dtype),
-                   hint_en="don't cast inside the Function: gradcheck is meaningful only in float64, and one "
-                           "float32 step makes even a correct backward fail it",
-                   hint_zh="不要在 Function 里转换类型：gradcheck 只有在 float64 下才有意义，中间一步 float32 "
-                           "就会让正确的 backward 也通不过")
+                   hint_en="don't cast inside the Function: a float32 forward puts float32 rounding into gradcheck's "
+                           "central differences, and with values of order one gradcheck then fails even a correct "
+                           "backward",
+                   hint_zh="不要在 Function 里转换类型：forward 用了 float32，gradcheck 的中心差分里就带上了 float32 "
+                           "的舍入误差，数值在 1 左右时，正确的 backward 也通不过")
     difference = (out.detach() - x.detach() ** 3).abs().max().item()
     if difference > 1e-12:
         rounded = relative_error(out.detach(), x.detach() ** 3) < 1e-5
         raise Fail("cube(x) is not x³", "cube(x) 不等于 x³",
                    expected=("x ** 3", "x ** 3"), found=(f"off by up to {difference:.3g}", f"最多差 {difference:.3g}"),
-                   hint_en=FLOAT32_EN if rounded else "forward returns x ** 3",
-                   hint_zh=FLOAT32_ZH if rounded else "forward 返回 x ** 3")
+                   hint_en=FORWARD32_EN if rounded else "forward returns x ** 3",
+                   hint_zh=FORWARD32_ZH if rounded else "forward 返回 x ** 3")
     node = type(out.grad_fn).__name__ if out.grad_fn is not None else "None"
     if node != f"{solution.Cube.__name__}Backward":
         raise Fail(f"cube(x) did not go through Cube: its grad_fn is {node}",
@@ -98,14 +162,16 @@ def custom_function(solution, check):
                    hint_zh="用 Cube.apply(x) 调用这个 Function：直接调用 Cube.forward，或者在 cube 里直接算 x ** 3，"
                            "你的 backward 都不会进入计算图")
 
-    check("the gradient of cube(x).sum() is 3x²", "cube(x).sum() 的梯度是 3x²")
+    check(f"{case_en}: the gradient of cube(x).sum() is 3x²", f"{case_zh}：cube(x).sum() 的梯度是 3x²")
     grad = run_backward(out.sum(), x, None)
     expected = 3 * x.detach() ** 2
+    float32_only = False
     if grad.shape != x.shape:
         found = (f"a gradient of shape {tuple(grad.shape)}", f"形状为 {tuple(grad.shape)} 的梯度")
     else:
         ratio = grad / expected
         if relative_error(grad, expected) < 1e-5:  # right to float32 precision only
+            float32_only = True
             found = (f"3x² to float32 precision only (relative error {relative_error(grad, expected):.1g})",
                      f"只在 float32 精度下等于 3x²（相对误差 {relative_error(grad, expected):.1g}）")
         elif torch.allclose(ratio, ratio.mean().expand_as(ratio)):  # a constant factor off, such as 3x² · 3
@@ -116,81 +182,94 @@ def custom_function(solution, check):
     if grad.shape != x.shape or not torch.allclose(grad, expected, rtol=1e-10, atol=1e-12):
         raise Fail("x.grad after cube(x).sum().backward() is not 3x²", "cube(x).sum().backward() 之后 x.grad 不是 3x²",
                    expected=("3 * x ** 2", "3 * x ** 2"), found=found,
-                   hint_en=FLOAT32_EN if found[0].startswith("3x² to float32") else
+                   hint_en=BACKWARD32_EN if float32_only else
                    "d(x³)/dx = 3x², computed from the x that forward saved (ctx.saved_tensors), not from the output",
-                   hint_zh=FLOAT32_ZH if found[0].startswith("3x² to float32") else
+                   hint_zh=BACKWARD32_ZH if float32_only else
                    "d(x³)/dx = 3x²，用 forward 保存的 x（ctx.saved_tensors）来算，不是用输出")
 
-    for shape, seed in (((4,), 1), ((2, 3), 2)):
-        shown = str(shape)
-        check(f"gradcheck(cube, (x,)) passes for a random float64 x of shape {shown}",
-              f"对形状为 {shown} 的随机 float64 x，gradcheck(cube, (x,)) 通过")
-        x = draw(*shape, seed=seed)
-        try:
-            gradcheck(solution.cube, (x,))
-            continue
-        except NotImplementedError:
-            raise
-        except GradcheckError as error:
-            raised = str(error).splitlines()[0].rstrip(",")
-        except RuntimeError as error:
-            raise Fail("gradcheck could not run your Function", "gradcheck 没法运行你的 Function",
-                       expected=("gradcheck returns True", "gradcheck 返回 True"),
-                       found=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
-                       hint_en="read the error: gradcheck calls cube and your backward many times, with one-hot "
-                               "grad_outputs", hint_zh="读一读报错：gradcheck 会多次调用 cube 和你的 backward，"
-                                                      "每次的 grad_output 只有一个元素是 1") from None
-        # Summarise the mismatch in words: the Jacobian as your backward gives it, against the true one.
-        analytical = jacobian_from_backward(solution.cube, x)
-        true = torch.diag(3 * x.detach().reshape(-1) ** 2)
-        same_columns = bool((analytical == analytical[:, :1]).all())
-        if same_columns:
-            shape_en, shape_zh = ("every column is the same vector 3x²: your backward ignores grad_output and returns "
-                                  "the same gradient for every output element",
-                                  "每一列都是同一个向量 3x²：你的 backward 不看 grad_output，对每个输出元素都返回同样的梯度") \
-                if torch.allclose(analytical[:, 0], true.diagonal()) else \
-                ("every column is the same vector: your backward does not multiply by grad_output element by "
-                 "element", "每一列都是同一个向量：你的 backward 没有逐元素地乘上 grad_output")
-            hint_en = ("multiply by grad_output: return grad_output * 3 * x ** 2. With .sum(), grad_output is all "
-                       "ones, which is why the check above passed; gradcheck calls backward once per output element "
-                       "with a one-hot grad_output, and sees the difference")
-            hint_zh = ("要乘上 grad_output：返回 grad_output * 3 * x ** 2。用 .sum() 时 grad_output 全是 1，所以上面那项"
-                       "检查能通过；gradcheck 对每个输出元素各调用一次 backward，grad_output 只有那个位置是 1，"
-                       "差别就露出来了")
-        else:
-            worst = (analytical - true).abs().max().item()
-            shape_en = f"a Jacobian that differs from the true one, diag(3x²), by up to {worst:.3g}"
-            shape_zh = f"雅可比矩阵和真正的 diag(3x²) 最多差 {worst:.3g}"
-            hint_en = ("x³ is elementwise, so the Jacobian is diagonal: backward must return grad_output * 3x², "
-                       "computed in float64 from the saved x")
-            hint_zh = "x³ 是逐元素的，雅可比矩阵是对角的：backward 要返回 grad_output * 3x²，用保存的 x 在 float64 下算"
-        raise Fail(f'gradcheck raised GradcheckError ("{raised}"): the Jacobian built from your backward does not '
-                   "match the one measured by finite differences",
-                   f"gradcheck 抛出了 GradcheckError（“{raised}”）：用你的 backward 得到的雅可比矩阵，"
-                   "和有限差分测出来的不一致",
-                   expected=("3x² on the diagonal and zeros elsewhere (x³ is elementwise), as the finite differences "
-                             "measure", "对角线上是 3x²、其余为 0（x³ 是逐元素的），和有限差分测出来的一样"),
-                   found=(shape_en, shape_zh), hint_en=hint_en, hint_zh=hint_zh)
+    check(f"{case_en}: gradcheck(cube, (x,)) passes in float64", f"{case_zh}：gradcheck(cube, (x,)) 在 float64 下通过")
+    x = draw(*shape, seed=seed)
+    try:
+        gradcheck(solution.cube, (x,))
+    except NotImplementedError:
+        raise
+    except GradcheckError as error:
+        explain_mismatch(solution, x, str(error).splitlines()[0].rstrip(","))
+    except RuntimeError as error:
+        raise Fail("gradcheck could not run your Function", "gradcheck 没法运行你的 Function",
+                   expected=("gradcheck returns True", "gradcheck 返回 True"),
+                   found=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
+                   hint_en="read the error: gradcheck calls cube and your backward many times, with one-hot "
+                           "and all-zero grad_outputs", hint_zh="读一读报错：gradcheck 会多次调用 cube 和你的 "
+                                                               "backward，grad_output 有只含一个 1 的，也有全是 0 的") from None
 
     # --- the method: ctx.save_for_backward, and a derivative written by hand ---
-    check("forward keeps what backward needs with ctx.save_for_backward, not as attributes of ctx",
-          "forward 用 ctx.save_for_backward 保存 backward 要用的东西，而不是存成 ctx 的属性")
-    refuse_ctx_attributes(solution.cube(draw(5, seed=3)), "ctx.save_for_backward(x)",
+    check(f"{case_en}: forward keeps x with ctx.save_for_backward and backward reads it from ctx.saved_tensors: an "
+          "in-place edit of x between forward and backward makes backward raise",
+          f"{case_zh}：forward 用 ctx.save_for_backward 保存 x，backward 从 ctx.saved_tensors 取回：在 forward 和 "
+          "backward 之间原地修改 x，backward 会报错")
+    refuse_ctx_attributes(solution.cube(draw(*shape, seed=seed)), "ctx.save_for_backward(x)",
                           ("ctx.save_for_backward(x) in forward and ctx.saved_tensors in backward: autograd then "
                            "checks that x was not modified in place, and frees it after backward",
                            "在 forward 里用 ctx.save_for_backward(x)，在 backward 里取 ctx.saved_tensors："
                            "这样 autograd 会检查 x 有没有被原地修改，反向传播结束后也会释放它"))
-
-    check("Cube.backward computes 3x² itself, without asking autograd for the derivative",
-          "Cube.backward 自己算出 3x²，不让 autograd 替它求导")
-    x = draw(5, seed=4)
+    x = draw(*shape, seed=seed)
     out = solution.cube(x)
-    with autograd_passes() as passes:
-        torch.autograd.grad(out, x, torch.ones_like(out))
-    asked = [found for found in passes if not found.by(__file__)]  # the judge's own call excepted
-    asked_en, asked_zh = counted(asked)
-    refuse_passes(asked, (f"Cube.backward asked autograd for the derivative ({asked_en}): the exercise is to write "
-                          f"it by hand", f"Cube.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你亲手写出导数"),
-                  ("grad_output times 3x², written out", "亲手写出的 grad_output 乘以 3x²"),
-                  ("return grad_output * 3 * x ** 2, computed from the saved x",
-                   "返回 grad_output * 3 * x ** 2，用保存的 x 来算"))
+    with torch.no_grad():
+        x.mul_(1)  # the same values, one version more
+    try:
+        torch.autograd.grad(out.sum(), x)
+    except RuntimeError as error:
+        if "modified by an inplace operation" not in str(error):
+            raise
+    else:
+        raise Fail("backward did not notice an in-place edit of x: it did not read x from ctx.saved_tensors",
+                   "backward 没有发现 x 被原地修改过：它不是从 ctx.saved_tensors 取的 x",
+                   expected=("x.mul_(1) between forward and backward, then backward raises \"modified by an inplace "
+                             "operation\"", "在 forward 和 backward 之间做 x.mul_(1)，backward 随后报 “modified by an "
+                             "inplace operation”"),
+                   found=("backward ran without an error", "backward 照常运行，没有报错"),
+                   hint_en="ctx.save_for_backward(x) in forward, and (x,) = ctx.saved_tensors in backward; a copy "
+                           "(x.clone(), x.tolist()) or x kept anywhere else on ctx escapes the version check",
+                   hint_zh="在 forward 里 ctx.save_for_backward(x)，在 backward 里 (x,) = ctx.saved_tensors；"
+                           "存副本（x.clone()、x.tolist()），或者把 x 放在 ctx 的别处，都会躲过版本检查")
+
+    check(f"{case_en}: Cube.backward computes 3x² itself, without asking autograd for the derivative (reverse or "
+          "forward mode)", f"{case_zh}：Cube.backward 自己算出 3x²，不让 autograd 替它求导（反向模式、前向模式都不行）")
+    torch.manual_seed(seed)
+    refuse_autograd_in_backward(*call_backward(solution, draw(*shape, seed=seed),
+                                               torch.randn(*shape, dtype=torch.float64)))
+
+
+def explain_mismatch(solution, x, raised):
+    """The Fail for a GradcheckError: the Jacobian built from the reader's backward, in words."""
+    analytical = jacobian_from_backward(solution.cube, x)
+    true = torch.diag(3 * x.detach().reshape(-1) ** 2)
+    if bool((analytical == analytical[:, :1]).all()):
+        shape_en, shape_zh = ("every column is the same vector 3x²: your backward ignores grad_output and returns "
+                              "the same gradient for every output element",
+                              "每一列都是同一个向量 3x²：你的 backward 不看 grad_output，对每个输出元素都返回同样的梯度") \
+            if torch.allclose(analytical[:, 0], true.diagonal()) else \
+            ("every column is the same vector: your backward does not multiply by grad_output element by "
+             "element", "每一列都是同一个向量：你的 backward 没有逐元素地乘上 grad_output")
+        hint_en = ("multiply by grad_output: return grad_output * 3 * x ** 2. With .sum(), grad_output is all "
+                   "ones, which is why the check above passed; gradcheck calls backward with a one-hot "
+                   "grad_output for each output element (twice each, and compares the two results), and sees "
+                   "the difference")
+        hint_zh = ("要乘上 grad_output：返回 grad_output * 3 * x ** 2。用 .sum() 时 grad_output 全是 1，所以上面那项"
+                   "检查能通过；gradcheck 对每个输出元素都用只有那个位置为 1 的 grad_output 调用 backward"
+                   "（每个调两次，比较两次的结果），差别就露出来了")
+    else:
+        worst = (analytical - true).abs().max().item()
+        shape_en = f"a Jacobian that differs from the true one, diag(3x²), by up to {worst:.3g}"
+        shape_zh = f"雅可比矩阵和真正的 diag(3x²) 最多差 {worst:.3g}"
+        hint_en = ("x³ is elementwise, so the Jacobian is diagonal: backward must return grad_output * 3x², "
+                   "computed in float64 from the saved x")
+        hint_zh = "x³ 是逐元素的，雅可比矩阵是对角的：backward 要返回 grad_output * 3x²，用保存的 x 在 float64 下算"
+    raise Fail(f'gradcheck raised GradcheckError ("{raised}"): the Jacobian built from your backward does not '
+               "match the one measured by finite differences",
+               f"gradcheck 抛出了 GradcheckError（“{raised}”）：用你的 backward 得到的雅可比矩阵，"
+               "和有限差分测出来的不一致",
+               expected=("3x² on the diagonal and zeros elsewhere (x³ is elementwise), as the finite differences "
+                         "measure", "对角线上是 3x²、其余为 0（x³ 是逐元素的），和有限差分测出来的一样"),
+               found=(shape_en, shape_zh), hint_en=hint_en, hint_zh=hint_zh)
