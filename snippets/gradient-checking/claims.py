@@ -196,3 +196,54 @@ def float64_rounding_grows_with_the_values():
     f = lambda v: (v * v.cos()).sum()  # noqa: E731
     assert _max_central_difference_error(f, point.clone().requires_grad_(), 1e-6) < 1e-8
     assert _max_central_difference_error(f, (1000 * point).requires_grad_(), 1e-6) > 1e-5
+
+
+
+def gradcheck_calls_backward_with_zeros_and_wants_zeros_back():
+    """By default gradcheck calls the backward twice with an all-zero grad_output, once with check_undefined_grad=False;
+    a backward that returns anything but zeros for it fails, even with check_undefined_grad=False."""
+    torch.manual_seed(0)
+    t = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    for setting, expected in ((True, 2), (False, 1)):
+        grad_outputs = []
+        assert gradcheck(_softplus([], grad_outputs), (t,), check_undefined_grad=setting)
+        assert sum(int(g.count_nonzero()) == 0 for g in grad_outputs) == expected, (setting, grad_outputs)
+
+    class NotZeroForZero(torch.autograd.Function):  # right for every grad_output but zeros
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t.exp().log1p()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return grad_output * t.sigmoid() + (grad_output == 0).all() * t.sigmoid()
+
+    assert not _passes(NotZeroForZero.apply, t)
+    try:
+        gradcheck(NotZeroForZero.apply, (t,), check_undefined_grad=False)
+    except GradcheckError as error:
+        assert "not multiplied by grad_output" in str(error), str(error)
+    else:
+        raise AssertionError("a backward that returns non-zeros for a zero grad_output passed")
+
+
+def fast_mode_compares_the_jacobians_along_fixed_pseudorandom_directions():
+    """With fast_mode=True, gradcheck never calls the backward with a one-hot grad_output: it nudges the input along a
+    direction with no zero element and calls the backward with a grad_output with no zero element, the same ones
+    whatever the global random seed."""
+    torch.manual_seed(0)
+    t = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    seen = []
+    for seed in (1, 2):
+        inputs, grad_outputs = [], []
+        torch.manual_seed(seed)
+        assert gradcheck(_softplus(inputs, grad_outputs), (t,), fast_mode=True)
+        nudges = [x - t.detach() for x in inputs if not torch.equal(x, t.detach())]
+        dense_nudges = [n for n in nudges if int(n.count_nonzero()) == t.numel()]
+        dense_grads = [g for g in grad_outputs if int(g.count_nonzero()) == t.numel()]
+        assert dense_nudges and dense_grads, (nudges, grad_outputs)
+        assert not any(int(g.count_nonzero()) == 1 for g in grad_outputs), grad_outputs
+        seen.append((dense_nudges[0], dense_grads[0]))
+    assert torch.equal(seen[0][0], seen[1][0]) and torch.equal(seen[0][1], seen[1][1]), "the seed changed them"
