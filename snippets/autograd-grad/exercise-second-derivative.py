@@ -11,9 +11,11 @@ import torch
 def second_derivative(f, x):
     """Return d²f/dx² at x, as a 0-dim tensor.
 
-    `f` maps a 0-dim tensor to a 0-dim tensor (for example `lambda t: t**3`, or `torch.sin`);
-    `x` is a 0-dim floating-point tensor with requires_grad=True. Use torch.autograd.grad for
-    both derivatives, and leave x.grad alone: it must still be None afterwards.
+    `f` maps a 0-dim tensor to a 0-dim tensor (for example `lambda t: t**3`, or `torch.sin`),
+    and its derivative still depends on x; `x` is a 0-dim floating-point tensor with
+    requires_grad=True. Take both derivatives with your own torch.autograd.grad calls (the first
+    with create_graph=True, the second of what the first returned), and leave x.grad alone: it
+    must still be None afterwards.
     """
     raise NotImplementedError("differentiate f twice with torch.autograd.grad")
 

@@ -1,4 +1,4 @@
-# expect: second_derivative called backward(): it wrote into x.grad
+# expect: called backward(): it wrote into x.grad, even if it set it back to None
 # backward() instead of torch.autograd.grad, with x.grad set back to None so that the end state looks clean.
 import torch
 
