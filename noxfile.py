@@ -35,7 +35,7 @@ TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
 NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
 # Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
 # from torch==<v> and these dependency groups (together, everything any session uses), installed by pip-sync.
-LOCK_GROUPS = ("browser", "preview")
+LOCK_GROUPS = ("browser", "practice", "preview")
 # pip-compile and pip-sync live in their own venv, .nox/pip-tools, itself installed from a lock.
 PIP_TOOLS = "pip-tools==7.6.2"
 PIP_TOOLS_LOCK = LOCKS / "pip-tools.txt"
