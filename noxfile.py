@@ -27,8 +27,8 @@ nox.options.sessions = ["tests"]
 ROOT = Path(__file__).parent
 sys.path.insert(0, str(ROOT / "conf"))
 import book_settings  # noqa: E402  (the facts the noxfile shares with conf.py and the tests)
-from book_settings import (BUILD, DEFAULT_TORCH, LANGUAGES, LOCKS, NODE_TOOLS, RECORDS, TORCH_VERSIONS,  # noqa: E402
-                           lock_file, out_root)
+from book_settings import (BUILD, DEFAULT_TORCH, JUDGE, JUDGE_SITE_FOLDER, LANGUAGES, LOCKS, NODE_TOOLS,  # noqa: E402
+                           RECORDS, TORCH_VERSIONS, lock_file, out_root)
 
 PYPROJECT = book_settings.PYPROJECT
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
@@ -48,6 +48,10 @@ PIP_COMPILE = ["--quiet", "--upgrade", "--strip-extras", "--unsafe-package", "pi
 EXECUTION_LEFT_TO_SPHINX = 3
 # torch builds with a local label (2.13.0+cpu) are on PyTorch's own index, one per label, never on PyPI.
 PYTORCH_INDEX = "https://download.pytorch.org/whl/{}"
+# The judge's wheel (snippets/judge) is built here, from a copy of its sources; its zip entries carry this
+# time unless SOURCE_DATE_EPOCH says otherwise (1980-01-01, the earliest a zip holds), so two builds are equal.
+JUDGE_WHEELS = BUILD / "judge"
+JUDGE_EPOCH = "315532800"
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
 # Every command a session runs sees the one-thread settings, and can `import book_settings`.
 RUN_ENV = {**book_settings.RUN_ENV, "PYTHONPATH": str(ROOT / "conf")}
@@ -92,15 +96,59 @@ def use_torch_env(session: nox.Session, torch: str, locked: bool = True) -> Path
     stamp = venv / "installed-lock.txt"
     if stamp.is_file() and stamp.read_text() == wanted:
         session.log(f"{venv.name}: installed from this lock last time, skipping pip")
+        install_judge(session, python)
         return python
     stamp.unlink(missing_ok=True)  # an install that fails half-way leaves no stamp
+    (venv / "installed-judge.txt").unlink(missing_ok=True)  # pip-sync removes what the lock does not name
     if locked:
         sync_to_lock(session, python, lock)
     else:
         session.run(str(python), "-m", "pip", "install", "--quiet", *requirements)
     session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")  # import measured
     stamp.write_text(wanted)
+    install_judge(session, python)
     return python
+
+
+def build_judge_wheel(session: nox.Session) -> Path:
+    """build/judge/<wheel>: the judge's wheel, the one file readers install and every torch venv installs.
+    Built by pip (setuptools from the pip-tools venv's lock) from a scratch copy of snippets/judge, so
+    that no build/ or egg-info lands in the sources; built again only when a file of them changed."""
+    sources = sorted(path for path in JUDGE.rglob("*") if path.is_file() and "__pycache__" not in path.parts)
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(f"{path.relative_to(JUDGE).as_posix()}\0".encode() + path.read_bytes() + b"\0")
+    digest.update(os.environ.get("SOURCE_DATE_EPOCH", JUDGE_EPOCH).encode())
+    with book_settings.exclusive(JUDGE_WHEELS / "build.lock"):
+        stamp, wheels = JUDGE_WHEELS / "sources.sha256", sorted(JUDGE_WHEELS.glob("*.whl"))
+        if stamp.is_file() and stamp.read_text() == digest.hexdigest() and len(wheels) == 1:
+            return wheels[0]
+        stamp.unlink(missing_ok=True)
+        for wheel in wheels:
+            wheel.unlink()
+        tools = pip_tools(session)
+        with tempfile.TemporaryDirectory() as scratch:
+            copy = Path(scratch) / "judge"
+            shutil.copytree(JUDGE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+            session.run(str(tools / "python"), "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                        "--wheel-dir", str(JUDGE_WHEELS), str(copy),
+                        env={"SOURCE_DATE_EPOCH": os.environ.get("SOURCE_DATE_EPOCH", JUDGE_EPOCH)})
+        (wheel,) = JUDGE_WHEELS.glob("*.whl")
+        stamp.write_text(digest.hexdigest())
+        return wheel
+
+
+def install_judge(session: nox.Session, python: Path) -> None:
+    """Install the judge's wheel into the venv of `python`, as a reader installs it, unless that very wheel
+    is installed already (a stamp holds its hash): the tests and a reader use one judge."""
+    wheel = build_judge_wheel(session)
+    wanted = f"{wheel.name} sha256 {hashlib.sha256(wheel.read_bytes()).hexdigest()}\n"
+    stamp = python.parents[1] / "installed-judge.txt"
+    if stamp.is_file() and stamp.read_text() == wanted:
+        return
+    stamp.unlink(missing_ok=True)
+    session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel))
+    stamp.write_text(wanted)
 
 
 def lock_stamp(lock: Path) -> str:
@@ -249,8 +297,25 @@ def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> P
     site_path = urllib.parse.urlsplit(book_settings.SITE_URL).path
     (site / "404.html").write_text(missing.substitute(site_path=site_path), encoding="utf-8")
     write_sitemap(site, [root / language / "sitemap.json" for language in LANGUAGES])
+    publish_judge(site / JUDGE_SITE_FOLDER, build_judge_wheel(session))
     session.log(f"site: {site / 'index.html'}")
     return site
+
+
+def publish_judge(folder: Path, wheel: Path) -> None:
+    """<site>/judge/: the judge's wheel and a page linking it, the fixed address readers give pip
+    (`pip install --find-links <site>/judge/ autograd-measured-judge`) and each exercise names."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(wheel, folder / wheel.name)
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    (folder / "index.html").write_text(
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{book_settings.JUDGE_DISTRIBUTION}</title>\n</head>\n<body>\n"
+        f"<h1>{book_settings.JUDGE_DISTRIBUTION}</h1>\n"
+        f'<p><a href="{wheel.name}#sha256={digest}">{wheel.name}</a></p>\n'
+        f"<p><code>pip install --find-links {book_settings.SITE_URL}{JUDGE_SITE_FOLDER}/ "
+        f"{book_settings.JUDGE_DISTRIBUTION}</code></p>\n</body>\n</html>\n", encoding="utf-8")
 
 
 def write_sitemap(site: Path, page_lists: list[Path]) -> None:

@@ -35,11 +35,24 @@ REPOSITORY: str = PYPROJECT["project"]["urls"]["Repository"]
 # (conf.py's html_baseurl). A custom domain would replace this line.
 _OWNER, _REPOSITORY_NAME = REPOSITORY.removeprefix("https://github.com/").split("/")[:2]
 SITE_URL: str = f"https://{_OWNER.lower()}.github.io/{_REPOSITORY_NAME}/"
+# The exercises' judge: its own distribution (snippets/judge/pyproject.toml), built as a wheel that every
+# torch venv installs and the site serves under judge/ (JUDGE_SITE_FOLDER) for readers' pip.
+JUDGE = SNIPPETS / "judge"
+JUDGE_DISTRIBUTION = "autograd-measured-judge"
+JUDGE_SITE_FOLDER = "judge"
+
+
+def exercise_file(exercise_id: str, solution: bool = False) -> Path:
+    """snippets/<chapter>/exercise-<name>.py, the starter a reader fills in (its reference solution:
+    exercise-<name>-solution.py) of the exercise "<chapter>/<name>"."""
+    chapter, name = exercise_id.split("/")
+    return SNIPPETS / chapter / f"exercise-{name}{'-solution' if solution else ''}.py"
+
+
 # What the project installs from snippets/ beside the chapters' snippets: the helper modules (measured,
-# prewarmed) and packages (exercise_judge). They are tools, not snippets a page loads.
+# prewarmed), and the judge. They are tools, not snippets a page loads.
 _SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
-INSTALLED_FROM_SNIPPETS: list[Path] = ([SNIPPETS / f"{name}.py" for name in _SETUPTOOLS["py-modules"]]
-                                       + [SNIPPETS / name for name in _SETUPTOOLS["packages"] if "." not in name])
+INSTALLED_FROM_SNIPPETS: list[Path] = [SNIPPETS / f"{name}.py" for name in _SETUPTOOLS["py-modules"]] + [JUDGE]
 
 # The MyST syntax extensions of every page: Sphinx's myst_enable_extensions and the page model's parser.
 MYST_EXTENSIONS: list[str] = ["colon_fence", "deflist", "substitution"]

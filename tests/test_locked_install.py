@@ -16,6 +16,7 @@ import book_settings
 from book_settings import ROOT, lock_file
 
 PROJECT = "autograd-measured"  # the book's own helpers, installed editable on top of the lock
+JUDGE = book_settings.JUDGE_DISTRIBUTION  # the exercises' judge, installed from its wheel on top of the lock
 # The venv's own installer, never in a lock; setuptools and wheel came with the venv and are
 # compared only where a locked package needs them (pip-sync leaves all three alone).
 INSTALLER = "pip"
@@ -37,7 +38,7 @@ def test_the_venv_holds_exactly_its_lock():
     if not lock.is_file():
         pytest.fail(f"torch {torch} has no lock, {lock.relative_to(ROOT)}: run nox -s lock -- {torch}", pytrace=False)
     locked = pins(lock.read_text().splitlines())
-    frozen = subprocess.run([sys.executable, "-m", "pip", "freeze", "--all", "--exclude", PROJECT],
+    frozen = subprocess.run([sys.executable, "-m", "pip", "freeze", "--all", "--exclude", PROJECT, "--exclude", JUDGE],
                             capture_output=True, text=True, check=True).stdout.splitlines()
     installed = pins(frozen)
     unpinned = [line for line in frozen if not PIN.match(line) and not line.startswith("#")]  # -e, a URL

@@ -2,8 +2,10 @@
 
 The reader's file runs in ``python -m exercise_judge.child``, so that a solution that hangs, floods
 the terminal or crashes is stopped and reported in plain words, never as a bare traceback. The
-child runs with the book's run environment (one thread: float32 reductions give the same digits
-on every machine) from the repository root.
+limits are kept with what every operating system has: the parent reads the child's pipe on a
+thread, counts what it printed and kills the child after ``timeout`` seconds. The child runs in
+the solution file's folder with one thread (``RUN_ENV``: float32 reductions then give the same
+digits on every machine, as in the book's own runs).
 """
 
 from __future__ import annotations
@@ -11,40 +13,50 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
-
-from book_settings import ROOT, RUN_ENV
-from prewarmed import launch_subprocess
-
-Launch = Callable[..., object]  # prewarmed.launch_subprocess or a prewarmed.Server
+from typing import Callable, Optional, Union
 
 TIMEOUT_SECONDS = 60
 OUTPUT_LIMIT = 20_000  # characters a solution may print before it is stopped
+# The book's run environment (conf/book_settings.py's RUN_ENV holds the same; a test compares them).
+RUN_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+
+
+def launch_subprocess(args: list, *, env: dict, cwd: Union[str, Path]) -> subprocess.Popen:
+    """A new interpreter with text pipes: stdin, and stdout with stderr merged into it (UTF-8, as the
+    child writes it)."""
+    return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            encoding="utf-8", errors="replace", env=env, cwd=cwd)
+
+
+# launch(args, env=..., cwd=...) -> a context manager with stdin, stdout, poll(), kill(), wait(), returncode:
+# launch_subprocess, or the book's tests' prewarmed.Server (forks of a process that imported torch once).
+Launch = Callable[..., object]
 
 
 @dataclass
 class Run:
     """What the child did: the checks it reported, or why it was stopped or believed not."""
 
-    checks: list[dict] | None  # one dict per check begun, as child.py writes them; None: no result to believe
-    stopped: str | None  # "timeout" or "flood" when the judge stopped the child
+    checks: Optional[list]  # one dict per check begun, as child.py writes them; None: no result to believe
+    stopped: Optional[str]  # "timeout" or "flood" when the judge stopped the child
     output: str  # what the reader's code printed
-    status: int | None  # the child's exit status
+    status: Optional[int]  # the child's exit status
 
 
 def run(exercise_id: str, file: Path, timeout: float = TIMEOUT_SECONDS, launch: Launch = launch_subprocess) -> Run:
-    """`launch` starts the child: a plain subprocess, or a fork of a process that imported torch already
-    (``prewarmed.Server``, as the tests use for their hundreds of runs)."""
+    """`launch` starts the child (see ``Launch``), in the folder of `file`."""
+    file = file.resolve()
     with tempfile.TemporaryDirectory() as folder:
         result_path, token = Path(folder) / "result.json", secrets.token_hex(16)
-        with launch([sys.executable, "-m", "exercise_judge.child", exercise_id, str(file.resolve()), str(result_path)],
-                    env={**os.environ, **RUN_ENV, "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}, cwd=ROOT) as child:
+        with launch([sys.executable, "-m", "exercise_judge.child", exercise_id, str(file), str(result_path)],
+                    env={**os.environ, **RUN_ENV, "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}, cwd=file.parent) as child:
             try:
                 child.stdin.write(token + "\n")
                 child.stdin.close()

@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-
-from book_settings import SNIPPETS
+from typing import Callable
 
 
 class Fail(Exception):
@@ -57,12 +54,6 @@ def described(value) -> tuple[str, str]:
     return f"{type(value).__name__}: {shown(value)}", f"{type(value).__name__}：{shown(value)}"
 
 
-def starter(exercise_id: str) -> Path:
-    """snippets/<chapter>/exercise-<name>.py: the file the reader starts from."""
-    chapter, name = exercise_id.split("/")
-    return SNIPPETS / chapter / f"exercise-{name}.py"
-
-
 @dataclass
 class Exercise:
     id: str  # <chapter>/<name>
@@ -72,14 +63,6 @@ class Exercise:
     @property
     def chapter(self) -> str:
         return self.id.split("/")[0]
-
-    @property
-    def starter(self) -> Path:
-        return starter(self.id)
-
-    @property
-    def solution(self) -> Path:
-        return self.starter.with_name(self.starter.stem + "-solution.py")
 
 
 EXERCISES: dict[str, Exercise] = {}

@@ -27,6 +27,10 @@ def _where(error: BaseException, file: Path) -> dict:
 
 
 def run(exercise_id: str, file: Path, result_path: Path) -> None:
+    # The parent reads UTF-8 whatever the console's code page (Windows: often cp1252 or gbk).
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8", errors="replace")
     token = sys.stdin.readline().strip()
     exercise = load()[exercise_id]
     spies.install()  # before the reader's file binds its own names to torch.autograd's functions

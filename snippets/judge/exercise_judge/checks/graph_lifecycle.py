@@ -7,7 +7,7 @@ from pathlib import Path
 
 import torch
 
-from exercise_judge.checking import Fail, exercise, starter, times
+from exercise_judge.checking import Fail, exercise, times
 from exercise_judge.checks._shared import hint_for, refuse_passes
 from exercise_judge.spies import TorchCalls, autograd_passes, counted
 
@@ -19,14 +19,29 @@ KEPT_BACK = ("what that code leaves in w.grad (kept back, so that you predict it
              "这段代码留在 w.grad 里的值（不直接给出，留给你推算：看提示）")
 
 
+# The code each function of the starter file shows in its docstring (a test keeps them equal): the
+# judge runs it and compares the reader's prediction with what it leaves in w.grad.
+SHOWN_CODE = {
+    "predicted_grad": """\
+w = torch.tensor([1.0], requires_grad=True)
+for i in range(5):
+    (w * (i + 1)).sum().backward()
+""",
+    "predicted_grad_with_reset": """\
+w = torch.tensor([2.0], requires_grad=True)
+loss = (w * w).sum()
+for i in range(3):
+    if i == 1:
+        w.grad = None
+    loss.backward(retain_graph=True)
+""",
+}
+
+
 def run_shown_code(function: str) -> torch.Tensor:
-    """w after the code that the starter shows in the docstring of `function`, run for real: the
-    judge compares the reader's prediction with what that very code leaves in w.grad."""
-    source = starter("graph-lifecycle/predict-grad").read_text(encoding="utf-8")
-    shown = next(ast.get_docstring(node) for node in ast.parse(source).body
-                 if isinstance(node, ast.FunctionDef) and node.name == function)
+    """w after the code that the starter shows in the docstring of `function`, run for real."""
     namespace = {"torch": torch}
-    exec(shown.split("\n", 1)[1], namespace)  # the docstring asks its question, then shows the code
+    exec(SHOWN_CODE[function], namespace)
     return namespace["w"]
 
 

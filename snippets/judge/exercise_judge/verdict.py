@@ -26,7 +26,13 @@ WORDS = {
         "flood": "Stopped: the solution printed more than {limit} characters. Remove the prints in loops.",
         "missing": "{file} has no `{name}`: keep the names of the starter file.",
         "no-file": "There is no file {file}.",
-        "unknown": "There is no exercise {id}. `nox -s judge -- --list` lists them.",
+        "unknown": "There is no exercise {id}. `python -m exercise_judge --list` lists them.",
+        "no-torch": "The judge needs torch {lowest} or newer, below {above}, and this Python ({python}) has no "
+                    "torch. Install it as https://pytorch.org/get-started/locally/ says, then run the judge again.",
+        "torch-range": "This Python ({python}) has torch {found}; the judge supports torch {lowest} or newer, below "
+                       "{above}, the releases its checks are proven on. Install a torch in that range "
+                       "(https://pytorch.org/get-started/locally/ for the newest, "
+                       "https://pytorch.org/get-started/previous-versions/ for older ones), then run the judge again.",
         "printed": "What your code printed (first lines):",
     },
     "zh": {
@@ -45,7 +51,13 @@ WORDS = {
         "flood": "已停止：输出超过了 {limit} 个字符。去掉循环里的 print。",
         "missing": "{file} 里没有 `{name}`：请保留起始文件里的名字。",
         "no-file": "找不到文件 {file}。",
-        "unknown": "没有名为 {id} 的练习。`nox -s judge -- --list` 会列出全部练习。",
+        "unknown": "没有名为 {id} 的练习。`python -m exercise_judge --list` 会列出全部练习。",
+        "no-torch": "评测需要 {lowest} 及以上、低于 {above} 的 torch，而当前的 Python（{python}）里没有安装 torch。"
+                    "请按 https://pytorch.org/get-started/locally/ 的说明安装，然后再运行评测。",
+        "torch-range": "当前的 Python（{python}）里装的是 torch {found}，而评测只支持 {lowest} 及以上、低于 {above} 的 "
+                       "torch：它的检查只在这些版本上验证过。请安装这个范围内的 torch（最新版见 "
+                       "https://pytorch.org/get-started/locally/，旧版本见 "
+                       "https://pytorch.org/get-started/previous-versions/），然后再运行评测。",
         "printed": "你的代码打印了（前几行）：",
     },
 }
@@ -66,7 +78,7 @@ class Verdict:
 
 
 def refused(exercise_id: str, language: str, reason: str, **names) -> Verdict:
-    """A verdict given before anything ran: "unknown" exercise, or "no-file"."""
+    """A verdict given before anything ran: "unknown" exercise, "no-file", "no-torch" or "torch-range"."""
     return Verdict(exercise_id, False, [WORDS[language][reason].format(**names)])
 
 
