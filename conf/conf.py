@@ -44,6 +44,7 @@ extensions = [
     "book_extensions.page_weight",
     "book_extensions.seo",
     "book_extensions.notebooks",
+    "book_extensions.exercises",
 ]
 
 exclude_patterns = ["**/.ipynb_checkpoints"]

@@ -27,7 +27,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import book_settings
-from book_extensions import notebooks, pages
+from book_extensions import exercises, notebooks, pages
 from book_extensions.snippet_cells import ANSI, rendered_code_cells
 from built_site import doctree
 
@@ -73,7 +73,8 @@ def unescaped(markdown: str) -> str:
 
 @pytest.mark.parametrize("language", pages.LANGUAGES)
 def test_each_page_with_code_cells_has_its_notebook_and_only_those(site, language):
-    found = sorted(str(p.relative_to(site / language)) for p in (site / language).rglob("*" + notebooks.SUFFIX))
+    found = sorted(str(p.relative_to(site / language)) for p in (site / language).rglob("*" + notebooks.SUFFIX)
+                   if p.parent.name != exercises.FOLDER)  # the exercises' notebooks: tests/test_exercise_notebooks.py
     wanted = sorted(str(Path(name).with_suffix(notebooks.SUFFIX)) for lang, name, _ in NOTEBOOK_PAGES if lang == language)
     assert found == wanted, f"{language}: notebooks in the site {found}, pages with code cells {wanted}"
 

@@ -24,7 +24,7 @@ from book_extensions import pages
 from book_extensions.seo import DESCRIPTION_LENGTH
 from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.snapshots import printed_lines
-from book_settings import DOCS, SITE_URL, installed_torch
+from book_settings import DOCS, JUDGE_DISTRIBUTION, JUDGE_SITE_FOLDER, SITE_URL, installed_torch
 from built_site import doctree
 from snippet_runs import expected_snapshot, glued_values, normalise
 
@@ -174,12 +174,28 @@ def test_an_executed_page_states_its_torch_and_snippet_count(build, language, na
 
 
 def test_site_holds_both_languages_and_a_language_chooser(site):
-    """What GitHub Pages serves: the two languages, a chooser, and nothing of the build's own."""
-    assert sorted(p.name for p in site.iterdir()) == ["404.html", "en", "index.html", "robots.txt", "sitemap.xml", "zh"]
+    """What GitHub Pages serves: the two languages, a chooser, the judge's wheel, and nothing of the build's own."""
+    assert sorted(p.name for p in site.iterdir()) == ["404.html", "en", "index.html", JUDGE_SITE_FOLDER, "robots.txt",
+                                                      "sitemap.xml", "zh"]
     links = {attrs.get("href") for tag, attrs in Tags(site / "index.html").tags if tag == "a"}
     assert {"zh/index.html", "en/index.html"} <= links
     for language in pages.LANGUAGES:
         assert not (site / language / ".buildinfo").exists()
+
+
+def test_the_site_serves_the_judge_to_pip(site):
+    """<site>/judge/: the judge's wheel, the one the venvs have installed, and a page linking it with its hash,
+    which pip reads with --find-links (tests/judge_wheel.py installs from it, served locally)."""
+    import hashlib
+    from importlib.metadata import distribution
+
+    folder = site / JUDGE_SITE_FOLDER
+    (wheel,) = folder.glob("*.whl")
+    assert wheel.name == f"{JUDGE_DISTRIBUTION.replace('-', '_')}-{distribution(JUDGE_DISTRIBUTION).version}-py3-none-any.whl"
+    links = {attrs.get("href") for tag, attrs in Tags(folder / "index.html").tags if tag == "a"}
+    assert links == {f"{wheel.name}#sha256={hashlib.sha256(wheel.read_bytes()).hexdigest()}"}
+    installed = {str(path) for path in distribution(JUDGE_DISTRIBUTION).files if path.suffix == ".py"}
+    assert "exercise_judge/__init__.py" in installed and "exercise_judge/checks/_shared.py" in installed
 
 
 def test_no_kernel_or_install_paths_in_outputs(site):
