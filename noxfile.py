@@ -436,6 +436,37 @@ def judge(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def practice(session: nox.Session) -> None:
+    """Practise in the browser: nox -s practice [-- en] serves every exercise notebook of one language
+    (zh by default) in JupyterLab on 127.0.0.1, the judge in its kernel; Ctrl-C stops it."""
+    import practice_server  # conf/, stdlib only
+
+    language = session.posargs[0] if session.posargs else next(iter(LANGUAGES))
+    if language not in LANGUAGES:
+        session.error(f"practise one of {', '.join(LANGUAGES)}, not {language!r}")
+    python = use_torch_env(session, DEFAULT_TORCH)  # the judge's wheel included
+    site = build_site(session, python, DEFAULT_TORCH)
+    folder = BUILD / "practice" / language
+    folder.mkdir(parents=True, exist_ok=True)
+    # A notebook already there holds the reader's work: kept. Delete it to start that exercise afresh.
+    fresh = [notebook for notebook in sorted((site / language / "exercises").glob("*.ipynb"))
+             if not (folder / notebook.name).exists()]
+    for notebook in fresh:
+        shutil.copyfile(notebook, folder / notebook.name)
+    session.log(f"{folder.relative_to(ROOT)}: {len(fresh)} notebooks copied, the others kept as you left them")
+    server = practice_server.start(python, folder, BUILD / "practice" / f"jupyter-{language}",
+                                   env=command_environment(session))
+    session.log(f"JupyterLab, the exercises of {language}: {server.url}  (Ctrl-C stops it)")
+    try:
+        server.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        practice_server.stop(server)
+    session.log("JupyterLab and its kernels stopped")
+
+
+@nox.session(venv_backend="none")
 def drift(session: nox.Session) -> None:
     """List, per torch version last tested, every snippet that prints differently from the default, with the diff."""
     session.env.update(RUN_ENV)

@@ -1,0 +1,119 @@
+"""Practice in the browser, as `nox -s practice` offers it: JupyterLab (and Notebook 7) over the exercise
+notebooks of one language, driven in chromium. The starter's verdict fails with its message; the
+reference solution typed into the starter cell passes; a solution that hangs is stopped with the
+judge's message and the kernel still runs the next cell; stopping the server leaves no process.
+Screenshots: build/screenshots/practice-jupyterlab-<lang>.png.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import book_settings
+import practice_server
+from book_extensions import exercises
+from book_settings import exercise_file
+
+pytestmark = pytest.mark.browser
+
+EXERCISE = "gradient-accumulation/micro-batches"
+NOTEBOOK = exercises.notebook_name(EXERCISE)
+FILE = exercise_file(EXERCISE).name
+SOLUTION_CELL, JUDGE_CELL = exercises.CELL_IDS.index("solution"), exercises.CELL_IDS.index("judge")
+WORDS = {"en": {"fail": "Not yet: check", "pass": "Passed: all", "hang": "Stopped after 5 s"},
+         "zh": {"fail": "还没通过：第", "pass": "通过：", "hang": "5 秒后仍未结束，已停止"}}
+SCREENSHOTS = book_settings.BUILD / "screenshots"
+WAIT_MS = 180_000  # a cold kernel imports torch, then the judge's child does: slow on a loaded 2-core machine
+
+
+@pytest.fixture(scope="module", params=["zh", "en"])
+def practice(request, site, tmp_path_factory):
+    """The practice server over one language's exercise notebooks (copied, as nox -s practice copies them)."""
+    language = request.param
+    home = tmp_path_factory.mktemp(f"practice-{language}")
+    folder = home / "notebooks"
+    shutil.copytree(site / language / exercises.FOLDER, folder)
+    server = practice_server.start(Path(sys.executable), folder, home / "jupyter")
+    try:
+        yield language, server
+    finally:
+        started = practice_server.descendants(server.process.pid)
+        practice_server.stop(server)
+        left = [pid for pid in [server.process.pid, *started] if practice_server.running(pid)]
+        assert not left, f"still running after the server was stopped: {left}"
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 1000}, service_workers="block")
+    yield context.new_page()
+    context.close()
+
+
+def run_all(page) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+
+
+def cell(page, n: int):
+    return page.locator(".jp-Notebook .jp-Cell").nth(n)
+
+
+def replace_code(page, n: int, code: str) -> None:
+    """Select everything in cell n's editor and put `code` there, as a paste would (no auto-indent)."""
+    editor = cell(page, n).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(code)
+
+
+def verdict(page, words: str) -> str:
+    output = cell(page, JUDGE_CELL).locator(".jp-OutputArea-output", has_text=words)
+    output.wait_for(timeout=WAIT_MS)
+    return output.inner_text()
+
+
+def open_notebook(page, server, app: str) -> None:
+    path = "lab/tree" if app == "lab" else "notebooks"
+    page.goto(f"{server.base}{path}/{NOTEBOOK}?token={server.token}")
+    cell(page, JUDGE_CELL).wait_for(timeout=WAIT_MS)
+
+
+def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(practice, page):
+    language, server = practice
+    words = WORDS[language]
+    open_notebook(page, server, "lab")
+    run_all(page)
+    failed = verdict(page, words["fail"])
+    assert "✘" in failed and "Traceback" not in failed, failed
+    cell(page, JUDGE_CELL).scroll_into_view_if_needed()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"practice-jupyterlab-{language}.png")
+
+    solution = exercise_file(EXERCISE, solution=True).read_text(encoding="utf-8")
+    replace_code(page, SOLUTION_CELL, f"%%writefile {FILE}\n{solution}")
+    run_all(page)
+    passed = verdict(page, words["pass"])
+    assert "✘" not in passed, passed
+
+    replace_code(page, SOLUTION_CELL, f"%%writefile {FILE}\nwhile True:\n    pass\n")
+    replace_code(page, JUDGE_CELL, "from exercise_judge import judge\n\n"
+                                   f"print(judge({EXERCISE!r}, {FILE!r}, language={language!r}, timeout=5).text)")
+    run_all(page)
+    verdict(page, words["hang"])
+    replace_code(page, JUDGE_CELL, "print('kernel', 6 * 7)")
+    run_all(page)
+    cell(page, JUDGE_CELL).locator(".jp-OutputArea-output", has_text="kernel 42").wait_for(timeout=WAIT_MS)
+
+
+def test_notebook_7_judges_the_starter(practice, page):
+    language, server = practice
+    open_notebook(page, server, "notebook")
+    run_all(page)
+    failed = verdict(page, WORDS[language]["fail"])
+    assert "✘" in failed, failed
