@@ -27,6 +27,7 @@ BROKEN_PAGES = {
                                   + cell("../../snippets/demo/floods.py", ":tags: [raises-exception]\n"),
     "hanging-snippet.md": FRONT_MATTER + "# Hangs\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/hangs.py"),
+    "unknown-exercise.md": "# Unknown exercise\n\nA statement.\n\n```{exercise-notebook} demo/nothing\n```\n",
     "unrendered-cell.md": FRONT_MATTER + "# Unrendered\n\n" + cell("../../snippets/demo/fine.py")
                           + "\n" + cell("../../snippets/demo/fine.py", ":tags: [remove-input, remove-output]\n"),
 }
@@ -55,6 +56,11 @@ def zh_build(scratch):
 def test_missing_snippet_names_page_line_and_path(zh_build):
     assert ("docs/zh/missing-snippet.md:9: ERROR: `:load: ../../snippets/demo/nowhere.py` names a missing file"
             in zh_build), zh_build
+
+
+def test_an_exercise_notebook_without_its_starter_names_page_line_and_file(zh_build):
+    assert ("docs/zh/unknown-exercise.md:5: ERROR: no exercise 'demo/nothing': its starter file would be "
+            "snippets/demo/exercise-nothing.py" in zh_build), zh_build
 
 
 def test_code_cells_without_front_matter_fail(zh_build):
