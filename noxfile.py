@@ -467,6 +467,40 @@ def practice(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def judge_wheel(session: nox.Session) -> None:
+    """A reader's install: nox -s judge_wheel -- <torch> makes a fresh venv with only that torch and the judge
+    from a locally served site, and judges every solution, starter and wrong attempt outside the repository."""
+    torch = session.posargs[0] if session.posargs else DEFAULT_TORCH
+    if torch not in TORCH_VERSIONS:
+        session.error(f"no torch {torch} in pyproject.toml; supported: {', '.join(TORCH_VERSIONS)}")
+    pinned = re.search(r"^torch==(\S+)$", lock_file(torch).read_text(), re.MULTILINE).group(1)  # 2.13.0+cpu
+    site = build_site(session, use_torch_env(session, DEFAULT_TORCH), DEFAULT_TORCH)
+    venv = BUILD / "judge-wheel" / f"torch-{torch}"
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run(sys.executable, "-m", "venv", str(venv))
+    python = venv / "bin" / "python"
+    label = pinned.partition("+")[2]
+    index = ["--extra-index-url", PYTORCH_INDEX.format(label)] if label else []
+    session.run(str(python), "-m", "pip", "install", "--quiet", f"torch=={pinned}", *index)
+    server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], cwd=site,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
+        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-index", "--find-links",
+                    f"http://127.0.0.1:{port}/{JUDGE_SITE_FOLDER}/", book_settings.JUDGE_DISTRIBUTION)
+    finally:
+        server.terminate()
+        server.wait()
+    # From a folder outside the repository, nothing of it on the path (no PYTHONPATH=conf, no project).
+    env = {key: value for key, value in command_environment(session).items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    with tempfile.TemporaryDirectory() as outside:
+        checked = subprocess.run([str(python), "-I", str(ROOT / "tests" / "judge_wheel.py"), str(ROOT)],
+                                 cwd=outside, env=env)
+    if checked.returncode:
+        session.error(f"torch {pinned}: the installed judge did not give every expected verdict (above)")
+
+
+@nox.session(venv_backend="none")
 def drift(session: nox.Session) -> None:
     """List, per torch version last tested, every snippet that prints differently from the default, with the diff."""
     session.env.update(RUN_ENV)

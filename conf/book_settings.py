@@ -157,3 +157,4 @@ if __name__ == "__main__" and sys.argv[1:] == ["--github-output"]:
 
     print(f"torch={json.dumps(TORCH_VERSIONS)}")
     print(f"default={DEFAULT_TORCH}")
+    print(f"newest={TORCH_VERSIONS[-1]}")
