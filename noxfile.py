@@ -496,6 +496,8 @@ def judge_wheel(session: nox.Session) -> None:
     with tempfile.TemporaryDirectory() as outside:
         checked = subprocess.run([str(python), "-I", str(ROOT / "tests" / "judge_wheel.py"), str(ROOT)],
                                  cwd=outside, env=env)
+    if os.environ.get("BOOK_DISCARD_VENVS"):  # a one-shot clone (.ci/run): PyPI's torch with CUDA is GBs
+        shutil.rmtree(venv)
     if checked.returncode:
         session.error(f"torch {pinned}: the installed judge did not give every expected verdict (above)")
 
