@@ -175,6 +175,12 @@ def pip_tools(session: nox.Session) -> Path:
     return venv / "bin"
 
 
+def locked_torch(lock: Path) -> str:
+    """The torch build `lock` pins, with its local label if any ("2.13.0+cpu"); "" if it pins none."""
+    pinned = re.search(r"^torch==(\S+)$", lock.read_text(), re.MULTILINE)
+    return pinned.group(1) if pinned else ""
+
+
 def sync_to_lock(session: nox.Session, python: Path, lock: Path) -> None:
     """Make the venv of `python` hold exactly `lock` (pip, its installer, stays as it is).
 
@@ -183,12 +189,12 @@ def sync_to_lock(session: nox.Session, python: Path, lock: Path) -> None:
     pytest's warnings-as-errors, where a SyntaxWarning is an error: jieba's invalid escape sequences
     then failed Sphinx's zh search module in the tests."""
     tools = pip_tools(session)
-    torch = re.search(r"^torch==(\S+)$", lock.read_text(), re.MULTILINE)
-    label = torch.group(1).partition("+")[2] if torch else ""
+    torch = locked_torch(lock)
+    label = torch.partition("+")[2]
     if label:
         # PyPI has no 2.13.0+cpu: torch alone from PyTorch's index for its label (asked only when that
         # build is not installed yet; a wheel in pip's find-links serves too), then pip-sync finds it in place.
-        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", f"torch=={torch.group(1)}",
+        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", f"torch=={torch}",
                     "--extra-index-url", PYTORCH_INDEX.format(label))
     session.run(str(tools / "pip-sync"), "--quiet", "--no-config", "--python-executable", str(python), str(lock))
 
@@ -473,7 +479,7 @@ def judge_wheel(session: nox.Session) -> None:
     torch = session.posargs[0] if session.posargs else DEFAULT_TORCH
     if torch not in TORCH_VERSIONS:
         session.error(f"no torch {torch} in pyproject.toml; supported: {', '.join(TORCH_VERSIONS)}")
-    pinned = re.search(r"^torch==(\S+)$", lock_file(torch).read_text(), re.MULTILINE).group(1)  # 2.13.0+cpu
+    pinned = locked_torch(lock_file(torch))  # 2.13.0+cpu
     site = build_site(session, use_torch_env(session, DEFAULT_TORCH), DEFAULT_TORCH)
     venv = BUILD / "judge-wheel" / f"torch-{torch}"
     shutil.rmtree(venv, ignore_errors=True)
