@@ -11,6 +11,8 @@ same in all three, except that glued values reach a page only from the kernel.
 - ``TIMING``: start a printed line with it when its numbers depend on the machine (timings);
   the snapshot tests then compare that line's words but not its numbers. (Plain ASCII: an
   emoji such as a stopwatch shows as an empty box where the code font lacks it.)
+- ``roughly(value)``: print a float whose digits are rounding noise (``~3.0e-08``); the snapshot
+  tests compare its mark but not its digits.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 # Set by the snapshot tests, so that every glued value is part of the reviewed output.
 SHOW_GLUE_ENV = "MEASURED_SHOW_GLUE"
 TIMING = "timing:"
+ROUGHLY = "~"
 
 
 def glue(name: str, value, *, varies: bool = False) -> None:
@@ -48,6 +51,12 @@ def glue(name: str, value, *, varies: bool = False) -> None:
         import matplotlib.pyplot as plt
 
         plt.close(value)
+
+
+def roughly(value: float, spec: str = ".1e") -> str:
+    """``~3.0e-08``: a float made of rounding error, such as the gap between two sums added up
+    in different orders. Its digits depend on the CPU's kernels; its size is the result."""
+    return f"{ROUGHLY}{value:{spec}}"
 
 
 def figure(width: float = 6.4, height: float = 3.4):

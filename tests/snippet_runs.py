@@ -17,9 +17,10 @@ from pathlib import Path
 
 import book_settings
 from book_extensions import pages
-from measured import TIMING
+from measured import ROUGHLY, TIMING
 from prewarmed import launch_subprocess
-from book_extensions.snapshots import SNAPSHOTS, compared_torch, expected_snapshot, glued_values, snapshot_path  # noqa: F401
+from book_extensions.snapshots import (GLUE_LINE, SNAPSHOTS, as_shown, compared_torch,  # noqa: F401
+                                       expected_snapshot, glued_values, snapshot_path)
 
 TORCH = compared_torch()  # whose snapshots this run checks: the installed torch's, except in the canary
 DEFAULT_TORCH = book_settings.DEFAULT_TORCH
@@ -35,15 +36,21 @@ NORMALISE = [
 
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")
-VARYING_GLUE = re.compile(r"^(\[glue\] \S+ ~ ).*$", re.MULTILINE)
+ROUNDING_NOISE = re.compile(ROUGHLY + NUMBER.pattern)
+
+
+def _glue_line(match: re.Match) -> str:
+    key, sign, value = match.groups()
+    return f"[glue] {key} {sign} {as_shown(key, value) if sign == '=' else '#'}"
 
 
 def normalise(text: str) -> str:
     for pattern, replacement in NORMALISE:
         text = pattern.sub(replacement, text)
-    # Machine-dependent numbers (timings): lines the snippet marked with the stopwatch keep
-    # their words, and values glued with varies=True keep their key.
-    text = VARYING_GLUE.sub(r"\1#", text)
+    # Machine-dependent numbers: lines the snippet marked as timings keep their words, a number
+    # marked as rounding noise its mark, a value glued with varies=True its key; another glued
+    # float is rounded to what the prose shows of it.
+    text = GLUE_LINE.sub(_glue_line, ROUNDING_NOISE.sub(ROUGHLY + "#", text))
     lines = [NUMBER.sub("#", line) if line.lstrip().startswith(TIMING) else line
              for line in text.splitlines()]
     return "\n".join(line.rstrip() for line in lines) + "\n"

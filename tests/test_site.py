@@ -26,7 +26,7 @@ from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.snapshots import printed_lines
 from book_settings import DOCS, JUDGE_DISTRIBUTION, JUDGE_SITE_FOLDER, SITE_URL, installed_torch
 from built_site import doctree
-from snippet_runs import expected_snapshot, glued_values, normalise
+from snippet_runs import as_shown, expected_snapshot, glued_values, normalise
 
 PAGES = [(language, name, page) for language in pages.LANGUAGES
          for name, page in pages.book_pages(language).items()]
@@ -102,8 +102,9 @@ def test_each_cell_shows_its_snippets_snapshot(build, language, name, page):
 @pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
 def test_the_build_glued_what_the_snapshots_recorded(build, language, name, page):
     """The build glued the reviewed values, so that a number in the prose is one a reviewer read:
-    the keys of the snapshots' `[glue]` lines, their values, except that one glued with
-    varies=True (`~`, a timing) may be any number. Figures have no text to compare."""
+    the keys of the snapshots' `[glue]` lines, their values (a float to the digits the prose
+    shows), except that one glued with varies=True (`~`: a timing, rounding noise) may be any
+    number. Figures have no text to compare."""
     data, recorded = glue_data(build, language, name), {}
     for snippet in page.snippets:
         recorded |= glued_values(expected_snapshot(snippet).read_text(encoding="utf-8"))
@@ -114,7 +115,7 @@ def test_the_build_glued_what_the_snapshots_recorded(build, language, name, page
         glued = bundle.get("text/plain")
         if set(bundle) != {"text/plain"} or (recorded[key] is None and is_number(glued)):
             continue
-        if glued != recorded[key]:
+        if as_shown(key, glued) != recorded[key]:
             wrong.append(f"{key}: the build glued {glued}, the snapshot records {recorded[key] or 'a number'}")
     assert not wrong, f"{language}/{name}:\n" + "\n".join(wrong)
 

@@ -10,9 +10,14 @@ glued number, what another supported torch prints instead.
 from __future__ import annotations
 
 import difflib
+import functools
+import math
 import os
 import re
+from ast import literal_eval
 from pathlib import Path
+
+from myst_nb.core.variables import format_plain_text
 
 import book_settings
 from book_extensions import pages
@@ -44,6 +49,41 @@ def expected_snapshot(snippet: Path, torch: str | None = None) -> Path:
 def glued_values(output: str) -> dict[str, str | None]:
     """The `[glue] key = repr` lines a run printed, as {key: repr}; None for a varying value."""
     return {key: value if sign == "=" else None for key, sign, value in GLUE_LINE.findall(output)}
+
+
+@functools.cache
+def glue_formats() -> dict[str, tuple[str, ...]]:
+    """{key: every format spec with which the prose of either language shows it}."""
+    found: dict[str, set[str]] = {}
+    for language in pages.LANGUAGES:
+        for page in pages.book_pages(language).values():
+            for role, key, spec in page.glue_refs:
+                if role == "text":
+                    found.setdefault(key, set()).add(spec)
+    return {key: tuple(sorted(specs)) for key, specs in found.items()}
+
+
+def as_shown(key: str, value: str) -> str:
+    """The repr a snapshot records for a glued value: a float rounded to what the prose shows of
+    it (the most precise of its shown texts that every format the prose uses shows alike),
+    so that the last bits of float rounding, which differ from CPU to CPU, change no snapshot.
+    Anything else, and a float that no rounding keeps, as it was."""
+    specs = glue_formats().get(key)
+    try:
+        number = literal_eval(value)
+    except (SyntaxError, ValueError):
+        return value
+    if not specs or type(number) is not float or not math.isfinite(number):
+        return value
+    shown = [format_plain_text(value, spec) for spec in specs]
+    for text in sorted(shown, key=len, reverse=True):  # the most digits first
+        try:
+            candidate = float(text.replace(",", "").rstrip("%")) / (100 if text.endswith("%") else 1)
+        except ValueError:
+            continue
+        if [format_plain_text(repr(candidate), spec) for spec in specs] == shown:
+            return repr(candidate)
+    return value
 
 
 def printed_lines(output: str) -> list[str]:

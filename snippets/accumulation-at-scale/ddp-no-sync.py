@@ -13,7 +13,7 @@ import torch.multiprocessing as mp
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from measured import glue
+from measured import glue, roughly
 
 WORLD, MICRO_BATCHES, MICRO_SIZE = 2, 4, 8
 TIMEOUT = 30  # seconds, for every wait: a worker that fails or hangs must not hang the other or this process
@@ -143,10 +143,10 @@ for use_no_sync in (False, True):
     difference = max((torch.tensor(gradient) - big).abs().max().item() for *_, gradient in found)
     label = "no_sync() on micro-batches 1-3" if use_no_sync else "without no_sync()"
     print(f"{label}: all-reduce calls per rank {calls}, gradient buckets {buckets}, "
-          f"max |grad - one batch| {difference:.1e}, workers listen on {sorted(set(addresses))}")
+          f"max |grad - one batch| {roughly(difference)}, workers listen on {sorted(set(addresses))}")
     key = "no_sync" if use_no_sync else "sync"
     glue(f"scale_ddp_calls_{key}", calls[0])
-    glue(f"scale_ddp_diff_{key}", float(f"{difference:.1e}"))
+    glue(f"scale_ddp_diff_{key}", difference, varies=True)
     glue(f"scale_ddp_buckets_{key}", buckets)
 glue("scale_ddp_world", WORLD)
 glue("scale_ddp_micro", MICRO_BATCHES)

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from measured import SavedTensors, glue
+from measured import SavedTensors, glue, roughly
 
 
 @dataclass
@@ -63,8 +63,8 @@ with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
 
 hessian = torch.autograd.functional.hessian(loss_of, w.detach())
 difference = (hv - hessian @ v).abs().max().item()
-print(f"H @ v, two grads vs full Hessian: max |difference| = {difference:.1e}")
-glue("rg_hvp_difference", difference)
+print(f"H @ v, two grads vs full Hessian: max |difference| = {roughly(difference)}")
+glue("rg_hvp_difference", difference, varies=True)
 
 # The second grad kept nothing: it freed what X @ w saved as it passed through.
 try:

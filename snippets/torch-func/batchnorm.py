@@ -4,7 +4,7 @@ import torch
 from torch import nn
 from torch.func import functional_call, grad, replace_all_batch_norm_modules_, vmap
 
-from measured import glue
+from measured import glue, roughly
 
 GROUPS, GROUP = 3, 4
 torch.manual_seed(0)
@@ -63,8 +63,8 @@ for i, (xi, yi) in enumerate(zip(x, y)):
     nn.functional.mse_loss(model(xi[None]), yi[None]).backward()
     largest = max(largest, max((per_sample[n][i] - p.grad).abs().max().item()
                                for n, p in model.named_parameters()))
-print(f"  model.eval():            works; max |vmap - loop in eval mode| {largest:.1e}")
-glue("tf_bn_eval_difference", largest)
+print(f"  model.eval():            works; max |vmap - loop in eval mode| {roughly(largest)}")
+glue("tf_bn_eval_difference", largest, varies=True)
 model.train()
 
 # Per group of GROUP samples, training mode: each group normalised by its own statistics.
@@ -91,6 +91,6 @@ for i in range(GROUPS):
         largest[way] = max(largest[way], max((per_group[n][i] - p.grad).abs().max().item()
                                              for n, p in model.named_parameters()))
 print(f"  max |vmap - loop of backward() per group, training mode|: a copy per group "
-      f"{largest['copies']:.1e}, replaced {largest['replaced']:.1e}")
-glue("tf_bn_group_difference", max(largest.values()))
+      f"{roughly(largest['copies'])}, replaced {roughly(largest['replaced'])}")
+glue("tf_bn_group_difference", max(largest.values()), varies=True)
 glue("tf_bn_group", GROUP)

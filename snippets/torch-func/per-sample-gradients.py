@@ -5,7 +5,7 @@ import torch
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
-from measured import TIMING, glue
+from measured import TIMING, glue, roughly
 
 BATCH, REPEATS = 64, 7
 THREADS = 1  # one thread: less disturbed by whatever else the machine runs
@@ -47,8 +47,8 @@ for name in params:
     difference = (fast[name] - slow[name]).abs().max().item()
     largest = max(largest, difference)
     print(f"{name:9} per-sample shape {str(list(fast[name].shape)):14} "
-          f"max |vmap - loop| {difference:.1e}")
-glue("tf_ps_largest_difference", largest)
+          f"max |vmap - loop| {roughly(difference)}")
+glue("tf_ps_largest_difference", largest, varies=True)
 glue("tf_ps_largest_entry", max(g.abs().max().item() for g in slow.values()))
 
 # Nothing was written into the model by the vmap version.
@@ -62,8 +62,8 @@ nn.functional.mse_loss(model(x), y).backward()
 mean_difference = max((fast[name].mean(0) - p.grad).abs().max().item()
                       for name, p in model.named_parameters())
 print(f"mean over samples vs batch backward(): max |difference| "
-      f"{mean_difference:.1e}")
-glue("tf_ps_mean_difference", mean_difference)
+      f"{roughly(mean_difference)}")
+glue("tf_ps_mean_difference", mean_difference, varies=True)
 model.zero_grad()
 
 threads = torch.get_num_threads()
