@@ -22,6 +22,9 @@ SNIPPETS = ROOT / "snippets"
 TESTS = ROOT / "tests"
 BUILD = ROOT / "build"
 RECORDS = BUILD / "records"  # what each torch's test run found, read by the verification page
+# Set where the site is built for readers (the publish job): the build fails unless the records of
+# every supported torch verify every snippet and check, so no published ✓ says "no test record yet".
+PUBLISH_ENV = "BOOK_PUBLISH"
 
 with open(ROOT / "pyproject.toml", "rb") as _file:
     PYPROJECT: dict = tomllib.load(_file)  # read here only; the noxfile takes its dependency groups from it

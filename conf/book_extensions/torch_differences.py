@@ -44,7 +44,8 @@ class torch_difference(nodes.General, nodes.Element):
 
 
 def visit_torch_difference(self, node):
-    self.body.append(f'<details class="torch-difference"><summary>{html.escape(node["summary"])}</summary>')
+    classes = " ".join(["torch-difference", *node["classes"]])  # another fold in this look names its own class
+    self.body.append(f'<details class="{classes}"><summary>{html.escape(node["summary"])}</summary>')
 
 
 def depart_torch_difference(self, node):

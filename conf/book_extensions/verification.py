@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from importlib.metadata import version
 
 from docutils import nodes
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from book_extensions import ENV_VERSION
@@ -35,6 +36,8 @@ from book_extensions.claims import all_checks, check_hash
 from book_extensions import snapshots
 from book_extensions.languages import text
 from book_extensions.torch_differences import torch_difference
+
+logger = logging.getLogger(__name__)
 
 RECORDS = book_settings.RECORDS
 
@@ -101,8 +104,9 @@ class Findings(SphinxDirective):
         return text(self.env, key).format(**kw)
 
     @staticmethod
-    def _verdict(statuses, passed_checks, total_checks, say) -> str:
-        """One sentence: every supported torch ran every snippet and check, or what did not hold."""
+    def _verdict(statuses, passed_checks, total_checks, say) -> tuple[str, bool]:
+        """One sentence, and whether it is the full verdict: every supported torch ran every snippet
+        and check; or what did not hold."""
         versions = book_settings.TORCH_VERSIONS
         problems = []
         for torch in versions:
@@ -118,10 +122,10 @@ class Findings(SphinxDirective):
             if passed_checks.get(torch, 0) != total_checks:
                 problems.append(say("verdict-checks", torch=torch, passed=passed_checks.get(torch, 0), total=total_checks))
         if problems:
-            return say("verdict-open", problems="; ".join(problems))
+            return say("verdict-open", problems="; ".join(problems)), False
         reviewed = sum(any(statuses[torch][name] == "reviewed" for torch in versions) for name in statuses[versions[0]])
         return say("verdict-all", count=len(versions), versions=", ".join(versions), checks=total_checks,
-                   snippets=len(statuses[versions[0]]), reviewed=reviewed)
+                   snippets=len(statuses[versions[0]]), reviewed=reviewed), True
 
     @staticmethod
     def _status(record, name, sha, torch) -> str:
@@ -144,8 +148,12 @@ class VerificationVerdict(Findings):
 
     def run(self):
         snippets, records, statuses, checks, passed_checks = self.findings()
-        return [nodes.paragraph("", self._verdict(statuses, passed_checks, len(checks), self.say),
-                                classes=["verification-verdict"])]
+        sentence, verified = self._verdict(statuses, passed_checks, len(checks), self.say)
+        if not verified and os.environ.get(book_settings.PUBLISH_ENV):
+            # A site for readers: a partial record would make most ✓ say "no test record yet".
+            logger.error(f"{book_settings.PUBLISH_ENV} is set, but the records do not verify the book: {sentence}",
+                         location=(self.env.docname, self.lineno), type="verification", subtype="verdict")
+        return [nodes.paragraph("", sentence, classes=["verification-verdict"])]
 
 
 class VerificationReport(Findings):
@@ -182,7 +190,8 @@ class VerificationReport(Findings):
                     row.append(label)
             (same if all(statuses[torch][name] == "same" for torch in versions) else differing).append(row)
         header = [say("col-snippet"), *[f"torch {v}" for v in versions]]
-        folded = torch_difference(summary=say("report-same-folded", count=len(same), default=default))
+        folded = torch_difference(summary=say("report-same-folded", count=len(same), default=default),
+                                  classes=["verification-same"])  # not a difference: the rows that have none
         folded += _table(header, same, ["verification-grid"])
         return [
             nodes.paragraph("", this_build),
