@@ -4,6 +4,7 @@ judge cell; run top to bottom on the starter, it prints the judge's failing verd
 
 from __future__ import annotations
 
+import html
 import re
 
 import nbformat
@@ -64,6 +65,14 @@ def test_the_chapter_page_offers_its_notebook(site, language, exercise):
     assert re.search(rf'href="{exercises.FOLDER}/{re.escape(exercises.notebook_name(exercise))}"', page), \
         f"{language}/{chapter}.html does not link its exercise notebook"
     assert "Colab" in page
+    starter = book_settings.exercise_file(exercise).name
+    assert re.search(rf'class="reference download internal"[^>]*href="[^"]*/{re.escape(starter)}"', page), \
+        f"{language}/{chapter}.html does not offer {starter} for download"
+    command = f"python -m exercise_judge {exercise} {starter}" + (" --lang zh" if language == "zh" else "")
+    shown = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert command in shown, f"{language}/{chapter}.html does not show the command `{command}`"
+    install = f"pip install --find-links {book_settings.SITE_URL}{book_settings.JUDGE_SITE_FOLDER}/ {book_settings.JUDGE_DISTRIBUTION}"
+    assert install in shown, f"{language}/{chapter}.html does not say how to install the judge: `{install}`"
 
 
 def run_all(notebook, folder) -> nbformat.NotebookNode:

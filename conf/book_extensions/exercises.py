@@ -5,7 +5,9 @@
 
 placed in the exercise's section, right after its statement, in both languages. It renders a
 paragraph offering ``<lang>/exercises/<chapter>-<name>.ipynb`` for download and saying how to open
-it, and the build writes that notebook, in the page's language:
+it, the starter file's download and the command that judges it; ``{exercise-setup}``, at the top of
+a chapter's exercises, says how to install the judge from the site. The build writes the notebook,
+in the page's language:
 
 1. the statement: the section's title and the blocks between it and the directive, as the page
    shows them (written by ``notebooks.MarkdownWriter``: claim marks, glued values and links
@@ -21,12 +23,14 @@ The cells' ids are fixed (a rebuild writes the same bytes), and the notebooks ha
 
 from __future__ import annotations
 
+import os
 import posixpath
 from pathlib import Path
 
 import exercise_judge
 import nbformat
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -58,6 +62,12 @@ STRINGS = {
         "install": "# 内核里没有评测程序时，从本书网站安装它。",
         "solution": "# 在这里写你的答案；运行本单元格会把它存成 {file}。",
         "judge": "# 评测上面单元格存下的文件，用中文给出结果。",
+        "setup": ("每道练习都有一个待填写的起始文件、一个练习笔记本，以及一个评测程序：它用你自己装的 torch"
+                  "（{lowest} 及以上、低于 {above}）在你的机器上检查答案，说明检查了什么、应当是什么、实际得到了什么。"
+                  "评测程序只需安装一次，装进已经有 torch 的那个 Python 环境，从本书网站安装："),
+        "setup-after": "`python -m exercise_judge --list` 列出全部练习。每道练习下面都给出了评测它的命令，结果用中文。",
+        "starter": "起始文件：",
+        "starter-after": "。写完后这样评测：",
     },
     "en": {
         "offer": "Exercise notebook: ",
@@ -79,9 +89,18 @@ STRINGS = {
         "install": "# Install the judge from the book's site when this kernel lacks it.",
         "solution": "# Your solution goes here; running this cell saves it as {file}.",
         "judge": "# Judge the file saved by the cell above; the verdict is in English.",
+        "setup": ("Each exercise has a starter file to fill in, an exercise notebook, and a judge that checks your "
+                  "solution on your machine, with your own torch ({lowest} or newer, below {above}), and says what it "
+                  "checked, what it expected and what it found. Install the judge once, from the book's site, in the "
+                  "Python environment that has torch:"),
+        "setup-after": ("`python -m exercise_judge --list` lists every exercise. Below each exercise is the command "
+                        "that judges it; add `--lang zh` for the verdict in Chinese."),
+        "starter": "Starter file: ",
+        "starter-after": ". Judge your solution with:",
     },
 }
 LANGUAGE_OF = {"zh_CN": "zh", "en": "en"}  # the judge's language for each Sphinx language
+JUDGE_ADDRESS = f"{book_settings.SITE_URL}{book_settings.JUDGE_SITE_FOLDER}/"  # the site's root, not a language's
 # The installed judge's own range (the wheel nox installs in each torch venv), for the how-to cell.
 TORCH_RANGE = tuple(".".join(map(str, release)) for release in exercise_judge.TORCH_RANGE)
 
@@ -113,7 +132,27 @@ class ExerciseNotebook(SphinxDirective):
                                nodes.reference("", "", nodes.literal(name, name), refuri=refuri),
                                nodes.Text(words["offer-after"]), exercise=exercise_id, classes=["exercise-notebook"])
         self.set_source_info(offer)
-        return [offer]
+        starter_link = addnodes.download_reference(
+            "", "", nodes.literal(starter.name, starter.name), refdoc=self.env.docname, refexplicit=True,
+            reftarget=Path(os.path.relpath(starter, Path(self.env.doc2path(self.env.docname)).parent)).as_posix())
+        command = f"python -m exercise_judge {exercise_id} {starter.name}"
+        command += " --lang zh" if LANGUAGE_OF[self.config.language] == "zh" else ""
+        return [offer, nodes.paragraph("", "", nodes.Text(words["starter"]), starter_link, nodes.Text(words["starter-after"])),
+                nodes.literal_block(command, command, language="bash")]
+
+
+class ExerciseSetup(SphinxDirective):
+    """The exercises' opening: what the judge does, and how to install it from the site (a copyable block)."""
+
+    has_content = False
+
+    def run(self):
+        words = STRINGS[self.config.language]
+        install = f"pip install --find-links {JUDGE_ADDRESS} {book_settings.JUDGE_DISTRIBUTION}"
+        paragraph, _ = self.parse_inline(words["setup"].format(lowest=TORCH_RANGE[0], above=TORCH_RANGE[1]))
+        after, _ = self.parse_inline(words["setup-after"])
+        return [nodes.paragraph("", "", *paragraph), nodes.literal_block(install, install, language="bash"),
+                nodes.paragraph("", "", *after)]
 
 
 def statement_blocks(offer: exercise_offer) -> tuple[nodes.title, list[nodes.Node]]:
@@ -134,13 +173,12 @@ def make_notebook(app, docname: str, offer: exercise_offer) -> nbformat.Notebook
     back = link(title.astext(), writer.site_url(f"{posixpath.basename(docname)}.html#{anchor}"))
     file = f"exercise-{exercise_id.split('/')[1]}.py"
     starter = book_settings.exercise_file(exercise_id).read_text(encoding="utf-8")
-    judge_address = f"{book_settings.SITE_URL}{book_settings.JUDGE_SITE_FOLDER}/"  # the site's root, not a language's
     sources = [
         f"# {writer.inlines(title)}\n\n{writer.blocks(blocks)}\n\n{words['back'].format(link=back)}",
         words["how-to"].format(lowest=TORCH_RANGE[0], above=TORCH_RANGE[1], distribution=book_settings.JUDGE_DISTRIBUTION,
                                file=file, id=exercise_id),
         f"{words['install']}\nimport importlib.util\n\nif importlib.util.find_spec(\"exercise_judge\") is None:\n"
-        f"    %pip install --quiet --find-links {judge_address} {book_settings.JUDGE_DISTRIBUTION}",
+        f"    %pip install --quiet --find-links {JUDGE_ADDRESS} {book_settings.JUDGE_DISTRIBUTION}",
         f"%%writefile {file}\n{words['solution'].format(file=file)}\n{starter.rstrip()}",
         f"{words['judge']}\nfrom exercise_judge import judge\n\n"
         f"print(judge({exercise_id!r}, {file!r}, language={LANGUAGE_OF[language]!r}).text)",
@@ -177,6 +215,7 @@ def write_notebooks(app, doctree, docname):
 def setup(app):
     app.add_node(exercise_offer)
     app.add_directive("exercise-notebook", ExerciseNotebook)
+    app.add_directive("exercise-setup", ExerciseSetup)
     # Before notebooks.write_notebook (priority 500) makes the chapter's notebook: it finds a plain paragraph.
     app.connect("doctree-resolved", write_notebooks, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

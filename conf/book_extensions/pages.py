@@ -158,7 +158,10 @@ class Page:
         targets = [role.content.rpartition("<")[2].rstrip(">") for role in self.roles_named("download")]
         targets += self.directive_arguments("literalinclude")
         claimed = sorted({SNIPPETS / claim.split("/")[0] / CLAIMS_FILE for _, claim in self.claims})
-        return [(self.path.parent / target.strip()).resolve() for target in targets] + claimed
+        # {exercise-notebook} <chapter>/<name> offers the starter, snippets/<chapter>/exercise-<name>.py
+        starters = [SNIPPETS / chapter / f"exercise-{name}.py" for chapter, _, name in
+                    (argument.strip().partition("/") for argument in self.directive_arguments("exercise-notebook"))]
+        return [(self.path.parent / target.strip()).resolve() for target in targets] + claimed + starters
 
     def problems(self) -> list[tuple[int, str]]:
         """(line, message) for every rule of the book this page breaks."""

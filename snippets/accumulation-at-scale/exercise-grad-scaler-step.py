@@ -1,8 +1,8 @@
 """Exercise: one accumulated training step in float16 with a GradScaler.
 
-Fill in `accumulated_step`, then judge it from the repository root:
-    nox -s judge -- accumulation-at-scale/grad-scaler-step snippets/accumulation-at-scale/exercise-grad-scaler-step.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `accumulated_step`, then judge it:
+    python -m exercise_judge accumulation-at-scale/grad-scaler-step exercise-grad-scaler-step.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

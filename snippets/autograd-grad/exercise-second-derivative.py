@@ -1,8 +1,8 @@
 """Exercise: a second derivative with torch.autograd.grad.
 
-Fill in `second_derivative`, then judge it from the repository root:
-    nox -s judge -- autograd-grad/second-derivative snippets/autograd-grad/exercise-second-derivative.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `second_derivative`, then judge it:
+    python -m exercise_judge autograd-grad/second-derivative exercise-second-derivative.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

@@ -1,9 +1,9 @@
 """Exercise: write swish(x, beta) = x * sigmoid(beta * x) as a custom autograd Function, with a
 learnable scalar beta.
 
-Fill in `Swish` and `swish`, then judge them from the repository root:
-    nox -s judge -- custom-functions/swish snippets/custom-functions/exercise-swish.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `Swish` and `swish`, then judge them:
+    python -m exercise_judge custom-functions/swish exercise-swish.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 
 The judge wants, for x of two shapes and two values of beta: the right value and gradients for x and
 beta (gradcheck in float64), and the method: the setup_context style (torch.func.grad accepts it), x

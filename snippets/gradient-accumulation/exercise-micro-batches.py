@@ -1,8 +1,8 @@
 """Exercise: make four micro-batches leave the gradient of one big batch.
 
-Fill in `accumulate`, then judge it from the repository root:
-    nox -s judge -- gradient-accumulation/micro-batches snippets/gradient-accumulation/exercise-micro-batches.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `accumulate`, then judge it:
+    python -m exercise_judge gradient-accumulation/micro-batches exercise-micro-batches.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

@@ -3,9 +3,9 @@
 forward keeps x with ctx.save_for_backward; backward reads it from ctx.saved_tensors and writes
 the derivative by hand (no autograd inside backward, in reverse or forward mode).
 
-Fill in `Cube` and `cube`, then judge them from the repository root:
-    nox -s judge -- gradient-checking/custom-function snippets/gradient-checking/exercise-custom-function.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `Cube` and `cube`, then judge them:
+    python -m exercise_judge gradient-checking/custom-function exercise-custom-function.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

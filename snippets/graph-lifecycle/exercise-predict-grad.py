@@ -4,9 +4,9 @@ Read each piece of code below, work out w.grad on paper, and write your answer a
 Do not run the loops to find out: the point is to predict. The judge runs them and compares;
 it also checks that this file neither imports torch nor runs it, and for a wrong number it
 gives a hint, not the answer.
-Judge your predictions from the repository root:
-    nox -s judge -- graph-lifecycle/predict-grad snippets/graph-lifecycle/exercise-predict-grad.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Judge your predictions:
+    python -m exercise_judge graph-lifecycle/predict-grad exercise-predict-grad.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 

@@ -1,8 +1,8 @@
 """Exercise: measure the memory one forward saves for backward.
 
-Fill in `saved_bytes`, then judge it from the repository root:
-    nox -s judge -- graph-memory/saved-bytes snippets/graph-memory/exercise-saved-bytes.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `saved_bytes`, then judge it:
+    python -m exercise_judge graph-memory/saved-bytes exercise-saved-bytes.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

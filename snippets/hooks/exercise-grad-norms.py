@@ -1,8 +1,8 @@
 """Exercise: per-parameter gradient norms from hooks, with every hook removed afterwards.
 
-Fill in `grad_norms`, then judge it from the repository root:
-    nox -s judge -- hooks/grad-norms snippets/hooks/exercise-grad-norms.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `grad_norms`, then judge it:
+    python -m exercise_judge hooks/grad-norms exercise-grad-norms.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

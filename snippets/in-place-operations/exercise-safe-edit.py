@@ -3,9 +3,9 @@
 `forward` below computes the right number, but backward through it raises
 "modified by an inplace operation". Make it backward-safe: it must return the same value, and
 backward must give x and q the gradients of the same computation written without any in-place edit.
-Then judge it from the repository root:
-    nox -s judge -- in-place-operations/safe-edit snippets/in-place-operations/exercise-safe-edit.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Then judge it:
+    python -m exercise_judge in-place-operations/safe-edit exercise-safe-edit.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

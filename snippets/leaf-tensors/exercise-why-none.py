@@ -1,8 +1,8 @@
 """Exercise: tell why a tensor's .grad is None after a backward pass.
 
-Fill in `why_grad_is_none`, then judge it from the repository root:
-    nox -s judge -- leaf-tensors/why-none snippets/leaf-tensors/exercise-why-none.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `why_grad_is_none`, then judge it:
+    python -m exercise_judge leaf-tensors/why-none exercise-why-none.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

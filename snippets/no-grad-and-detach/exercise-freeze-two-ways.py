@@ -1,8 +1,8 @@
 """Exercise: freeze the first k layers of a model two ways, and see what each one cuts.
 
-Fill in `freeze_first` and `forward_cut`, then judge them from the repository root:
-    nox -s judge -- no-grad-and-detach/freeze-two-ways snippets/no-grad-and-detach/exercise-freeze-two-ways.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `freeze_first` and `forward_cut`, then judge them:
+    python -m exercise_judge no-grad-and-detach/freeze-two-ways exercise-freeze-two-ways.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 
 "The first k layers" are the first k entries of an nn.Sequential, model[0] … model[k - 1]
 (an activation such as nn.Tanh counts as an entry; it simply has no parameters).

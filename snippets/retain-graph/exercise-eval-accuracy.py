@@ -10,10 +10,9 @@ then calls backward() on it:
         acc.backward()
 
 It raises on the first batch: an accuracy made by argmax and == has no grad_fn. Write
-`evaluate` so that it measures the accuracy and records nothing for backward, then judge it
-from the repository root:
-    nox -s judge -- retain-graph/eval-accuracy snippets/retain-graph/exercise-eval-accuracy.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+`evaluate` so that it measures the accuracy and records nothing for backward, then judge it:
+    python -m exercise_judge retain-graph/eval-accuracy exercise-eval-accuracy.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

@@ -2,9 +2,9 @@
 
 `train_epoch` below trains correctly, but it sums the losses as tensors: `total_loss += loss`
 hangs every batch's graph on `total_loss`, and the function hands that graph back to its caller.
-Fix it, then judge it from the repository root:
-    nox -s judge -- retain-graph/total-loss snippets/retain-graph/exercise-total-loss.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fix it, then judge it:
+    python -m exercise_judge retain-graph/total-loss exercise-total-loss.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

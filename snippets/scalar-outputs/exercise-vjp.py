@@ -1,8 +1,8 @@
 """Exercise: compute a vector-Jacobian product with one backward(v).
 
-Fill in `vjp`, then judge it from the repository root:
-    nox -s judge -- scalar-outputs/vjp snippets/scalar-outputs/exercise-vjp.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `vjp`, then judge it:
+    python -m exercise_judge scalar-outputs/vjp exercise-vjp.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch

@@ -1,8 +1,8 @@
 """Exercise: the gradient norm of every sample, with vmap, grad and functional_call.
 
-Fill in `per_sample_norms`, then judge it from the repository root:
-    nox -s judge -- torch-func/per-sample-norms snippets/torch-func/exercise-per-sample-norms.py
-(or a copy of this file, anywhere). Add --lang zh for a verdict in Chinese.
+Fill in `per_sample_norms`, then judge it:
+    python -m exercise_judge torch-func/per-sample-norms exercise-per-sample-norms.py
+(pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 """
 
 import torch
