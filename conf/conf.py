@@ -71,6 +71,7 @@ nb_ipywidgets_js = {}
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_css_files = ["book.css"]
+html_js_files = [("navigation.js", {"defer": "defer"})]  # drawers close on a tapped link; the language switch keeps the place
 html_copy_source = True
 html_show_sourcelink = True
 html_last_updated_fmt = None
@@ -100,5 +101,6 @@ html_theme_options = {
 
 html_search_scorer = str(Path(__file__).parent / "search-scorer.js")  # a page titled with the searched word comes first
 
-# Copy only the code, not the ">>> " prompts or the outputs that follow them.
-copybutton_exclude = ".linenos, .gp, .go"
+# Copy only the code, not the ">>> " prompts or the outputs that follow them, nor the lines that only
+# hand a number to the prose (glue(...) and its import, marked .hll by book_extensions/snippet_cells.py).
+copybutton_exclude = ".linenos, .gp, .go, .hll"

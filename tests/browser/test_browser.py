@@ -6,12 +6,14 @@ Screenshots of every page (light and dark, desktop and phone) land in build/scre
 """
 
 import re
+from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
 
 import book_settings
 from book_extensions import pages
+from book_extensions.snippet_cells import glue_lines
 
 pytestmark = pytest.mark.browser
 
@@ -196,20 +198,33 @@ def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, book_pa
     tab.assert_clean()
 
 
-def assert_copy_button_copies_the_code(page, book_page: str) -> None:
-    """The copy button of the first code cell puts exactly its snippet's code on the clipboard."""
-    cells = page.locator("div.cell_code")
-    if not cells.count():
+def copied_code(snippet: Path) -> str:
+    """What a cell's copy button should copy: the snippet without the lines that only glue."""
+    dimmed = set(glue_lines(snippet))
+    lines = snippet.read_text(encoding="utf-8").splitlines()
+    return "\n".join(line for number, line in enumerate(lines, 1) if number not in dimmed).strip()
+
+
+def assert_copy_button_copies_the_code(page, book_page: str, nth: int = 0, tap: bool = False) -> None:
+    """The copy button of a code cell puts its snippet's code on the clipboard, without the glue lines."""
+    cells = page.locator("div.cell")
+    if cells.count() <= nth:
         return
-    cell = cells.first
+    cell = cells.nth(nth)
     snippet = pages.ROOT / cell.locator("p.snippet-source code").inner_text().strip()
     code = cell.locator("div.cell_input div.highlight")
     code.scroll_into_view_if_needed()
-    code.hover()
-    code.locator("button.copybtn").click()
+    button = code.locator("button.copybtn")
+    if tap:  # a touch screen has no hover: the button must show without one
+        opacity = float(button.evaluate("b => getComputedStyle(b).opacity"))
+        assert opacity >= 0.5, f"{book_page}: on a touch screen the copy button's opacity is {opacity}"
+        button.tap()
+    else:
+        code.hover()
+        button.click()
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied.strip() == snippet.read_text(encoding="utf-8").strip(), (
-        f"{book_page}: the copy button copied {copied[:80]!r}, not {pages.relative(snippet)}")
+    assert copied.strip() == copied_code(snippet), (
+        f"{book_page}: the copy button copied {copied[:80]!r}, not {pages.relative(snippet)} without its glue lines")
 
 
 def assert_first_answer_opens(page, book_page: str) -> None:
@@ -328,6 +343,44 @@ def assert_drawers_open_and_close(page, book_page: str, device: str) -> None:
         beside = box["x"] / 2 if box["x"] > width - right else (right + width) / 2
         page.mouse.click(beside, 400)
         page.wait_for_function(f"!document.querySelector('{drawer}').open")
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_phone_reader_jumps_to_a_section_copies_code_and_switches_language(open_tab, language):
+    """On a phone: a section tapped in the section drawer closes the drawer with that section at the
+    top; a copy button shows without hover and copies the code without its glue lines; the language
+    switch opens the twin page at the same section."""
+    chapter = f"{language}/gradient-accumulation.html"
+    tab = open_tab("phone")
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = tab.goto(chapter)
+    page.locator(".bd-header-article .secondary-toggle").tap()
+    page.wait_for_function("document.querySelector('#pst-secondary-sidebar-modal').open")
+    drawer = page.locator("#pst-secondary-sidebar-modal")
+    drawer.evaluate("d => Promise.all(d.getAnimations({subtree: true}).map((a) => a.finished))")
+    link = drawer.locator("a[href^='#']").filter(visible=True).nth(3)
+    section = link.get_attribute("href").removeprefix("#")
+    link.tap()
+    page.wait_for_function("!document.querySelector('#pst-secondary-sidebar-modal').open")
+    page.wait_for_timeout(300)
+    top = page.evaluate(f"document.getElementById({section!r}).getBoundingClientRect().top")
+    assert 0 <= top < 200, f"{chapter}: after tapping #{section} in the drawer, it is at {top} px, not at the top"
+    # The glue lines are in a later cell: the first one with a dimmed line.
+    nth = page.evaluate("[...document.querySelectorAll('div.cell')].findIndex((c) => c.querySelector('.hll'))")
+    assert nth >= 0, f"{chapter}: no code cell has a glue line to leave out"
+    assert_copy_button_copies_the_code(page, chapter, nth=nth, tap=True)
+    # The section's heading where a followed link puts it (below the sticky header), then a little on.
+    page.evaluate(f"document.getElementById({section!r}).scrollIntoView()")
+    page.evaluate("window.scrollBy(0, 30)")
+    # Tapped where the reader sees it, in the sticky header: Playwright's tap() would first scroll it
+    # to the middle of the screen, which a reader's finger does not do.
+    switch = page.locator("a.btn-language-switch").filter(visible=True).first.bounding_box()
+    assert 0 <= switch["y"] < 100, f"{chapter}: while reading #{section}, the language switch is at {switch['y']} px"
+    page.touchscreen.tap(switch["x"] + switch["width"] / 2, switch["y"] + switch["height"] / 2)
+    page.wait_for_url(f"**/{OTHER[language]}/gradient-accumulation.html#{section}")
+    top = page.evaluate(f"document.getElementById({section!r}).getBoundingClientRect().top")
+    assert 0 <= top < 200, f"{chapter}: the twin page opened with #{section} at {top} px"
+    tab.assert_clean()
 
 
 @pytest.mark.parametrize("device", ["tablet", "laptop"])
