@@ -13,6 +13,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 
 def a_hook_that_returns_none_changes_nothing():
@@ -28,21 +29,28 @@ def a_hook_that_returns_none_changes_nothing():
     assert torch.equal(x.grad, plain)
 
 
-def a_hook_that_edits_its_argument_in_place_changes_the_gradient():
-    """A tensor hook that returns None but multiplies its argument in place changes the gradient that
-    goes on, on a leaf (its .grad) and on an intermediate (every leaf it was computed from)."""
+def a_hook_that_edits_its_argument_in_place_can_change_other_gradients_or_raise():
+    """A tensor hook receives the gradient tensor itself, which autograd may also hand elsewhere: after
+    h = a + b, a hook on a that multiplies its argument in place (returning None) multiplies b.grad
+    too; on the expanded gradient that .sum() hands to its input, the same edit raises."""
     def times_ten(grad):
         grad.mul_(10)  # returns nothing
 
-    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    a = torch.ones(2, requires_grad=True)
+    b = torch.ones(2, requires_grad=True)
+    h = a + b
+    a.register_hook(times_ten)
+    (h * torch.tensor([1.0, 2.0])).sum().backward()
+    assert torch.equal(a.grad, torch.tensor([10.0, 20.0]))
+    assert torch.equal(b.grad, torch.tensor([10.0, 20.0]))  # b was never hooked
+    x = torch.ones(2, requires_grad=True)
     x.register_hook(times_ten)
-    (x * 3).sum().backward()
-    assert torch.equal(x.grad, torch.tensor([30.0, 30.0]))
-    x = torch.tensor([1.0, 2.0], requires_grad=True)
-    h = x * 3
-    h.register_hook(times_ten)
-    h.pow(2).sum().backward()
-    assert torch.equal(x.grad, torch.tensor([180.0, 360.0]))  # 10 * 2 * 3x * 3
+    try:
+        x.sum().backward()
+    except RuntimeError as error:
+        assert "more than one element of the written-to tensor" in str(error)
+    else:
+        raise AssertionError("an in-place edit of an expanded gradient did not raise")
 
 
 def a_leaf_hook_sees_only_the_new_gradient_and_its_result_is_added():
@@ -107,12 +115,40 @@ def a_hook_on_an_intermediate_dies_with_it():
 
 
 def a_tensor_hook_fires_once_per_backward_of_a_parameter_used_twice():
-    """A parameter used twice in one forward calls its hook once per backward, with the summed gradient."""
+    """A parameter used twice in one forward calls its hook once per backward pass, with the summed
+    gradient; with each use inside its own reentrant checkpoint, each part runs a backward pass of its
+    own and the hook is called once per part (a non-reentrant checkpoint still calls it once)."""
     w = nn.Parameter(torch.tensor([1.0]))
     seen = []
     w.register_hook(lambda grad: seen.append(grad.item()))
     (w * 3 + w * 5).sum().backward()
     assert seen == [8.0]
+    for reentrant, expected in ((True, [3.0, 5.0]), (False, [8.0])):
+        seen.clear()
+        x = torch.ones(1, requires_grad=True)
+        y = (checkpoint(lambda t: t * w * 3, x, use_reentrant=reentrant)
+             + checkpoint(lambda t: t * w * 5, x, use_reentrant=reentrant))
+        y.sum().backward()
+        assert sorted(seen) == expected, (reentrant, seen)
+
+
+def a_hook_on_a_node_lives_as_long_as_the_node():
+    """A hook on a parameter's AccumulateGrad node runs in later forwards' backward passes as long as
+    anything holds that node: a graph, or a Python variable; once neither does, a new node is made
+    and the hook is gone."""
+    p = nn.Parameter(torch.ones(2))
+    loss = (p * 2).sum()
+    accumulate = loss.grad_fn.next_functions[0][0].next_functions[0][0]
+    runs = []
+    accumulate.register_prehook(lambda grad_outputs: runs.append(1))
+    del loss
+    gc.collect()
+    (p * 3).sum().backward()
+    assert len(runs) == 1  # no graph holds the node, the variable does
+    del accumulate
+    gc.collect()
+    (p * 3).sum().backward()
+    assert len(runs) == 1
 
 
 def post_accumulate_hooks_are_for_leaves_and_receive_the_tensor():
@@ -257,7 +293,7 @@ def a_forward_pre_hook_gets_the_positional_inputs_as_a_tuple():
 
 
 def clipping_each_gradient_in_a_hook_is_not_clip_grad_norm():
-    """Clipping each parameter's gradient in its own hook (to a norm of at most 1) gives other
+    """Clipping each parameter's gradient in its own hook (to a norm of at most 1) can give other
     gradients than clip_grad_norm_(parameters, 1.0), which scales all of them by one common factor."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
@@ -279,20 +315,35 @@ def clipping_each_gradient_in_a_hook_is_not_clip_grad_norm():
 
 
 def the_deprecated_backward_hook_sees_the_inputs_of_the_last_operation():
-    """On an nn.Linear, the deprecated register_backward_hook hands over in grad_input the gradients of
-    the inputs of the module's last operation: the bias, the layer's input and the transposed weight, equal
-    to bias.grad and weight.grad.T; backward raises a FutureWarning about it."""
+    """The deprecated register_backward_hook hands over in grad_input the gradients of the inputs of the
+    module's last autograd operation. An nn.Linear on a 2-D input ends in addmm: the bias, the layer's
+    input and the transposed weight, equal to bias.grad and weight.grad.T. On a 3-D input it ends in a
+    reshape: one tensor, the output's gradient flattened to 2-D. The FutureWarning comes in forward,
+    none in backward."""
     torch.manual_seed(0)
     layer = nn.Linear(3, 2)
     seen = []
     layer.register_backward_hook(lambda m, grad_in, grad_out: seen.append([g.clone() for g in grad_in]))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        layer(torch.randn(5, 3, requires_grad=True)).sum().backward()
-    (bias, inputs, weight_t), = seen
-    assert bias.shape == (2,) and inputs.shape == (5, 3) and weight_t.shape == (3, 2)
-    assert torch.equal(bias, layer.bias.grad) and torch.equal(weight_t, layer.weight.grad.T)
-    assert any(w.category is FutureWarning and "deprecated" in str(w.message) for w in caught)
+    for shape in ((5, 3), (4, 5, 3)):
+        seen.clear()
+        layer.zero_grad()
+        with warnings.catch_warnings(record=True) as in_forward:
+            warnings.simplefilter("always")
+            out = layer(torch.randn(*shape, requires_grad=True))
+        upstream = torch.randn(out.shape)
+        with warnings.catch_warnings(record=True) as in_backward:
+            warnings.simplefilter("always")
+            out.backward(upstream)
+        assert any(w.category is FutureWarning and "deprecated" in str(w.message) for w in in_forward)
+        assert not in_backward, [str(w.message) for w in in_backward]
+        (grad_input,) = seen
+        if len(shape) == 2:
+            bias, inputs, weight_t = grad_input
+            assert bias.shape == (2,) and inputs.shape == (5, 3) and weight_t.shape == (3, 2)
+            assert torch.equal(bias, layer.bias.grad) and torch.equal(weight_t, layer.weight.grad.T)
+        else:
+            (flat,) = grad_input
+            assert torch.equal(flat, upstream.reshape(-1, 2))
 
 
 def a_forward_hook_that_returns_a_value_replaces_the_output():
@@ -327,8 +378,8 @@ def a_full_backward_pre_hook_that_returns_a_tuple_replaces_grad_output():
 def an_in_place_op_on_a_hooked_modules_output_raises_in_forward():
     """With a full backward hook or a full backward pre-hook on a module, an in-place op on its output
     (nn.ReLU(inplace=True)) raises a RuntimeError during the forward; the module's output then comes
-    from a node named BackwardHookFunction..., and is a view. A forward hook or a hook on a parameter
-    does not raise."""
+    from a node named BackwardHookFunction..., and is a view. Under torch.no_grad() the same forward
+    runs. A forward hook or a hook on a parameter does not raise."""
     x = torch.randn(2, 4)
     for register in ("register_full_backward_hook", "register_full_backward_pre_hook"):
         model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(inplace=True), nn.Linear(3, 1))
@@ -341,6 +392,8 @@ def an_in_place_op_on_a_hooked_modules_output_raises_in_forward():
             assert "is a view and is being modified inplace" in str(error)
         else:
             raise AssertionError(f"{register}: no error")
+        with torch.no_grad():  # autograd records nothing: no hook node, no error
+            model(x)
     model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(inplace=True), nn.Linear(3, 1))
     model[0].register_forward_hook(lambda m, args, out: None)
     model[0].weight.register_hook(lambda grad: None)
@@ -348,14 +401,18 @@ def an_in_place_op_on_a_hooked_modules_output_raises_in_forward():
 
 
 def autograd_grad_runs_tensor_hooks_but_not_post_accumulate_hooks():
-    """torch.autograd.grad runs a leaf's register_hook hook and returns what it returned; it does not
-    run a post-accumulate hook, and .grad stays None."""
+    """torch.autograd.grad runs the register_hook hook of a leaf among its inputs and returns what it
+    returned; it runs no hook of a leaf that is not among its inputs, and never a post-accumulate hook;
+    .grad stays None."""
     x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
     calls = []
-    x.register_hook(lambda grad: calls.append("tensor") or grad * 10)
-    x.register_post_accumulate_grad_hook(lambda t: calls.append("post-accumulate"))
-    (grad,) = torch.autograd.grad((x * 3).sum(), x)
-    assert calls == ["tensor"] and torch.equal(grad, torch.tensor([30.0, 30.0])) and x.grad is None
+    for name, t in (("x", x), ("w", w)):
+        t.register_hook(lambda grad, name=name: calls.append(f"{name} tensor") or grad * 10)
+        t.register_post_accumulate_grad_hook(lambda t, name=name: calls.append(f"{name} post-accumulate"))
+    (grad,) = torch.autograd.grad((x * 3 * w).sum(), x)
+    assert calls == ["x tensor"] and torch.equal(grad, 10 * 3 * w.detach())
+    assert x.grad is None and w.grad is None
 
 
 def under_a_grad_scaler_gradient_hooks_see_the_scaled_gradient():

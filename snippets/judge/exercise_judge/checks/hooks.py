@@ -19,6 +19,10 @@ from exercise_judge.spies import autograd_passes, counted
 # can report it.
 EARLIER_SCALE = 2.0**20
 TOLERANCE = 1e-5  # relative, on each norm
+# The judge's own hook, which runs before the solution's, multiplies the k-th gradient arriving at a parameter
+# by 1 + (k + 1) * RESCALE_STEP: the gradient this backward hands to the solution's hooks differs by about 1 %
+# from the unhooked gradient and from that of any other pass, so only a value read in a hook matches it.
+RESCALE_STEP = 2.0**-7
 
 
 def _left_hooks(model) -> list[str]:
@@ -123,20 +127,28 @@ def _one_model(solution, check, file, case, seed):
     en, zh = f"model {case}: ", f"模型 {case}："
 
     # The judge's own hook on each parameter, registered before the solution's: it runs first, as each
-    # gradient arrives, and writes down what .grad held then and how many of the solution's hooks were in place.
-    arrived, made = {}, []
+    # gradient arrives, writes down what .grad held then and how many of the solution's hooks were in place,
+    # and hands on the gradient rescaled by a factor that changes with every call (RESCALE_STEP).
+    arrived, made, handed = {}, [], {}
 
     def arriving(grad, name, p):
         held = None if p.grad is None else p.grad.clone()
         arrived.setdefault(name, (held, sum(_live(handle) for handle, _ in made)))
+        calls = handed.setdefault(name, [])
+        factor = 1.0 + (len(calls) + 1) * RESCALE_STEP
+        calls.append((factor, grad * factor))
+        return calls[-1][1].clone()
 
     judge_handles = [p.register_hook(lambda grad, name=name, p=p: arriving(grad, name, p))
                      for name, p in model.named_parameters()]
     # And a hook on the node that adds into each .grad: it sees the gradient added, after every tensor hook.
-    added = {}
+    # What the judge's hook handed on in the pass that reaches .grad: the gradient this backward delivered.
+    added, delivered = {}, {}
 
     def adding(grad_outputs, name):
         added.setdefault(name, grad_outputs[0].clone())
+        if name in handed:
+            delivered.setdefault(name, handed[name][-1])
 
     for name, p in model.named_parameters():
         accumulate = p.view_as(p).grad_fn.next_functions[0][0]  # the same node that loss's graph ends in
@@ -203,7 +215,15 @@ def _one_model(solution, check, file, case, seed):
           zh + "每个值都是这次反向传播送来的梯度的范数，而不是累加后的 .grad 的范数")
     for name, p in model.named_parameters():
         value = float(norms[name])
-        expected, accumulated = new[name].norm().item(), (old[name] + new[name]).norm().item()
+        if name not in delivered:
+            raise Fail(f"{name}: loss.backward() added no gradient into .grad",
+                       f"{name}：loss.backward() 没有把梯度加进 .grad",
+                       expected=("this backward's gradient added into .grad", "这次反向传播的梯度加进 .grad"),
+                       found=("nothing added", "什么也没加进去"),
+                       hint_en="call loss.backward() once, with the hooks in place",
+                       hint_zh="在钩子挂好的情况下调用一次 loss.backward()")
+        factor, gradient = delivered[name]
+        expected, accumulated = gradient.norm().item(), (old[name] + gradient).norm().item()
         if _close(value, expected):
             continue
         if _close(value, accumulated):
@@ -224,6 +244,22 @@ def _one_model(solution, check, file, case, seed):
                        expected=f"{expected:.6g}", found=f"{value:.6g}",
                        hint_en="read the gradient in the hook, when it arrives: record grad.norm().item() there",
                        hint_zh="在钩子里、梯度到达时读它：就在钩子里记下 grad.norm().item()")
+        others = [("the gradient without that factor", "没乘这个系数的梯度", new[name])] + [
+            (f"the gradient of another pass, ×{f:.4f}", f"另一次反向传播的梯度（×{f:.4f}）", g)
+            for f, g in handed.get(name, []) if f != factor]
+        for what_en, what_zh, other in others:
+            if _close(value, other.norm().item()):
+                raise Fail(f"{name}: not the norm of the gradient this backward handed to grad_norms' hooks: no hook "
+                           "of grad_norms read the gradient it received. The judge's own hook, which runs before "
+                           f"yours, multiplied that gradient by {factor:.4f}; your value is the norm of {what_en}, "
+                           "computed apart from it",
+                           f"{name}：这不是这次反向传播交给 grad_norms 的钩子的那个梯度的范数：grad_norms 没有一个钩子"
+                           f"读了它收到的梯度。评测自己的钩子在你的钩子之前运行，把这个梯度乘了 {factor:.4f}；"
+                           f"你的值是{what_zh}的范数，是另外算出来的",
+                           expected=f"{expected:.6g}", found=f"{value:.6g}",
+                           hint_en="compute the value inside the hook, from its argument: "
+                                   "norms[name] = grad.norm().item()",
+                           hint_zh="在钩子里，用它收到的参数算：norms[name] = grad.norm().item()")
         raise Fail(f"{name}: the norm differs from that of this backward's gradient",
                    f"{name}：范数和这次反向传播的梯度的范数不同",
                    expected=f"{expected:.6g}", found=f"{value:.6g}",
@@ -234,7 +270,7 @@ def _one_model(solution, check, file, case, seed):
     check(en + "the gradient added into each .grad is this backward's, unchanged, and .grad is the earlier "
           "gradient plus it", zh + "加进每个 .grad 的是这次反向传播的梯度，原样未改，.grad 等于之前的梯度加上它")
     for name, p in model.named_parameters():
-        if name not in added or not torch.equal(added[name], new[name]):
+        if name not in added or not torch.equal(added[name], delivered[name][1]):
             raise Fail(f"{name}: the gradient added into .grad is not the one backward computed: a hook of grad_norms "
                        "changed it (by returning a tensor, or by editing its argument in place)",
                        f"{name}：加进 .grad 的不是反向传播算出的那个梯度：grad_norms 的钩子改了它"
@@ -245,7 +281,7 @@ def _one_model(solution, check, file, case, seed):
                               "没有梯度加进去" if name not in added else f"范数为 {added[name].norm().item():.6g} 的梯度"),
                        hint_en="a hook that only watches returns None and does not modify its argument in place",
                        hint_zh="只看不改的钩子返回 None，也不原地修改收到的梯度")
-        if p.grad is None or not torch.equal(p.grad, old[name] + new[name]):
+        if p.grad is None or not torch.equal(p.grad, old[name] + delivered[name][1]):
             raise Fail(f"{name}.grad is not the earlier gradient plus this backward's: the monitor changed training",
                        f"{name}.grad 不等于之前的梯度加上这一次的：监控改变了训练",
                        expected=("the accumulated gradient", "累加后的梯度"),
