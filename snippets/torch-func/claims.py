@@ -136,28 +136,44 @@ def hessian_is_jacfwd_of_jacrev():
 
 
 def backward_inside_a_transform_raises():
-    """Calling .backward() inside a function that torch.func.grad transforms raises a RuntimeError, and so
-    does requires_grad_() inside grad or vmap, and with it torch.autograd.functional."""
-    def f(t):
+    """Inside a function that torch.func.grad or vmap transforms, .backward() raises a RuntimeError, and so
+    does requires_grad_(), on a tensor made from the input or on a fresh one, and with it
+    torch.autograd.functional."""
+    def backward_inside(t):
         (t**2).sum().backward()
         return t.sum()
-    assert "backward() called inside a functorch transform" in _raises(grad(f), torch.ones(2))
+
+    def fresh_backward(t):
+        (torch.ones(2, requires_grad=True) ** 2).sum().backward()
+        return t.sum()
 
     def needs_grad(t):
         return t.clone().requires_grad_().sum()
-    for transform in (grad, vmap):
-        assert "requires_grad_()" in _raises(transform(needs_grad), torch.ones(2))
-    functional = vmap(lambda t: torch.autograd.functional.jacobian(lambda s: s**2, t))
-    assert "requires_grad_()" in _raises(functional, torch.ones(3, 2))
+
+    def fresh_needs_grad(t):
+        return (t * torch.ones(2).requires_grad_()).sum()
+
+    def functional(t):
+        return torch.autograd.functional.jacobian(lambda s: s**2, t).sum()
+    for transform, x in ((grad, torch.ones(2)), (vmap, torch.ones(3, 2))):
+        for f in (backward_inside, fresh_backward):
+            assert "backward() called inside a functorch transform" in _raises(transform(f), x)
+        for f in (needs_grad, fresh_needs_grad, functional):
+            assert "requires_grad_()" in _raises(transform(f), x)
 
 
-def autograd_grad_works_inside_func_grad():
+def autograd_grad_inside_func_grad_needs_create_graph():
     """torch.autograd.grad(..., create_graph=True) inside a function that torch.func.grad transforms works:
-    grad of the sum of the derivative of x³, 3x², is 6x, 18 at 3."""
-    def derivative(t):
-        (d,) = torch.autograd.grad((t**3).sum(), t, create_graph=True)
-        return d.sum()
-    assert torch.equal(grad(derivative)(torch.tensor([3.0])), torch.tensor([18.0]))
+    grad of the sum of the derivative of x³, 3x², is 6x, 18 at 3. Without create_graph, no error: the outer
+    grad treats the inner derivative as a constant, and the same second derivative comes out 0."""
+    def derivative(create_graph):
+        def inner(t):
+            (d,) = torch.autograd.grad((t**3).sum(), t, create_graph=create_graph)
+            return d.sum()
+        return inner
+    x = torch.tensor([3.0])
+    assert torch.equal(grad(derivative(True))(x), torch.tensor([18.0]))
+    assert torch.equal(grad(derivative(False))(x), torch.tensor([0.0]))
 
 
 def item_inside_vmap_raises():
@@ -229,6 +245,38 @@ def replace_all_batch_norm_modules_removes_the_running_statistics():
     x = torch.randn(5, 4)
     assert torch.allclose(model(x), reference(x), atol=1e-6)
     assert dict(model.named_buffers()) == {}
+
+
+def replace_all_batch_norm_modules_is_in_place_and_changes_eval():
+    """replace_all_batch_norm_modules_(model) changes the model itself, and for good: in model.eval() it
+    still normalises by the batch's own statistics, so a sample's output depends on the batch it comes in;
+    with its running statistics, an untouched model in eval() gives each sample the same output in any
+    batch."""
+    from torch.func import replace_all_batch_norm_modules_
+
+    model, untouched = _small_model(nn.BatchNorm1d(4)), _small_model(nn.BatchNorm1d(4))
+    assert replace_all_batch_norm_modules_(model) is model
+    model.eval(), untouched.eval()
+    x = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+    assert not model[1].training and model[1].running_mean is None
+    assert not torch.allclose(model(x)[:3], model(x[:3]), atol=1e-3)
+    assert torch.allclose(untouched(x)[:3], untouched(x[:3]), atol=1e-6)
+
+
+def grad_ignores_an_outer_no_grad_and_respects_an_inner_one():
+    """Under an outer torch.no_grad(), torch.func.grad still differentiates: the derivative of x³ at 3 is 27.
+    A torch.no_grad() inside the function is respected: what it computes counts as a constant, so
+    t * (t² under no_grad) has the derivative t² = 9 at 3, not 3t² = 27."""
+    x = torch.tensor(3.0)
+    with torch.no_grad():
+        assert grad(lambda t: t**3)(x).item() == 27.0
+
+    def inner(t):
+        with torch.no_grad():
+            square = t**2
+        return t * square
+    assert grad(inner)(x).item() == 9.0
+    assert grad(lambda t: t * t**2)(x).item() == 27.0
 
 
 def grad_and_value_returns_the_value_and_has_aux_passes_aux_through():
@@ -433,6 +481,76 @@ def grad_result_stays_on_the_graph_when_the_derivative_depends_on_the_input():
     doubled = grad(lambda t: (2 * t).sum())(leaf)
     assert not doubled.requires_grad and doubled.grad_fn is None
     assert leaf.grad is None
+
+
+def grad_of_a_detached_input_stays_on_the_graph_of_a_captured_tensor():
+    """grad(f)(leaf.detach()) has no graph when f captures nothing that requires grad; when f multiplies by
+    a captured w that requires grad, the result requires grad and backward() on it writes w.grad."""
+    leaf = torch.tensor([3.0], requires_grad=True)
+    alone = grad(lambda t: (t**3).sum())(leaf.detach())
+    assert not alone.requires_grad and alone.grad_fn is None
+    w = torch.tensor([2.0], requires_grad=True)
+    captured = grad(lambda t: (w * t**3).sum())(leaf.detach())
+    assert captured.requires_grad and captured.grad_fn is not None
+    captured.sum().backward()
+    assert torch.equal(w.grad, torch.tensor([27.0])) and leaf.grad is None
+
+
+def batchnorm_per_sample_fails_with_one_value_per_channel():
+    """Per sample in training mode (running statistics removed by replace_all_batch_norm_modules_), a
+    BatchNorm1d on (N, C) raises: a batch of one has one value per channel. A BatchNorm1d on (N, C, L) and a
+    BatchNorm2d on (N, C, H, W) run, each sample normalised over its own positions, and match a loop of
+    one backward() per sample in training mode."""
+    from torch.func import replace_all_batch_norm_modules_
+
+    for norm, shape, works in ((nn.BatchNorm1d(3), (4, 3), False), (nn.BatchNorm1d(3), (4, 3, 5), True),
+                               (nn.BatchNorm2d(3), (4, 3, 2, 2), True)):
+        replace_all_batch_norm_modules_(norm)
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(0))
+        params = {name: p.detach() for name, p in norm.named_parameters()}
+
+        def loss(params, xi):
+            return (functional_call(norm, params, (xi[None],)) ** 3).sum()
+        if not works:
+            try:
+                vmap(grad(loss), in_dims=(None, 0))(params, x)
+            except ValueError as error:
+                assert "Expected more than 1 value per channel" in str(error)
+                continue
+            raise AssertionError(f"{type(norm).__name__} on {shape} ran per sample")
+        found = vmap(grad(loss), in_dims=(None, 0))(params, x)
+        for i in range(len(x)):
+            norm.zero_grad()
+            (norm(x[i:i + 1]) ** 3).sum().backward()
+            assert torch.allclose(found["weight"][i], norm.weight.grad, atol=1e-4), (shape, i)
+
+
+def jacrev_runs_one_backward_pass_for_all_rows():
+    """jacrev(f) of an f with 64 outputs calls f once and torch.autograd.grad once (vmap batches the 64
+    vector-Jacobian products); a loop of vjp_fn calls f once too, and torch.autograd.grad 64 times."""
+    generator = torch.Generator().manual_seed(0)
+    w = torch.randn(4, 64, generator=generator)
+    calls = {"f": 0, "grad": 0}
+
+    def f(t):
+        calls["f"] += 1
+        return torch.tanh(t @ w)
+    original = torch.autograd.grad
+
+    def counted(*args, **kwargs):
+        calls["grad"] += 1
+        return original(*args, **kwargs)
+    torch.autograd.grad = counted
+    try:
+        jacobian = jacrev(f)(torch.ones(4))
+        assert calls == {"f": 1, "grad": 1}, calls
+        calls.update(f=0, grad=0)
+        _, vjp_fn = vjp(f, torch.ones(4))
+        rows = torch.stack([vjp_fn(e)[0] for e in torch.eye(64)])
+        assert calls == {"f": 1, "grad": 64}, calls
+    finally:
+        torch.autograd.grad = original
+    assert torch.allclose(jacobian, rows)
 
 
 def vmap_runs_the_model_once_for_the_whole_batch():

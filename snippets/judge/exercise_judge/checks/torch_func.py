@@ -60,6 +60,35 @@ def _mapped(tensor) -> bool:
     return False
 
 
+def _transforms(tensor):
+    """The torch.func transforms wrapped around `tensor`, the innermost transform first: "grad" (grad,
+    vjp, jacrev: differentiated), "vmap" (batched). None on a torch without these functions."""
+    functorch = getattr(torch._C, "_functorch", None)
+    needed = ("is_gradtrackingtensor", "is_batchedtensor", "get_unwrapped")
+    if not isinstance(tensor, torch.Tensor) or not all(hasattr(functorch, name) for name in needed):
+        return None
+    found = []
+    while True:
+        if functorch.is_gradtrackingtensor(tensor):
+            found.append("grad")
+        elif functorch.is_batchedtensor(tensor):
+            found.append("vmap")
+        else:
+            return found
+        tensor = functorch.get_unwrapped(tensor)
+
+
+def _observed(loss_fn, calls):
+    """loss_fn as the reader's function gets it: each call appends the transforms around the loss it
+    returned. It keeps no __wrapped__, so that the reader cannot call the loss unseen that way."""
+    def observed(*args, **kwargs):
+        loss = loss_fn(*args, **kwargs)
+        calls.append(_transforms(loss))
+        return loss
+    observed.__name__ = observed.__qualname__ = loss_fn.__name__
+    return observed
+
+
 @contextlib.contextmanager
 def _instrumented(model):
     """Every run of every module of `model` (the model itself under the name "model"), by name."""
@@ -101,8 +130,9 @@ def per_sample_norms(solution, check):
               "每个样本一个，和逐个样本做反向传播的循环结果相同")
         for p in model.parameters():
             p.grad = torch.full_like(p, MARK)
+        losses = []
         with _instrumented(model) as seen, autograd_passes() as passes:
-            found = solution.per_sample_norms(model, loss_fn, x, y)
+            found = solution.per_sample_norms(model, _observed(loss_fn, losses), x, y)
         if not isinstance(found, torch.Tensor):
             raise Fail("per_sample_norms must return a tensor", "per_sample_norms 应当返回一个张量",
                        expected=(f"a tensor of shape [{batch}]", f"形状为 [{batch}] 的张量"), found=described(found),
@@ -247,3 +277,29 @@ def per_sample_norms(solution, check):
                                "run the model with functional_call(model, params, (xi[None],))",
                        hint_zh="grad 对它的参数求导：把模型参数做成字典传进去，再用 functional_call(model, params, "
                                "(xi[None],)) 运行模型")
+
+        check(f"{call}: loss_fn runs once, and grad differentiates the loss it returns inside vmap",
+              f"{call}：loss_fn 只运行一次，它返回的损失由 vmap 里面的 grad 求导")
+        if len(losses) != 1:
+            raise Fail(f"loss_fn ran {times(len(losses))}: vmap(grad(...)) calls it once ({loss_name})",
+                       f"loss_fn 运行了 {len(losses)} 次：vmap(grad(...)) 只调用它一次（{loss_name}）",
+                       expected=("one call of loss_fn, on the loss of one sample under grad and vmap",
+                                 "调用一次 loss_fn，算的是 grad 和 vmap 下单个样本的损失"),
+                       found=(f"{len(losses)} calls", f"{len(losses)} 次"),
+                       hint_en="the norms must come from what vmap(grad(loss_of_one)) returns; a second computation "
+                               "of the losses (a loop, a copy of the model) is another method",
+                       hint_zh="范数要从 vmap(grad(loss_of_one)) 的返回值算出来；另外再算一遍损失（循环、模型的副本）"
+                               "就是另一种方法了")
+        (around,) = losses
+        if around is not None and not (around[:1] == ["grad"] and "vmap" in around[1:]):
+            said = (", ".join(around) or "none", "、".join(around) or "没有")
+            raise Fail(f"the loss was differentiated outside vmap, not by grad inside it ({loss_name})",
+                       f"损失是在 vmap 外面求导的，而不是由 vmap 里面的 grad 求导（{loss_name}）",
+                       expected=("around the loss, innermost first: grad, then vmap",
+                                 "损失外面的变换，由内到外：先 grad，再 vmap"),
+                       found=(f"around the loss, innermost first: {said[0]}", f"损失外面的变换，由内到外：{said[1]}"),
+                       hint_en="jacrev of the vector of losses that vmap computes differentiates the batch's losses "
+                               "together; take grad of the loss of one sample and vmap that: "
+                               "vmap(grad(loss_of_one), in_dims=(None, 0, 0))",
+                       hint_zh="对 vmap 算出的损失向量取 jacrev，是把整批损失放在一起求导；应该对单个样本的损失取 grad，"
+                               "再 vmap 它：vmap(grad(loss_of_one), in_dims=(None, 0, 0))")
