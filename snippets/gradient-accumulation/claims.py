@@ -1,6 +1,7 @@
 """Checks behind gradient-accumulation's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`gradient-accumulation/<name>` on a page names one)."""
 
+import functools
 import math
 import runpy
 import warnings
@@ -472,12 +473,18 @@ def with_dropout_micro_batches_match_the_big_batch_only_with_its_masks():
 _FORGET = Path(__file__).with_name("forget-zero-grad.py")
 
 
+@functools.cache
+def _forget_run():
+    """forget-zero-grad.py's namespace, the script run once (its output discarded)."""
+    with redirect_stdout(StringIO()):
+        return runpy.run_path(str(_FORGET))
+
+
 def at_the_largest_learning_rate_the_loss_rises_every_epoch_until_it_overflows():
     """In forget-zero-grad.py's run at its largest learning rate without zero_grad, the loss of every
     epoch after the lowest one is above the epoch before, up to the first epoch whose loss is inf, the
     epochs the page glues; within the 50 epochs the loss is never NaN."""
-    with redirect_stdout(StringIO()):
-        run = runpy.run_path(str(_FORGET))
+    run = _forget_run()
     losses, _ = run["train"](run["LEARNING_RATES"][-1], zero_grad="never")
     lowest = min(range(len(losses)), key=losses.__getitem__) + 1  # epochs numbered from 1, as on the page
     overflow = next(epoch for epoch in range(1, len(losses) + 1) if math.isinf(losses[epoch - 1]))
@@ -485,3 +492,63 @@ def at_the_largest_learning_rate_the_loss_rises_every_epoch_until_it_overflows()
     assert lowest < overflow
     assert all(losses[epoch - 1] > losses[epoch - 2] for epoch in range(lowest + 1, overflow + 1))
     assert not any(math.isnan(loss) for loss in losses)
+
+
+def forgetting_table_swings_climbs_and_grows_several_fold():
+    """The words of the page's table for forget-zero-grad.py without zero_grad, after each learning
+    rate's lowest epoch: the smallest goes up and down at least 10 times each, and its last 25 epochs
+    stay below twice the highest of its first 25; the middle one rises every epoch; the largest grows
+    at least 3-fold every epoch until its loss overflows."""
+    run = _forget_run()
+    smallest, middle, largest = (run["train"](lr, zero_grad="never")[0] for lr in run["LEARNING_RATES"])
+
+    def after_lowest(losses):
+        lowest = min(range(len(losses)), key=losses.__getitem__)
+        return [later / earlier for earlier, later in zip(losses[lowest:], losses[lowest + 1:])]
+
+    factors = after_lowest(smallest)
+    assert sum(f > 1 for f in factors) >= 10 and sum(f < 1 for f in factors) >= 10, factors
+    assert max(smallest[25:]) < 2 * max(smallest[:25])
+    assert all(f > 1 for f in after_lowest(middle))
+    overflow = next(epoch for epoch, loss in enumerate(largest) if math.isinf(loss))
+    assert all(f >= 3 for f in after_lowest(largest[:overflow]))
+
+
+def _never_cleared_losses(run, lr, targets_on_a_line, batch):
+    """forget-zero-grad.py's run without zero_grad, optionally with its targets' noise removed; with
+    the whole data set as the batch, for as many steps as the batched run takes."""
+    samples = run["SAMPLES"]
+    epochs = run["EPOCHS"] * samples // run["BATCH"] if batch == samples else run["EPOCHS"]
+    torch.manual_seed(0)
+    x, y = run["make_data"]()
+    if targets_on_a_line:  # every batch's gradient is then 0 at the same point, the data's own line
+        y = x @ torch.tensor([[2.0], [-1.0], [0.5]]) + 1.0
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(epochs):
+        total = 0.0
+        for start in range(0, samples, batch):
+            loss = F.mse_loss(model(x[start:start + batch]), y[start:start + batch])
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * batch
+        losses.append(total / samples)
+    return losses
+
+
+def with_batches_the_loss_grows_from_their_curvatures_not_from_the_noise():
+    """Never clearing, with batches of 32: the middle and the largest learning rate grow as much
+    with targets exactly on a line (no noise; the batches differ only in their inputs, so in the
+    curvature x.T @ x of their losses) as with the page's noisy targets; with the whole data set in
+    every step (one curvature) the loss stays below twice its first value."""
+    run = _forget_run()
+    batch, samples = run["BATCH"], run["SAMPLES"]
+    _, middle, largest = run["LEARNING_RATES"]
+    for targets_on_a_line in (False, True):
+        losses = _never_cleared_losses(run, middle, targets_on_a_line, batch)
+        assert losses[-1] > 1e5 * min(losses), (targets_on_a_line, losses[-1])
+        losses = _never_cleared_losses(run, largest, targets_on_a_line, batch)
+        assert math.isinf(losses[-1]), (targets_on_a_line, losses[-1])
+        full = _never_cleared_losses(run, largest, targets_on_a_line, samples)
+        assert max(full) < 2 * full[0], (targets_on_a_line, max(full), full[0])
