@@ -199,8 +199,9 @@ def one_backward_per_loss_equals_the_backward_of_their_sum_up_to_rounding():
 
 def losses_sharing_a_graph_need_retain_graph_on_all_but_the_last():
     """Two losses from one forward through a shared trunk: the second backward() raises, because the
-    first freed the trunk's saved tensors; with retain_graph=True on the first, the two leave the
-    gradient of their sum. Two losses from two forwards need nothing."""
+    first freed the tensors the trunk saved; with retain_graph=True on the first, the two leave the
+    gradient of their sum, as one backward() of their sum does without it. Two losses from two
+    forwards need nothing, and neither do two losses whose shared part saved no tensor (an addition)."""
     torch.manual_seed(0)
     trunk, head_a, head_b = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
     x = torch.randn(8, 3)
@@ -229,6 +230,12 @@ def losses_sharing_a_graph_need_retain_graph_on_all_but_the_last():
     losses()[0].backward()
     losses()[1].backward()  # a forward of its own
     assert torch.allclose(trunk.weight.grad, together, atol=1e-6)
+    shift = nn.Parameter(torch.zeros(3))
+    shared = x + shift  # an addition saves nothing for backward
+    trunk_free_a, trunk_free_b = (shared * 2).sum(), (shared * 3).sum()
+    trunk_free_a.backward()
+    trunk_free_b.backward()
+    assert torch.equal(shift.grad, torch.full((3,), 5.0 * len(x)))
 
 
 def unused_and_frozen_parameters_keep_what_their_grad_held():
@@ -272,7 +279,7 @@ def model_zero_grad_reaches_parameters_no_optimizer_owns():
     assert all(p.grad is None for p in model.parameters())
 
 
-def _train(place, backward_before_the_loop):
+def _train(place, backward_before_the_loop=False):
     torch.manual_seed(0)
     model = nn.Linear(3, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -283,11 +290,27 @@ def _train(place, backward_before_the_loop):
         x, y = torch.randn(8, 3), torch.randn(8, 1)
         if place == "first":
             optimizer.zero_grad()
-        F.mse_loss(model(x), y).backward()
+        loss = F.mse_loss(model(x), y)
+        if place == "between":
+            optimizer.zero_grad()
+        if place == "step before backward":
+            optimizer.zero_grad()
+            optimizer.step()
+            loss.backward()
+            continue
+        loss.backward()
         optimizer.step()
         if place == "after":
             optimizer.zero_grad()
     return model.weight.detach().clone()
+
+
+def zero_grad_anywhere_before_backward_trains_the_same():
+    """zero_grad() at the top, between the forward and backward(), or after step() trains bit-identical
+    parameters; step() before backward() trains something else."""
+    clean = _train("first")
+    assert all(torch.equal(_train(place), clean) for place in ("between", "after"))
+    assert not torch.allclose(_train("step before backward"), clean)
 
 
 def zero_grad_first_clears_a_gradient_left_before_the_loop():
@@ -421,7 +444,9 @@ def a_remainder_of_micro_batches_stays_in_grad_after_the_loop():
 
 
 def batchnorm_micro_batches_differ_by_more_than_a_factor():
-    """With BatchNorm, four micro-batches give a gradient that no single factor turns into the big batch's."""
+    """With BatchNorm in training mode, four micro-batches give a gradient that no single factor turns
+    into the big batch's; in eval mode (running statistics) the four, each loss / 4, match it up to
+    rounding."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 1))
     x, y = torch.randn(64, 8), torch.randn(64, 1)
@@ -434,6 +459,14 @@ def batchnorm_micro_batches_differ_by_more_than_a_factor():
     best_factor = (micro @ big) / (micro @ micro)  # the factor that brings micro closest to big
     assert not torch.allclose(best_factor * micro, big, rtol=1e-2, atol=1e-4)
     assert torch.nn.functional.cosine_similarity(micro, big, dim=0) < 0.99
+    model.eval()
+    model.zero_grad()
+    F.mse_loss(model(x), y).backward()
+    big = model[0].weight.grad.flatten().clone()
+    model.zero_grad()
+    for xb, yb in zip(x.chunk(4), y.chunk(4)):
+        (F.mse_loss(model(xb), yb) / 4).backward()
+    assert torch.allclose(model[0].weight.grad.flatten(), big, atol=1e-6)
 
 
 def _dropout_gradient(model, x, y, parts, masks=None):
@@ -452,8 +485,9 @@ def _dropout_gradient(model, x, y, parts, masks=None):
 
 
 def with_dropout_micro_batches_match_the_big_batch_only_with_its_masks():
-    """With nn.Dropout(0.1): four micro-batches that apply the big batch's masks leave its gradient up
-    to rounding; four that draw masks of their own (another generator state) do not."""
+    """With nn.Dropout(0.1) in training mode: four micro-batches that apply the big batch's masks leave
+    its gradient up to rounding; four that draw masks of their own (another generator state) do not.
+    In eval mode dropout draws no mask, and four micro-batches match the big batch."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Dropout(0.1), nn.Linear(32, 1))
     x, y = torch.randn(64, 8), torch.randn(64, 1)
@@ -467,6 +501,8 @@ def with_dropout_micro_batches_match_the_big_batch_only_with_its_masks():
     assert torch.allclose(_dropout_gradient(model, x, y, 4, masks), big, atol=1e-6)
     torch.manual_seed(2)
     assert not torch.allclose(_dropout_gradient(model, x, y, 4), big, atol=1e-3)
+    model.eval()
+    assert torch.allclose(_dropout_gradient(model, x, y, 4), _dropout_gradient(model, x, y, 1), atol=1e-6)
 
 
 # The run the page shows: forget-zero-grad.py, run as a script (its output is discarded).
