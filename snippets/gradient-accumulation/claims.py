@@ -1,6 +1,7 @@
 """Checks behind gradient-accumulation's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`gradient-accumulation/<name>` on a page names one)."""
 
+import functools
 import math
 import runpy
 import warnings
@@ -14,9 +15,11 @@ from torch import nn
 
 
 def accumulate_grad_node_puts_the_first_gradient_in_place_then_adds():
-    """A leaf's gradient goes through its AccumulateGrad node: into a None .grad it puts the very tensor
-    the backward pass computed; later gradients it adds into that tensor in place, except under
-    backward(create_graph=True), which puts the sum into .grad as a new tensor."""
+    """A leaf's gradient goes through its AccumulateGrad node: into a None .grad it puts the gradient
+    it receives (the very tensor, when its layout fits); later gradients it adds into that tensor in
+    place, for a vector and for a Linear's weight matrix alike, except in two cases that put the sum
+    into .grad as a new tensor: backward(create_graph=True), which also warns of a reference cycle,
+    and a sparse .grad that receives a dense gradient."""
     w = torch.tensor([1.0], requires_grad=True)
     node = (w * 3).grad_fn.next_functions[0][0]
     assert type(node).__name__ == "AccumulateGrad" and node.variable is w
@@ -29,23 +32,47 @@ def accumulate_grad_node_puts_the_first_gradient_in_place_then_adds():
     assert first.item() == 3.0 and first.data_ptr() == arrived[0]
     (w * 5).sum().backward()
     assert w.grad is first and first.item() == 8.0
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Using backward\\(\\) with create_graph=True")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         (w * 2).sum().backward(create_graph=True)
+    assert any("reference cycle" in str(warning.message) for warning in caught), [str(w.message) for w in caught]
     assert w.grad is not first and w.grad.item() == 10.0 and first.item() == 8.0
+
+    torch.manual_seed(0)
+    layer = nn.Linear(4, 3)
+    layer(torch.randn(5, 4)).sum().backward()
+    first = layer.weight.grad
+    layer(torch.randn(5, 4)).sum().backward()
+    assert layer.weight.grad is first
+
+    table = nn.Embedding(4, 2, sparse=True)
+    table(torch.tensor([1])).sum().backward()
+    first = table.weight.grad
+    assert first.is_sparse
+    (table.weight * 1.0).sum().backward()  # a dense gradient
+    assert table.weight.grad is not first and not table.weight.grad.is_sparse
 
 
 def autograd_grad_writes_no_grad_and_backward_inputs_only_the_leaves_listed():
-    """torch.autograd.grad returns gradients and leaves every .grad as it was; backward(inputs=[a])
-    adds into a.grad only."""
+    """torch.autograd.grad returns gradients and writes no leaf's .grad, but a non-leaf on its path
+    that called retain_grad() gets one; backward(inputs=[...]) adds into the .grad of the tensors
+    listed only, and they may be non-leaves."""
     a = torch.tensor([1.0], requires_grad=True)
     b = torch.tensor([2.0], requires_grad=True)
     (grad_a, grad_b) = torch.autograd.grad((a * b).sum(), [a, b])
     assert (grad_a.item(), grad_b.item()) == (2.0, 1.0)
     assert a.grad is None and b.grad is None
+    h = a * 2
+    h.retain_grad()
+    torch.autograd.grad((h * b).sum(), [a])
+    assert a.grad is None and b.grad is None and h.grad.item() == 2.0
     (a * b).sum().backward(inputs=[a])
     (a * b).sum().backward(inputs=[a])
     assert a.grad.item() == 4.0 and b.grad is None
+    a.grad = None
+    h = a * 2
+    (h * b).sum().backward(inputs=[h])
+    assert not h.is_leaf and h.grad.item() == 2.0 and a.grad is None and b.grad is None
 
 
 def _optimizer_classes():
@@ -138,29 +165,43 @@ def builtin_optimizers_and_clipping_skip_none():
     assert nn.utils.clip_grad_norm_([without, with_grad], 100.0).item() == 5.0 and without.grad is None
 
 
+def _one_by_one_and_summed(count, shared):
+    """w.grad after one backward() per loss and after one backward() of their sum. Each loss is
+    (h * factor).sum(): with shared=False h is w itself, so the gradients first meet at w; with
+    shared=True h = x @ w, a layer every loss passes through, where they meet before reaching w."""
+    w = torch.randn(5, 7, requires_grad=True)
+    x, factors = torch.randn(11, 5), torch.randn(count, 11 if shared else 5, 7)
+
+    def losses():
+        h = x @ w if shared else w
+        return [(h * factor).sum() for factor in factors]
+
+    for loss in losses():
+        loss.backward(retain_graph=True)  # the shared layer saved x for the next loss's backward()
+    one_by_one, w.grad = w.grad, None
+    sum(losses()).backward()
+    return one_by_one, w.grad
+
+
 def one_backward_per_loss_equals_the_backward_of_their_sum_up_to_rounding():
     """Calling backward() on losses one by one and once on their sum leave the same .grad: bit for bit
-    with two losses, up to float32 rounding with three, where the two orders of adding can differ in
-    the last bits."""
+    with two losses whose gradients first meet at w; up to float32 rounding, and in some of 50 draws
+    not bit for bit, with two losses through a shared layer or with three losses."""
     torch.manual_seed(0)
-    differ = {2: 0, 3: 0}
-    for _ in range(50):
-        for count in differ:
-            w = torch.randn(5, requires_grad=True)
-            factors = torch.randn(count, 5)
-            for factor in factors:
-                (w * factor).sum().backward()
-            one_by_one, w.grad = w.grad, None
-            sum((w * factor).sum() for factor in factors).backward()
-            assert torch.allclose(one_by_one, w.grad, rtol=1e-6, atol=1e-6)
-            differ[count] += not torch.equal(one_by_one, w.grad)
-    assert differ[2] == 0 and differ[3] > 0, differ
+    for count, shared in ((2, False), (2, True), (3, False)):
+        differ = 0
+        for _ in range(50):
+            one_by_one, summed = _one_by_one_and_summed(count, shared)
+            assert (one_by_one - summed).abs().max() <= 1e-6 * summed.abs().max(), (count, shared)
+            differ += not torch.equal(one_by_one, summed)
+        assert (differ == 0) if (count, shared) == (2, False) else (differ > 0), (count, shared, differ)
 
 
 def losses_sharing_a_graph_need_retain_graph_on_all_but_the_last():
     """Two losses from one forward through a shared trunk: the second backward() raises, because the
-    first freed the trunk's saved tensors; with retain_graph=True on the first, the two leave the
-    gradient of their sum. Two losses from two forwards need nothing."""
+    first freed the tensors the trunk saved; with retain_graph=True on the first, the two leave the
+    gradient of their sum, as one backward() of their sum does without it. Two losses from two
+    forwards need nothing, and neither do two losses whose shared part saved no tensor (an addition)."""
     torch.manual_seed(0)
     trunk, head_a, head_b = nn.Linear(3, 4), nn.Linear(4, 1), nn.Linear(4, 1)
     x = torch.randn(8, 3)
@@ -189,6 +230,12 @@ def losses_sharing_a_graph_need_retain_graph_on_all_but_the_last():
     losses()[0].backward()
     losses()[1].backward()  # a forward of its own
     assert torch.allclose(trunk.weight.grad, together, atol=1e-6)
+    shift = nn.Parameter(torch.zeros(3))
+    shared = x + shift  # an addition saves nothing for backward
+    trunk_free_a, trunk_free_b = (shared * 2).sum(), (shared * 3).sum()
+    trunk_free_a.backward()
+    trunk_free_b.backward()
+    assert torch.equal(shift.grad, torch.full((3,), 5.0 * len(x)))
 
 
 def unused_and_frozen_parameters_keep_what_their_grad_held():
@@ -232,7 +279,7 @@ def model_zero_grad_reaches_parameters_no_optimizer_owns():
     assert all(p.grad is None for p in model.parameters())
 
 
-def _train(place, backward_before_the_loop):
+def _train(place, backward_before_the_loop=False):
     torch.manual_seed(0)
     model = nn.Linear(3, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -243,11 +290,27 @@ def _train(place, backward_before_the_loop):
         x, y = torch.randn(8, 3), torch.randn(8, 1)
         if place == "first":
             optimizer.zero_grad()
-        F.mse_loss(model(x), y).backward()
+        loss = F.mse_loss(model(x), y)
+        if place == "between":
+            optimizer.zero_grad()
+        if place == "step before backward":
+            optimizer.zero_grad()
+            optimizer.step()
+            loss.backward()
+            continue
+        loss.backward()
         optimizer.step()
         if place == "after":
             optimizer.zero_grad()
     return model.weight.detach().clone()
+
+
+def zero_grad_anywhere_before_backward_trains_the_same():
+    """zero_grad() at the top, between the forward and backward(), or after step() trains bit-identical
+    parameters; step() before backward() trains something else."""
+    clean = _train("first")
+    assert all(torch.equal(_train(place), clean) for place in ("between", "after"))
+    assert not torch.allclose(_train("step before backward"), clean)
 
 
 def zero_grad_first_clears_a_gradient_left_before_the_loop():
@@ -381,7 +444,9 @@ def a_remainder_of_micro_batches_stays_in_grad_after_the_loop():
 
 
 def batchnorm_micro_batches_differ_by_more_than_a_factor():
-    """With BatchNorm, four micro-batches give a gradient that no single factor turns into the big batch's."""
+    """With BatchNorm in training mode, four micro-batches give a gradient that no single factor turns
+    into the big batch's; in eval mode (running statistics) the four, each loss / 4, match it up to
+    rounding."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 1))
     x, y = torch.randn(64, 8), torch.randn(64, 1)
@@ -394,6 +459,14 @@ def batchnorm_micro_batches_differ_by_more_than_a_factor():
     best_factor = (micro @ big) / (micro @ micro)  # the factor that brings micro closest to big
     assert not torch.allclose(best_factor * micro, big, rtol=1e-2, atol=1e-4)
     assert torch.nn.functional.cosine_similarity(micro, big, dim=0) < 0.99
+    model.eval()
+    model.zero_grad()
+    F.mse_loss(model(x), y).backward()
+    big = model[0].weight.grad.flatten().clone()
+    model.zero_grad()
+    for xb, yb in zip(x.chunk(4), y.chunk(4)):
+        (F.mse_loss(model(xb), yb) / 4).backward()
+    assert torch.allclose(model[0].weight.grad.flatten(), big, atol=1e-6)
 
 
 def _dropout_gradient(model, x, y, parts, masks=None):
@@ -412,8 +485,9 @@ def _dropout_gradient(model, x, y, parts, masks=None):
 
 
 def with_dropout_micro_batches_match_the_big_batch_only_with_its_masks():
-    """With nn.Dropout(0.1): four micro-batches that apply the big batch's masks leave its gradient up
-    to rounding; four that draw masks of their own (another generator state) do not."""
+    """With nn.Dropout(0.1) in training mode: four micro-batches that apply the big batch's masks leave
+    its gradient up to rounding; four that draw masks of their own (another generator state) do not.
+    In eval mode dropout draws no mask, and four micro-batches match the big batch."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Dropout(0.1), nn.Linear(32, 1))
     x, y = torch.randn(64, 8), torch.randn(64, 1)
@@ -427,18 +501,26 @@ def with_dropout_micro_batches_match_the_big_batch_only_with_its_masks():
     assert torch.allclose(_dropout_gradient(model, x, y, 4, masks), big, atol=1e-6)
     torch.manual_seed(2)
     assert not torch.allclose(_dropout_gradient(model, x, y, 4), big, atol=1e-3)
+    model.eval()
+    assert torch.allclose(_dropout_gradient(model, x, y, 4), _dropout_gradient(model, x, y, 1), atol=1e-6)
 
 
 # The run the page shows: forget-zero-grad.py, run as a script (its output is discarded).
 _FORGET = Path(__file__).with_name("forget-zero-grad.py")
 
 
+@functools.cache
+def _forget_run():
+    """forget-zero-grad.py's namespace, the script run once (its output discarded)."""
+    with redirect_stdout(StringIO()):
+        return runpy.run_path(str(_FORGET))
+
+
 def at_the_largest_learning_rate_the_loss_rises_every_epoch_until_it_overflows():
     """In forget-zero-grad.py's run at its largest learning rate without zero_grad, the loss of every
     epoch after the lowest one is above the epoch before, up to the first epoch whose loss is inf, the
     epochs the page glues; within the 50 epochs the loss is never NaN."""
-    with redirect_stdout(StringIO()):
-        run = runpy.run_path(str(_FORGET))
+    run = _forget_run()
     losses, _ = run["train"](run["LEARNING_RATES"][-1], zero_grad="never")
     lowest = min(range(len(losses)), key=losses.__getitem__) + 1  # epochs numbered from 1, as on the page
     overflow = next(epoch for epoch in range(1, len(losses) + 1) if math.isinf(losses[epoch - 1]))
@@ -446,3 +528,63 @@ def at_the_largest_learning_rate_the_loss_rises_every_epoch_until_it_overflows()
     assert lowest < overflow
     assert all(losses[epoch - 1] > losses[epoch - 2] for epoch in range(lowest + 1, overflow + 1))
     assert not any(math.isnan(loss) for loss in losses)
+
+
+def forgetting_table_swings_climbs_and_grows_several_fold():
+    """The words of the page's table for forget-zero-grad.py without zero_grad, after each learning
+    rate's lowest epoch: the smallest goes up and down at least 10 times each, and its last 25 epochs
+    stay below twice the highest of its first 25; the middle one rises every epoch; the largest grows
+    at least 3-fold every epoch until its loss overflows."""
+    run = _forget_run()
+    smallest, middle, largest = (run["train"](lr, zero_grad="never")[0] for lr in run["LEARNING_RATES"])
+
+    def after_lowest(losses):
+        lowest = min(range(len(losses)), key=losses.__getitem__)
+        return [later / earlier for earlier, later in zip(losses[lowest:], losses[lowest + 1:])]
+
+    factors = after_lowest(smallest)
+    assert sum(f > 1 for f in factors) >= 10 and sum(f < 1 for f in factors) >= 10, factors
+    assert max(smallest[25:]) < 2 * max(smallest[:25])
+    assert all(f > 1 for f in after_lowest(middle))
+    overflow = next(epoch for epoch, loss in enumerate(largest) if math.isinf(loss))
+    assert all(f >= 3 for f in after_lowest(largest[:overflow]))
+
+
+def _never_cleared_losses(run, lr, targets_on_a_line, batch):
+    """forget-zero-grad.py's run without zero_grad, optionally with its targets' noise removed; with
+    the whole data set as the batch, for as many steps as the batched run takes."""
+    samples = run["SAMPLES"]
+    epochs = run["EPOCHS"] * samples // run["BATCH"] if batch == samples else run["EPOCHS"]
+    torch.manual_seed(0)
+    x, y = run["make_data"]()
+    if targets_on_a_line:  # every batch's gradient is then 0 at the same point, the data's own line
+        y = x @ torch.tensor([[2.0], [-1.0], [0.5]]) + 1.0
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(epochs):
+        total = 0.0
+        for start in range(0, samples, batch):
+            loss = F.mse_loss(model(x[start:start + batch]), y[start:start + batch])
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * batch
+        losses.append(total / samples)
+    return losses
+
+
+def with_batches_the_loss_grows_from_their_curvatures_not_from_the_noise():
+    """Never clearing, with batches of 32: the middle and the largest learning rate grow as much
+    with targets exactly on a line (no noise; the batches differ only in their inputs, so in the
+    curvature x.T @ x of their losses) as with the page's noisy targets; with the whole data set in
+    every step (one curvature) the loss stays below twice its first value."""
+    run = _forget_run()
+    batch, samples = run["BATCH"], run["SAMPLES"]
+    _, middle, largest = run["LEARNING_RATES"]
+    for targets_on_a_line in (False, True):
+        losses = _never_cleared_losses(run, middle, targets_on_a_line, batch)
+        assert losses[-1] > 1e5 * min(losses), (targets_on_a_line, losses[-1])
+        losses = _never_cleared_losses(run, largest, targets_on_a_line, batch)
+        assert math.isinf(losses[-1]), (targets_on_a_line, losses[-1])
+        full = _never_cleared_losses(run, largest, targets_on_a_line, samples)
+        assert max(full) < 2 * full[0], (targets_on_a_line, max(full), full[0])

@@ -23,10 +23,12 @@ def make_data():
     return x, x @ torch.tensor([[2.0], [-1.0], [0.5]]) + 1.0 + noise
 
 
-def train(lr, zero_grad="before", momentum=0.0, epochs=EPOCHS, batch=BATCH):
+def train(lr, zero_grad="before", momentum=0.0, epochs=EPOCHS, batch=BATCH,
+          largest=None):
     """Mean training loss of every epoch, and the final parameters.
 
     zero_grad runs "before" the forward, "after" step(), or "never".
+    largest, a list, receives the largest |parameter| after every epoch.
     """
     torch.manual_seed(0)
     x, y = make_data()
@@ -46,6 +48,9 @@ def train(lr, zero_grad="before", momentum=0.0, epochs=EPOCHS, batch=BATCH):
                 optimizer.zero_grad()
             total += loss.item() * len(xb)
         losses.append(total / SAMPLES)
+        if largest is not None:
+            largest.append(max(p.detach().abs().max().item()
+                               for p in model.parameters()))
     return losses, [p.detach().clone() for p in model.parameters()]
 
 
@@ -102,11 +107,22 @@ rising = all(later > earlier for earlier, later
              in zip(without[lowest:overflow], without[lowest + 1:overflow]))
 print(f"lr {lr:g} without zero_grad: every epoch from {lowest + 2} to "
       f"{overflow} above the one before: {rising}; inf from epoch {overflow}")
-longer, _ = train(lr, zero_grad="never", epochs=LONGER)
+sizes = []  # the loss is inf once its squares overflow; the parameters?
+longer, _ = train(lr, zero_grad="never", epochs=LONGER, largest=sizes)
 nan = first_epoch(longer, lambda loss, previous: math.isnan(loss))
-print(f"  the same run for {LONGER} epochs: NaN from epoch {nan} on")
+broken = first_epoch(sizes, lambda size, previous: not math.isfinite(size))
+print(f"  the same run for {LONGER} epochs: largest |parameter| "
+      f"{sizes[overflow - 1]:.0e} in epoch {overflow}, "
+      f"{sizes[broken - 2]:.0e} in epoch {broken - 1}")
+print(f"  (float32 ends at {torch.finfo(torch.float32).max:.1e}); "
+      f"parameters not finite from epoch {broken}, NaN from epoch {nan} on")
 glue("accum_lr2_nan", nan)
 glue("accum_longer", LONGER)
+glue("accum_lr2_size_at_overflow", sizes[overflow - 1])
+glue("accum_lr2_size_before_nan", sizes[broken - 2])
+glue("accum_lr2_last_finite", broken - 1)
+glue("accum_lr2_broken", broken)
+glue("accum_float32_max", torch.finfo(torch.float32).max)
 
 # The same number of updates, each on the whole data set (one step an epoch).
 updates = EPOCHS * SAMPLES // BATCH

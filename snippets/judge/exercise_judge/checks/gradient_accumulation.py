@@ -15,8 +15,9 @@ TOLERANCE = 1e-5  # the exercise's "at most 1e-5 in any entry"
 
 class Run:
     """One call of accumulate, watched: for each forward of the model its input and how many backward
-    passes had run before it; for each call of loss_fn its target; for each parameter, after each
-    accumulation into its .grad, the pass it came from and a copy of .grad; the passes themselves."""
+    passes had run before it; for each call of loss_fn its target and the gradients that reached the
+    loss it returned; for each parameter, after each accumulation into its .grad, the pass it came
+    from and a copy of .grad; the passes themselves."""
 
     def __init__(self, solution, loss, steps, seed):
         torch.manual_seed(seed)
@@ -25,7 +26,7 @@ class Run:
         self.model = nn.Linear(FEATURES, 1)
         self.reference = nn.Linear(FEATURES, 1)
         self.reference.load_state_dict(self.model.state_dict())
-        self.forwards, self.targets = [], []
+        self.forwards, self.targets, self.seeds = [], [], []
         self.accumulated = {name: [] for name, _ in self.model.named_parameters()}
         with autograd_passes() as passes:
             self.passes = passes
@@ -38,7 +39,11 @@ class Run:
 
             def loss_fn(output, target):
                 self.targets.append(target.detach().clone())
-                return loss(output, target)
+                result, seeds = loss(output, target), []
+                self.seeds.append(seeds)
+                if result.requires_grad:  # what a backward() from (result / steps) hands to result: 1/steps
+                    result.register_hook(lambda grad: seeds.append(grad.detach().clone()))
+                return result
 
             solution.accumulate(self.model, loss_fn, self.x, self.y, steps)
 
@@ -222,6 +227,33 @@ def _shares(run):
                            hint_en=hint[0], hint_zh=hint[1])
 
 
+def _scaled_losses(run):
+    """Fail unless each micro-batch's backward() went through its loss with a gradient of 1/steps: the
+    loss itself divided, not the gradients on their way into .grad (by hooks that stay on the model)."""
+    for k, seeds in enumerate(run.seeds, start=1):
+        values = torch.cat([seed.flatten() for seed in seeds]) if seeds else torch.empty(0)
+        if len(seeds) == 1 and torch.allclose(values, torch.full_like(values, 1 / run.steps), rtol=1e-6, atol=0):
+            continue
+        if not seeds:
+            found = ("no backward() went through that loss", "没有一次 backward() 经过这个损失")
+        elif len(seeds) > 1:
+            found = (f"{len(seeds)} backward passes went through it", f"有 {len(seeds)} 次反向传播经过它")
+        else:
+            found = (f"a gradient of {values[0].item():.3g}", f"梯度 {values[0].item():.3g}")
+        raise Fail(f"with {run.said[0]}: the gradient that reached micro-batch {k}'s loss in its backward() was "
+                   f"{found[0].removeprefix('a gradient of ')}, not 1/{run.steps}: the loss itself was not divided",
+                   f"{run.said[1]} 时第 {k} 个微批次的损失在 backward() 里收到的是{found[1]}，不是 1/{run.steps}："
+                   f"损失本身没有除以 steps",
+                   expected=(f"one backward() of loss_fn(...) / {run.steps}, which hands the loss a gradient of "
+                             f"1/{run.steps}", f"对 loss_fn(...) / {run.steps} 调用一次 backward()，损失收到的梯度是 "
+                             f"1/{run.steps}"),
+                   found=found,
+                   hint_en="divide the loss before its backward(): (loss / steps).backward(). Hooks that divide "
+                           "the gradients stay on the model and shrink every later backward() too",
+                   hint_zh="在调用 backward() 之前把损失除以 steps：(loss / steps).backward()。用钩子去除梯度，"
+                           "钩子会一直留在模型上，以后每次 backward() 的梯度也都被缩小")
+
+
 @exercise("gradient-accumulation/micro-batches",
           en="four micro-batches leave the gradient of one big batch",
           zh="四个微批次留下的梯度，和一个大批次的一样")
@@ -245,7 +277,9 @@ def micro_batches(solution, check):
             ("each micro-batch's backward() comes before the next micro-batch's forward",
              "每个微批次的 backward() 都在下一个微批次的前向之前", _order),
             ("each backward() adds its micro-batch's share (its loss × 1/steps) to every parameter's .grad",
-             "每次 backward() 给每个参数的 .grad 加上它那个微批次的一份（损失 × 1/steps）", _shares)):
+             "每次 backward() 给每个参数的 .grad 加上它那个微批次的一份（损失 × 1/steps）", _shares),
+            ("each backward() starts from its micro-batch's loss divided by steps: the loss receives a gradient "
+             "of 1/steps", "每次 backward() 都从除以 steps 的微批次损失出发：损失收到的梯度是 1/steps", _scaled_losses)):
         check(en, zh)
         for run in runs:
             method(run)
