@@ -6,7 +6,7 @@ import warnings
 import weakref
 
 import torch
-from torch.autograd import gradgradcheck
+from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.function import once_differentiable
 from torch.autograd.gradcheck import GradcheckError
 
@@ -876,3 +876,88 @@ def autocast_defaults_to_bfloat16_on_cpu_and_float16_on_cuda():
     assert torch.get_autocast_dtype("cuda") == torch.float16
     with torch.autocast("cpu"):
         assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.bfloat16
+
+
+def gradcheck_checks_a_jvp_only_with_check_forward_ad():
+    """gradcheck with its defaults checks backward only: a SiLU whose jvp leaves out a term passes it,
+    and fails it with check_forward_ad=True."""
+
+    class SiLUWrongJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * torch.sigmoid(x)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            (x,) = ctx.saved_tensors
+            s = torch.sigmoid(x)
+            return grad_y * s * (1 + x * (1 - s))
+
+        @staticmethod
+        def jvp(ctx, x_tangent):
+            (x,) = ctx.saved_tensors
+            return x_tangent * torch.sigmoid(x)  # the x * s * (1 - s) term left out
+
+    torch.manual_seed(0)
+    x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+        assert gradcheck(SiLUWrongJvp.apply, (x,))
+        try:
+            gradcheck(SiLUWrongJvp.apply, (x,), check_forward_ad=True)
+        except GradcheckError as error:
+            assert "forward mode" in str(error)
+        else:
+            raise AssertionError("check_forward_ad=True passed a wrong jvp")
+
+
+def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
+    """After .sum(), backward's grad_output is an expanded tensor of ones (every stride 0), and an
+    in-place edit of it raises. Where autograd hands one gradient tensor to both inputs of an addition,
+    an in-place edit in one input's backward silently changes the other input's gradient."""
+    seen = {}
+
+    class Peek(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            seen["stride"] = grad_y.stride()
+            try:
+                grad_y.mul_(2)
+            except RuntimeError as error:
+                seen["error"] = str(error)
+            return grad_y * 2
+
+    class EditGradOutput(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 1
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            grad_y.mul_(100)
+            return grad_y / 100  # right for x
+
+    x = torch.randn(3, 4, requires_grad=True)
+    Peek.apply(x).sum().backward()
+    assert seen["stride"] == (0, 0) and "more than one element of the written-to tensor" in seen["error"], seen
+    torch.manual_seed(0)
+    x, y, w = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), torch.randn(3)
+    ((y * 1 + EditGradOutput.apply(x)) * w).sum().backward()
+    assert torch.allclose(x.grad, w) and not torch.allclose(y.grad, w)
