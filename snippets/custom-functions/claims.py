@@ -6,7 +6,7 @@ import warnings
 import weakref
 
 import torch
-from torch.autograd import gradgradcheck
+from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.function import once_differentiable
 from torch.autograd.gradcheck import GradcheckError
 
@@ -121,7 +121,7 @@ def returning_none_for_an_input_that_needs_grad_leaves_its_grad_none():
 def torch_autograd_grad_treats_an_input_given_none_as_unused():
     """When backward returns None for an input that requires grad and this Function is its only use,
     torch.autograd.grad raises that the input was not used in the graph, unless allow_unused=True,
-    which gives None."""
+    which gives None, or materialize_grads=True, which gives zeros."""
 
     class NoneForX(torch.autograd.Function):
         @staticmethod
@@ -140,6 +140,8 @@ def torch_autograd_grad_treats_an_input_given_none_as_unused():
     else:
         raise AssertionError("torch.autograd.grad did not raise")
     assert torch.autograd.grad(NoneForX.apply(x).sum(), x, allow_unused=True) == (None,)
+    (zeros,) = torch.autograd.grad(NoneForX.apply(x).sum(), x, materialize_grads=True)
+    assert zeros.shape == x.shape and not zeros.any()
 
 
 def saved_tensors_are_released_after_a_backward_that_does_not_retain_the_graph():
@@ -221,6 +223,90 @@ def an_output_kept_as_attribute_lives_until_the_cycle_collector_runs():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def a_pack_hook_that_keeps_the_output_itself_keeps_it_alive():
+    """An output saved with save_for_backward is freed at `del` unless a saved-tensor pack hook keeps
+    the output itself: save_on_cpu does for a tensor already on the CPU (it packs tensor.cpu(), the
+    same tensor), as does a hook returning t; the output then survives gc.collect(). A hook that
+    returns t.detach() keeps no reference to the output, which is freed at once."""
+
+    class ExpSaved(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            return grad_y * ctx.saved_tensors[0]
+
+    def identity():
+        return torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
+
+    def detached():
+        return torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t)
+
+    x = torch.randn(4, requires_grad=True)
+    alive = {}
+    for name, hooks in (("save_on_cpu", torch.autograd.graph.save_on_cpu), ("t", identity),
+                        ("t.detach()", detached)):
+        with hooks():
+            y = ExpSaved.apply(x)
+        ref = weakref.ref(y)
+        del y
+        gc.collect()
+        alive[name] = ref() is not None
+    assert alive == {"save_on_cpu": True, "t": True, "t.detach()": False}, alive
+
+
+def save_for_backward_records_the_version_when_forward_returns():
+    """save_for_backward records the version of what it saves when forward (or setup_context)
+    returns: an in-place edit after that makes backward raise; one later inside forward or
+    setup_context itself, after the save_for_backward call, is not caught."""
+
+    class EditInForward(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            s = torch.sigmoid(x)
+            ctx.save_for_backward(s)
+            s.mul_(2)  # after save_for_backward, before forward returns
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            (s,) = ctx.saved_tensors
+            return grad_y * s
+
+    class EditInSetupContext(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            inputs[0].mul_(1)  # after save_for_backward, before setup_context returns
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            ctx.saved_tensors
+            return grad_y * 2
+
+    x = torch.randn(3, requires_grad=True)
+    EditInForward.apply(x).sum().backward()
+    EditInSetupContext.apply(x * 1).sum().backward()
+    h = x * 1
+    y = EditInSetupContext.apply(h)
+    with torch.no_grad():
+        h.mul_(1)  # after apply has returned
+    try:
+        y.sum().backward()
+    except RuntimeError as error:
+        assert "modified by an inplace operation" in str(error)
+    else:
+        raise AssertionError("an edit after forward returned was not caught")
 
 
 def needs_input_grad_follows_requires_grad_of_each_input():
@@ -351,6 +437,45 @@ def once_differentiable_raises_its_own_error_only_from_backward_with_a_grad_outp
         w.grad = None
 
 
+def once_differentiable_last_before_the_sum_drops_its_term_from_a_penalty_silently():
+    """A gradient penalty over x -> Linear -> Function -> .sum(), backward once_differentiable: the
+    Function's grad_output (ones) requires nothing, so penalty.backward() raises nothing, and the
+    layer's weight gets the gradient in which the Function's derivative is a constant."""
+
+    class SiLUOnce(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * torch.sigmoid(x)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad_y):
+            (z,) = ctx.saved_tensors
+            s = torch.sigmoid(z)
+            return grad_y * s * (1 + z * (1 - s))
+
+    def silu_slope(z):
+        s = torch.sigmoid(z)
+        return s * (1 + z * (1 - s))
+
+    torch.manual_seed(0)
+    x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    layer = torch.nn.Linear(4, 4, dtype=torch.float64)
+    weight_grads = {}
+    for name, after_layer in (("once", SiLUOnce.apply), ("true", torch.nn.functional.silu),
+                              ("constant slope", lambda z: z * silu_slope(z).detach())):
+        layer.weight.grad = None
+        (g,) = torch.autograd.grad(after_layer(layer(x)).sum(), x, create_graph=True)
+        ((g.norm() - 1) ** 2).backward()
+        weight_grads[name] = layer.weight.grad
+    assert torch.allclose(weight_grads["once"], weight_grads["constant slope"])
+    assert not torch.allclose(weight_grads["once"], weight_grads["true"])
+
+
 def an_intermediate_saved_in_forward_gives_a_wrong_second_derivative_silently():
     """forward runs with grad mode off (in both styles), so a tensor it computes and saves carries no
     graph: a backward that reads it gives, under create_graph=True, a wrong second derivative without
@@ -405,30 +530,46 @@ def an_intermediate_saved_in_forward_gives_a_wrong_second_derivative_silently():
 
 
 def a_saved_output_comes_back_on_the_graph_under_create_graph():
-    """Under create_graph=True, an output saved with save_for_backward comes back in backward as a
-    tensor of the graph, whose grad_fn is the Function's own node; an intermediate that forward
-    computed and saved comes back without a graph."""
+    """Under create_graph=True, an output that setup_context saves (sigmoid(x) returned as an extra
+    output, as SiLUExtraOutput does) comes back in backward as a tensor of the graph, whose grad_fn is
+    the Function's own node; sigmoid(x) computed and saved inside forward (as SiLUSaved does) comes
+    back without a graph."""
     seen = {}
 
-    class SigmoidTwice(torch.autograd.Function):
-        """Returns sigmoid(x) and saves it as an output; also saves a second, intermediate copy."""
+    class SiLUExtraOutput(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            s = torch.sigmoid(x)
+            return x * s, s
 
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0], output[1])
+
+        @staticmethod
+        def backward(ctx, grad_y, grad_s):
+            x, s = ctx.saved_tensors
+            seen["output"] = (s.requires_grad, type(s.grad_fn).__name__)
+            slope = s * (1 - s)
+            return grad_y * (s + x * slope) + grad_s * slope
+
+    class SiLUSaved(torch.autograd.Function):
         @staticmethod
         def forward(ctx, x):
             s = torch.sigmoid(x)
-            ctx.save_for_backward(s, torch.sigmoid(x))
-            return s
+            ctx.save_for_backward(x, s)
+            return x * s
 
         @staticmethod
-        def backward(ctx, grad_s):
-            output, intermediate = ctx.saved_tensors
-            seen["output"] = (output.requires_grad, type(output.grad_fn).__name__)
-            seen["intermediate"] = (intermediate.requires_grad, intermediate.grad_fn)
-            return grad_s * output * (1 - output)
+        def backward(ctx, grad_y):
+            x, s = ctx.saved_tensors
+            seen["intermediate"] = (s.requires_grad, s.grad_fn)
+            return grad_y * s * (1 + x * (1 - s))
 
     x = torch.randn(3, requires_grad=True)
-    torch.autograd.grad(SigmoidTwice.apply(x).sum(), x, create_graph=True)
-    assert seen == {"output": (True, "SigmoidTwiceBackward"), "intermediate": (False, None)}
+    torch.autograd.grad(SiLUExtraOutput.apply(x)[0].sum(), x, create_graph=True)
+    torch.autograd.grad(SiLUSaved.apply(x).sum(), x, create_graph=True)
+    assert seen == {"output": (True, "SiLUExtraOutputBackward"), "intermediate": (False, None)}, seen
 
 
 def mark_dirty_returns_the_same_tensor_object():
@@ -458,10 +599,10 @@ def mark_dirty_returns_the_same_tensor_object():
 
 
 def a_node_that_saved_the_edited_tensor_raises_with_or_without_mark_dirty():
-    """An in-place Function edits a tensor that the node which made it saved (tanh saves its
-    output): a backward through that tensor then raises the in-place error, with mark_dirty or
-    without; where the node saved nothing (h = a * 1), the unmarked Function's gradient is silently
-    the one of the unedited tensor."""
+    """An in-place Function edits a tensor that some node saved before the edit, the node that made
+    it (tanh saves its output) or an earlier use (h * w saves h): a backward that reaches that node
+    raises the in-place error, with mark_dirty or without; where no node saved it (h = a * 1, no
+    other use), the unmarked Function's gradient is silently the one of the unedited tensor."""
 
     def make(dirty):
         class ReLUInPlace(torch.autograd.Function):
@@ -482,15 +623,18 @@ def a_node_that_saved_the_edited_tensor_raises_with_or_without_mark_dirty():
 
     torch.manual_seed(0)
     a = torch.randn(6, requires_grad=True)
+    w = torch.randn(6, requires_grad=True)
     for dirty in (True, False):
-        h = torch.tanh(a)
-        make(dirty).apply(h)
-        try:
-            torch.autograd.grad(h.sum(), a)
-        except RuntimeError as error:
-            assert "modified by an inplace operation" in str(error), dirty
-        else:
-            raise AssertionError(f"no error with mark_dirty={dirty}")
+        for saved_by in ("the node that made it", "an earlier use"):
+            h = torch.tanh(a) if saved_by == "the node that made it" else a * 1
+            loss = h.sum() if saved_by == "the node that made it" else (h * w).sum()
+            make(dirty).apply(h)
+            try:
+                torch.autograd.grad(loss, a)
+            except RuntimeError as error:
+                assert "modified by an inplace operation" in str(error), (dirty, saved_by)
+            else:
+                raise AssertionError(f"no error with mark_dirty={dirty}, saved by {saved_by}")
     h = a * 1
     make(False).apply(h)
     (grad,) = torch.autograd.grad(h.sum(), a)
@@ -653,35 +797,64 @@ def _silu_forward_mode(save_for_backward, save_for_forward, with_jvp, seen):
 
 def every_forward_mode_entry_point_needs_jvp():
     """A Function without a jvp static method (generate_vmap_rule set, backward right) raises
-    NotImplementedError under torch.func.jvp and under the dual tensors of torch.autograd.forward_ad,
-    as under jacfwd; with jvp, both give the tangent of silu."""
+    NotImplementedError under jacfwd, torch.func.hessian (forward over reverse), torch.func.jvp and
+    the dual tensors of torch.autograd.forward_ad; with jvp, each equals what the built-in silu gives."""
     import torch.autograd.forward_ad as forward_ad
 
+    silu = torch.nn.functional.silu
     x = torch.randn(4, dtype=torch.float64)
     tangent = torch.randn(4, dtype=torch.float64)
-    _, expected = torch.func.jvp(torch.nn.functional.silu, (x,), (tangent,))
 
-    def by_dual_tensors(function):
+    def by_dual_tensors(f):
         with forward_ad.dual_level():
-            return forward_ad.unpack_dual(function.apply(forward_ad.make_dual(x, tangent))).tangent
+            return forward_ad.unpack_dual(f(forward_ad.make_dual(x, tangent))).tangent
 
+    entry_points = {
+        "jacfwd": lambda f: torch.func.jacfwd(f)(x),
+        "torch.func.hessian": lambda f: torch.func.hessian(lambda v: f(v).sum())(x),
+        "torch.func.jvp": lambda f: torch.func.jvp(f, (x,), (tangent,))[1],
+        "forward_ad": by_dual_tensors,
+    }
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
         for with_jvp in (False, True):
             function = _silu_forward_mode(True, True, with_jvp, [])
-            for run in (lambda: torch.func.jvp(function.apply, (x,), (tangent,))[1],
-                        lambda: by_dual_tensors(function)):
+            for name, run in entry_points.items():
                 try:
-                    found = run()
+                    found = run(function.apply)
                 except NotImplementedError as error:
-                    assert not with_jvp and "You must implement the jvp function" in str(error)
+                    assert not with_jvp and "You must implement the jvp function" in str(error), name
                 else:
-                    assert with_jvp and torch.allclose(found, expected)
+                    assert with_jvp and torch.allclose(found, run(silu)), name
+
+
+def a_reverse_over_reverse_hessian_needs_no_jvp():
+    """A Hessian by reverse mode over reverse mode runs backward only: jacrev(jacrev(f)) and
+    torch.autograd.functional.hessian with its defaults work on a Function without jvp and equal the
+    built-in silu's, where torch.func.hessian raises NotImplementedError."""
+    x = torch.randn(4, dtype=torch.float64)
+    expected = torch.func.hessian(lambda v: torch.nn.functional.silu(v).sum())(x)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+        function = _silu_forward_mode(True, False, False, [])
+
+        def f(v):
+            return function.apply(v).sum()
+
+        assert torch.allclose(torch.func.jacrev(torch.func.jacrev(f))(x), expected)
+        assert torch.allclose(torch.autograd.functional.hessian(f, x), expected)
+        try:
+            torch.func.hessian(f)(x)
+        except NotImplementedError:
+            pass
+        else:
+            raise AssertionError("torch.func.hessian ran without jvp")
 
 
 def jvp_reads_what_save_for_forward_saved_and_backward_what_save_for_backward_saved():
     """In jvp, ctx.saved_tensors holds what setup_context handed to ctx.save_for_forward, and nothing
-    that went only to save_for_backward; in backward, the other way round. A hessian runs both."""
+    that went only to save_for_backward; in backward, the other way round. torch.func.hessian runs
+    both."""
     x = torch.randn(4, dtype=torch.float64)
     found = {}
     with warnings.catch_warnings():
@@ -703,3 +876,88 @@ def autocast_defaults_to_bfloat16_on_cpu_and_float16_on_cuda():
     assert torch.get_autocast_dtype("cuda") == torch.float16
     with torch.autocast("cpu"):
         assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.bfloat16
+
+
+def gradcheck_checks_a_jvp_only_with_check_forward_ad():
+    """gradcheck with its defaults checks backward only: a SiLU whose jvp leaves out a term passes it,
+    and fails it with check_forward_ad=True."""
+
+    class SiLUWrongJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * torch.sigmoid(x)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            (x,) = ctx.saved_tensors
+            s = torch.sigmoid(x)
+            return grad_y * s * (1 + x * (1 - s))
+
+        @staticmethod
+        def jvp(ctx, x_tangent):
+            (x,) = ctx.saved_tensors
+            return x_tangent * torch.sigmoid(x)  # the x * s * (1 - s) term left out
+
+    torch.manual_seed(0)
+    x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+        assert gradcheck(SiLUWrongJvp.apply, (x,))
+        try:
+            gradcheck(SiLUWrongJvp.apply, (x,), check_forward_ad=True)
+        except GradcheckError as error:
+            assert "forward mode" in str(error)
+        else:
+            raise AssertionError("check_forward_ad=True passed a wrong jvp")
+
+
+def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
+    """After .sum(), backward's grad_output is an expanded tensor of ones (every stride 0), and an
+    in-place edit of it raises. Where autograd hands one gradient tensor to both inputs of an addition,
+    an in-place edit in one input's backward silently changes the other input's gradient."""
+    seen = {}
+
+    class Peek(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            seen["stride"] = grad_y.stride()
+            try:
+                grad_y.mul_(2)
+            except RuntimeError as error:
+                seen["error"] = str(error)
+            return grad_y * 2
+
+    class EditGradOutput(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 1
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            grad_y.mul_(100)
+            return grad_y / 100  # right for x
+
+    x = torch.randn(3, 4, requires_grad=True)
+    Peek.apply(x).sum().backward()
+    assert seen["stride"] == (0, 0) and "more than one element of the written-to tensor" in seen["error"], seen
+    torch.manual_seed(0)
+    x, y, w = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), torch.randn(3)
+    ((y * 1 + EditGradOutput.apply(x)) * w).sum().backward()
+    assert torch.allclose(x.grad, w) and not torch.allclose(y.grad, w)

@@ -10,6 +10,23 @@ from exercise_judge.spies import TorchCalls, autograd_passes, counted
 
 # Every case gets every check, the method's included: (shape of x, seed, beta).
 CASES = (((5,), 0, 1.5), ((2, 3), 1, -0.7))
+# Ops that only forward-mode AD calls (torch.autograd.forward_ad, and torch.func.jvp, jacfwd on it).
+FORWARD_MODE = ("_make_dual", "_unpack_dual")
+
+
+class TorchResults(TorchCalls):
+    """TorchCalls that also keeps, detached, every tensor the recorded calls return."""
+
+    def __init__(self):
+        super().__init__()
+        self.results: list[tuple[str, torch.Tensor]] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = super().__torch_function__(func, types, args, kwargs)
+        for value in result if isinstance(result, (tuple, list)) else (result,):
+            if isinstance(value, torch.Tensor):
+                self.results.append((getattr(func, "__name__", ""), value.detach()))
+        return result
 
 
 def draw(shape, seed, beta, x_grad=True, beta_grad=True):
@@ -45,30 +62,49 @@ def grads_through(solution, x, beta):
 def call_backward(solution, x, beta):
     """Swish's node called directly with a grad_output of ones, as autograd would call it: what the
     reader's backward itself returns, before autograd drops or sums anything; the backward passes it
-    asked for; and, from a second call, how many torch calls it made (apart: under the counting mode
-    the spies would see each pass twice)."""
+    asked for; and, from a second call, the torch calls it made, with what each returned (apart: under
+    the counting mode the spies would see each pass twice)."""
     out = solution.swish(x, beta)  # held while its node runs: torch 2.6 frees what it saved otherwise
     node, grad_output = out.grad_fn, torch.ones_like(out)
     with autograd_passes() as passes:
         returned = node.apply(grad_output)
     out = solution.swish(x, beta)
     node, grad_output = out.grad_fn, torch.ones_like(out)
-    with TorchCalls() as seen:
+    with TorchResults() as seen:
         node.apply(grad_output)
-    return (returned if isinstance(returned, tuple) else (returned,)), passes, len(seen.calls)
+    return (returned if isinstance(returned, tuple) else (returned,)), passes, seen
 
 
-def refuse_autograd_in_backward(passes):
+def refuse_autograd_in_backward(passes, seen):
     asked_en, asked_zh = counted(passes)
+    expected = ("grad_output times the derivatives, written out with torch operations",
+                "用 torch 运算亲手写出的导数，再乘以 grad_output")
+    hint = ("with s = sigmoid(beta * x): grad_x = g * (s + beta * x * s * (1 - s)), "
+            "grad_beta = (g * x * x * s * (1 - s)).sum()",
+            "记 s = sigmoid(beta * x)：grad_x = g * (s + beta * x * s * (1 - s))，"
+            "grad_beta = (g * x * x * s * (1 - s)).sum()")
     refuse_passes(passes, (f"Swish.backward asked autograd for the derivative ({asked_en}): the exercise is to "
                            "write it by hand", f"Swish.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你"
-                           "亲手写出导数"),
-                  ("grad_output times the derivatives, written out with torch operations",
-                   "用 torch 运算亲手写出的导数，再乘以 grad_output"),
-                  ("with s = sigmoid(beta * x): grad_x = g * (s + beta * x * s * (1 - s)), "
-                   "grad_beta = (g * x * x * s * (1 - s)).sum()",
-                   "记 s = sigmoid(beta * x)：grad_x = g * (s + beta * x * s * (1 - s))，"
-                   "grad_beta = (g * x * x * s * (1 - s)).sum()"))
+                           "亲手写出导数"), expected, hint)
+    forward_mode = [call.name for call in seen.calls if call.name in FORWARD_MODE]
+    if forward_mode:
+        raise Fail("Swish.backward asked autograd for the derivative in forward mode (dual numbers: "
+                   "torch.autograd.forward_ad, or torch.func.jvp, jacfwd): the exercise is to write it by hand",
+                   "Swish.backward 让 autograd 用前向模式替它求导（对偶数：torch.autograd.forward_ad，或 "
+                   "torch.func.jvp、jacfwd）：这道练习要你亲手写出导数",
+                   expected=expected, found=tuple(separator.join(f"{forward_mode.count(name)} × {name}"
+                                                                 for name in FORWARD_MODE if name in forward_mode)
+                                                  for separator in (", ", "、")),
+                   hint_en=hint[0], hint_zh=hint[1])
+
+
+def read_back_doubled(solution, x, beta):
+    """The gradients of swish(x, beta).sum() through Swish.backward when ctx.saved_tensors gives back
+    2x and 2beta (a saved-tensor unpack hook doubles what save_for_backward kept); the shapes of what
+    backward returns are checked apart."""
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t * 2):
+        out = solution.swish(x, beta)
+    return torch.autograd.grad(out.sum(), (x, beta), allow_unused=True)
 
 
 def described(returned) -> list:
@@ -178,10 +214,12 @@ def swish(solution, check):
                                "grad_outputs", hint_zh="要逐元素乘上 grad_output：gradcheck 调用 backward 时 grad_output "
                                                        "只有一个元素是 1") from None
 
-        check(f"{case_en}: backward reads x and beta from ctx.save_for_backward, not from attributes of ctx: "
-              "an in-place edit of either between forward and backward makes backward raise",
-              f"{case_zh}：backward 从 ctx.save_for_backward 取 x 和 beta，而不是从 ctx 的属性：两者中任何一个在 "
-              "forward 和 backward 之间被原地修改，backward 都会报错")
+        check(f"{case_en}: backward reads x and beta from ctx.saved_tensors (saved with ctx.save_for_backward), "
+              "not from attributes of ctx or anywhere else: an in-place edit of either between forward and backward "
+              "makes backward raise, and backward computes with the values ctx.saved_tensors gives back",
+              f"{case_zh}：backward 从 ctx.saved_tensors（由 ctx.save_for_backward 保存）取 x 和 beta，而不是从 ctx "
+              "的属性或别的地方取：两者中任何一个在 forward 和 backward 之间被原地修改，backward 都会报错；"
+              "backward 用的是 ctx.saved_tensors 交回的值")
         refuse_ctx_attributes(solution.swish(*draw(shape, seed, beta_value)), "ctx.save_for_backward(x, beta)",
                               ("an attribute escapes the version check (an in-place edit of x before backward "
                                "gives a silently wrong gradient) and lives as long as the graph; "
@@ -214,10 +252,36 @@ def swish(solution, check):
                                f"ctx.saved_tensors；存副本（{edited}.item()、.numpy()、.clone()）或者存成 ctx 的属性，"
                                "都会躲过版本检查")
 
-        check(f"{case_en}: Swish.backward computes both derivatives itself, without asking autograd",
-              f"{case_zh}：Swish.backward 自己算出两个导数，不让 autograd 代劳")
-        returned, passes, both_calls = call_backward(solution, *draw(shape, seed, beta_value))
-        refuse_autograd_in_backward(passes)
+        x, beta = draw(shape, seed, beta_value)
+        found = read_back_doubled(solution, x, beta)
+        want = expected_grads(2 * x, 2 * beta)
+        if not all(value is not None and value.shape == true.shape and torch.allclose(value, true, rtol=1e-10,
+                                                                                        atol=1e-12)
+                   for value, true in zip(found, want)):
+            at_given = expected_grads(x, beta)
+            elsewhere = all(value is not None and value.shape == true.shape and torch.allclose(value, true)
+                            for value, true in zip(found, at_given))
+            raise Fail("Swish.backward does not read x and beta from ctx.saved_tensors: it computes with other values "
+                       "than those ctx.saved_tensors gives back",
+                       "Swish.backward 不是从 ctx.saved_tensors 取的 x 和 beta：它算梯度用的值不是 ctx.saved_tensors "
+                       "交回的那些",
+                       expected=("with a saved-tensor hook that gives back 2x and 2beta, the gradients at 2x and 2beta",
+                                 "保存张量的钩子让 ctx.saved_tensors 交回 2x 和 2beta 时，得到在 2x、2beta 处的梯度"),
+                       found=("the gradients at the x and beta that forward was given: backward took them from "
+                              "somewhere else (an object on ctx, a closure, a global)",
+                              "在 forward 收到的 x 和 beta 处的梯度：backward 是从别处取的它们（ctx 上的某个对象、"
+                              "闭包、全局变量）") if elsewhere else
+                             ("other gradients", "别的梯度"),
+                       hint_en="x, beta = ctx.saved_tensors in backward, and compute only from those: saved-tensor "
+                               "hooks (save_on_cpu, for one) can only reach what goes through save_for_backward",
+                       hint_zh="在 backward 里 x, beta = ctx.saved_tensors，只用它们来算：保存张量的钩子"
+                               "（比如 save_on_cpu）只能管到经过 save_for_backward 的张量")
+
+        check(f"{case_en}: Swish.backward computes both derivatives itself, without asking autograd (reverse or "
+              "forward mode)", f"{case_zh}：Swish.backward 自己算出两个导数，不让 autograd 代劳（反向模式、前向模式都不行）")
+        returned, passes, seen = call_backward(solution, *draw(shape, seed, beta_value))
+        refuse_autograd_in_backward(passes, seen)
+        both_calls = len(seen.calls)
 
         check(f"{case_en}: Swish.backward returns a gradient shaped like each input: {shape} for x, "
               "() for beta", f"{case_zh}：Swish.backward 返回的梯度和各自的输入同形状：x 是 {shape}，"
@@ -229,18 +293,21 @@ def swish(solution, check):
                        expected=f"(tensor{shape}, tensor())",
                        found=f"{described(returned)}",
                        hint_en="beta is one number used by every element: its gradient is the sum over all of "
-                               "them, (...).sum(); autograd would sum it for you, but only because it reduces "
-                               "whatever it gets to the input's shape",
+                               "them, (...).sum(); autograd would sum it for you, because it sums a gradient down "
+                               "to the input's shape when the input's shape broadcasts to the gradient's, and a "
+                               "0-dim beta broadcasts to any shape",
                        hint_zh="beta 是每个元素都用到的一个数：它的梯度是对所有元素的求和，(...).sum()；autograd "
-                               "虽然会替你求和，那只是因为它把收到的梯度一律归约成输入的形状")
+                               "会替你求和，因为输入的形状能广播成梯度的形状时，它会把梯度加回输入的形状，"
+                               "而 0 维的 beta 能广播成任何形状")
 
         for skipped, kept in (("beta", "x"), ("x", "beta")):
             x_grad = skipped == "beta"
             check(f"{case_en}: when {skipped} does not require grad, backward returns None for it and does not "
                   "compute its gradient", f"{case_zh}：{skipped} 不要梯度时，backward 对它返回 None，也不去算它的梯度")
             x, beta = draw(shape, seed, beta_value, x_grad=x_grad, beta_grad=not x_grad)
-            returned, passes, calls = call_backward(solution, x, beta)
-            refuse_autograd_in_backward(passes)
+            returned, passes, seen = call_backward(solution, x, beta)
+            refuse_autograd_in_backward(passes, seen)
+            calls = len(seen.calls)
             index = 1 if skipped == "beta" else 0
             needs = (x_grad, not x_grad)
             if len(returned) != 2 or returned[index] is not None or returned[1 - index] is None:
@@ -254,6 +321,20 @@ def swish(solution, check):
                                    "so its work is wasted",
                            hint_zh="算每个梯度之前先看 ctx.needs_input_grad[i]，不要梯度的输入就返回 None：反正 autograd "
                                    "会把那个梯度扔掉，算它纯属白费")
+            true_skipped = expected_grads(x, beta)[index]
+            computed = next((name for name, value in seen.results if value.shape == true_skipped.shape
+                             and torch.allclose(value, true_skipped, rtol=1e-10, atol=1e-12)), None)
+            if computed is not None:
+                raise Fail(f"backward computed the gradient for {skipped} although {skipped} does not require "
+                           "grad, and returned None afterwards",
+                           f"{skipped} 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
+                           expected=(f"no tensor inside backward equal to the gradient for {skipped}",
+                                     f"backward 里没有哪个张量等于对 {skipped} 的梯度"),
+                           found=(f"torch.{computed} returned the gradient for {skipped}",
+                                  f"torch.{computed} 算出了对 {skipped} 的梯度"),
+                           hint_en=f"compute the gradient for {skipped} inside `if ctx.needs_input_grad[{index}]:`, "
+                                   "not before it",
+                           hint_zh=f"对 {skipped} 的梯度放在 `if ctx.needs_input_grad[{index}]:` 里面算，不要先算好再判断")
             if calls >= both_calls:
                 raise Fail(f"backward computed the gradient for {skipped} although {skipped} does not require "
                            "grad, and returned None afterwards",
