@@ -1,10 +1,12 @@
 """Checks behind retain-graph's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`retain-graph/<name>` on a page names one)."""
 
+import os
 import warnings
 import weakref
 
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
@@ -47,15 +49,16 @@ def a_carried_hidden_state_with_a_fused_step_runs_with_retain_graph():
     into the earlier chunks' graphs, whose saved tensors were computed with the old weights."""
     rnn, inputs = _chunks()
     optimizer = torch.optim.SGD(rnn.parameters(), lr=0.1, fused=True)
-    hidden, versions = torch.zeros(1, 2, 8), []
+    hidden, versions, first = torch.zeros(1, 2, 8), [], []
     for chunk in inputs:
         out, hidden = rnn(chunk, hidden)
         optimizer.zero_grad()
         out.square().mean().backward(retain_graph=True)  # no error
         optimizer.step()
         versions.append(rnn.weight_hh_l0._version)
+        first.append(inputs[0].grad.clone())  # the first chunk's input grad moves only if this backward reached it
     assert len(set(versions)) == 1, versions
-    assert all(chunk.grad is not None for chunk in inputs)
+    assert not torch.equal(first[0], first[1]) and not torch.equal(first[1], first[2])
 
 
 def a_detached_hidden_state_stops_the_gradient_at_the_chunk_boundary():
@@ -176,7 +179,8 @@ def retain_graph_on_the_total_raises_after_a_step_when_a_linear_saved_its_weight
 
 def the_node_chain_of_a_trained_total_holds_no_saved_tensor():
     """After loss.backward() on every batch, no node under total_loss still holds a saved
-    tensor: every loss node's and matrix product's saved tensors were freed."""
+    tensor: every _saved_* attribute of every node either raises "freed" or holds no tensor, and
+    the freed ones are the loss nodes' prediction and target and the matrix products' x."""
     w = torch.zeros(8, 1, requires_grad=True)
     total = 0.0
     for x, y in _batches(3):
@@ -190,11 +194,19 @@ def the_node_chain_of_a_trained_total_holds_no_saved_tensor():
             continue
         seen.add(node)
         todo += [parent for parent, _ in node.next_functions]
-        for name in ("_saved_self", "_saved_target"):
-            if hasattr(type(node), name):
-                _raises(lambda: getattr(node, name), "freed")
-                freed.append(type(node).__name__)
-    assert sorted(freed) == ["MmBackward0"] * 3 + ["MseLossBackward0"] * 6, freed
+        for name in dir(node):
+            if not name.startswith("_saved_"):
+                continue
+            try:
+                value = getattr(node, name)
+            except RuntimeError as error:
+                assert "freed" in str(error), str(error)
+                freed.append(f"{type(node).__name__}.{name}")
+                continue
+            values = value if isinstance(value, (tuple, list)) else (value,)
+            assert not any(isinstance(item, torch.Tensor) for item in values), (type(node).__name__, name)
+    assert sorted(freed) == (["MmBackward0._saved_self"] * 3 + ["MseLossBackward0._saved_self"] * 3
+                             + ["MseLossBackward0._saved_target"] * 3), freed
 
 
 def a_backward_that_skips_nodes_leaves_their_tensors_under_the_total():
@@ -339,28 +351,32 @@ def a_fused_step_or_a_data_update_leaves_the_version_and_the_kept_graph_runs():
         assert not all(torch.allclose(p, q) for p, q in zip(kept, new)), (name, options)
 
 
-def a_second_forward_draws_a_new_dropout_mask_and_updates_batch_norm_again():
-    """With dropout and batch norm in training mode, the gradient from a recomputed forward differs
-    from the kept graph's (a new dropout mask), and batch norm's running statistics move once more;
-    without them, the two gradients are equal."""
+def a_second_forward_changes_the_gradient_through_dropout_not_through_batch_norm():
+    """On the same batch in training mode, a recomputed forward through dropout gives another gradient
+    than the kept graph (a new mask); through batch norm alone it gives the same gradient, bit for bit
+    (the batch's own statistics again), while the running statistics move once more; with neither,
+    the two gradients are equal."""
     (x, y), = _batches(1, rows=32)
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Tanh(), nn.Dropout(0.2), nn.Linear(16, 1))
-    deterministic = _two_layers()
-    for net in (model, deterministic):
+
+    def kept_and_recomputed(net):
         loss = F.mse_loss(net(x), y)
         loss.backward(retain_graph=True)
         net.zero_grad()
         loss.backward()
         kept = [p.grad.clone() for p in net.parameters()]
         net.zero_grad()
-        if net is model:
-            tracked, mean = model[1].num_batches_tracked.item(), model[1].running_mean.clone()
         F.mse_loss(net(x), y).backward()
-        same = all(torch.equal(p, q.grad) for p, q in zip(kept, net.parameters()))
-        assert same == (net is deterministic)
-    assert model[1].num_batches_tracked.item() == tracked + 1
-    assert not torch.equal(model[1].running_mean, mean)
+        return all(torch.equal(p, q.grad) for p, q in zip(kept, net.parameters()))
+
+    torch.manual_seed(0)
+    dropout = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Dropout(0.2), nn.Linear(16, 1))
+    norm = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Tanh(), nn.Linear(16, 1))
+    assert not kept_and_recomputed(dropout)
+    tracked, mean = norm[1].num_batches_tracked.item(), norm[1].running_mean.clone()
+    assert kept_and_recomputed(norm)
+    assert norm[1].num_batches_tracked.item() == tracked + 2  # the kept forward, then the recomputed one
+    assert not torch.equal(norm[1].running_mean, mean)
+    assert kept_and_recomputed(_two_layers())
 
 
 def the_gan_pattern_raises_after_the_discriminator_step():
@@ -459,20 +475,24 @@ def backward_on_an_accuracy_raises_on_the_first_batch():
 
 def autograd_backward_of_both_losses_gives_the_sum_s_gradients_and_keeps_nothing():
     """torch.autograd.backward([loss_a, loss_b]) on two heads over one trunk leaves the same .grad as
-    (loss_a + loss_b).backward(), and frees the graph: a later loss_a.backward() raises."""
+    (loss_a + loss_b).backward(), goes through the trunk once (a hook on the trunk's output is called
+    once), and frees the graph: a later loss_a.backward() raises."""
     torch.manual_seed(0)
     trunk, classify, regress = nn.Sequential(nn.Linear(8, 16), nn.Tanh()), nn.Linear(16, 3), nn.Linear(16, 1)
     parameters = [*trunk.parameters(), *classify.parameters(), *regress.parameters()]
     x, labels, targets = torch.randn(16, 8), torch.randint(0, 3, (16,)), torch.randn(16, 1)
 
-    def losses():
+    def losses(calls):
         features = trunk(x)
+        features.register_hook(calls.append)
         return F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
 
     grads = []
     for both in (lambda a, b: (a + b).backward(), lambda a, b: torch.autograd.backward([a, b])):
-        loss_a, loss_b = losses()
+        calls = []
+        loss_a, loss_b = losses(calls)
         both(loss_a, loss_b)
+        assert len(calls) == 1, len(calls)
         grads.append([p.grad.clone() for p in parameters])
         for p in parameters:
             p.grad = None
@@ -480,23 +500,107 @@ def autograd_backward_of_both_losses_gives_the_sum_s_gradients_and_keeps_nothing
     _raises(loss_a.backward, "second time")
 
 
-def detect_anomaly_names_the_failing_node_and_the_forward_that_built_it():
-    """Under torch.autograd.detect_anomaly(), the "second time" error of total_loss.backward() comes
-    with a warning that names the node it failed in (MseLossBackward0) and the traceback of the
-    forward call that built it (here, a function _batch_loss)."""
-    w = torch.zeros(8, 1, requires_grad=True)
-    total = 0.0
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with torch.autograd.detect_anomaly():
-            for x, y in _batches(3):
-                loss = _batch_loss(x, y, w)
-                loss.backward()
-                total += loss
-            _raises(total.backward, "second time")
-    found = [str(warning.message) for warning in caught if "Traceback of forward call" in str(warning.message)]
-    assert len(found) == 1 and "Error detected in MseLossBackward0" in found[0], found
-    assert "_batch_loss" in found[0], found[0]
+def detect_anomaly_shows_the_forward_only_if_it_was_on_when_the_node_was_built():
+    """The "second time" error of total_loss.backward() fails in a node an earlier batch built. With
+    torch.autograd.set_detect_anomaly(True) on before the loop, it comes with a warning that names
+    that node (MseLossBackward0) and shows the traceback of the forward call that built it (here, a
+    function _batch_loss); with anomaly mode on only for the failing backward, the warning names the
+    node and says that no forward pass information is available."""
+    def warnings_of(anomaly_from_the_start):
+        w = torch.zeros(8, 1, requires_grad=True)
+        total = 0.0
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            torch.autograd.set_detect_anomaly(anomaly_from_the_start)
+            try:
+                for x, y in _batches(3):
+                    loss = _batch_loss(x, y, w)
+                    loss.backward()
+                    total += loss
+                torch.autograd.set_detect_anomaly(True)
+                _raises(total.backward, "second time")
+            finally:
+                torch.autograd.set_detect_anomaly(False)
+        found = [str(warning.message) for warning in caught if "Error detected in" in str(warning.message)]
+        assert len(found) == 1 and "Error detected in MseLossBackward0" in found[0], found
+        return found[0]
+
+    shown = warnings_of(anomaly_from_the_start=True)
+    assert "Traceback of forward call" in shown and "_batch_loss" in shown, shown
+    shown = warnings_of(anomaly_from_the_start=False)
+    assert "No forward pass information available" in shown and "_batch_loss" not in shown, shown
+
+
+def under_ddp_a_second_backward_through_one_forward_raises_and_the_sum_runs():
+    """With DistributedDataParallel's default settings (one gloo rank in this process, on the loopback
+    interface), backward(retain_graph=True) on one head's loss and backward() on the other's, through
+    one forward, raise "Expected to mark a variable ready only once"; backward() of their sum runs."""
+    class TwoHeads(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.trunk, self.a, self.b = nn.Sequential(nn.Linear(8, 16), nn.Tanh()), nn.Linear(16, 3), nn.Linear(16, 1)
+
+        def forward(self, x):
+            features = self.trunk(x)
+            return self.a(features), self.b(features)
+
+    x, labels, targets = torch.randn(4, 8), torch.tensor([0, 1, 2, 0]), torch.randn(4, 1)
+    saved = os.environ.get("GLOO_SOCKET_IFNAME")
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    try:
+        for two_calls in (False, True):
+            dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+            try:
+                torch.manual_seed(0)
+                model = nn.parallel.DistributedDataParallel(TwoHeads())
+                for _ in range(2):
+                    a, b = model(x)
+                    loss_a, loss_b = F.cross_entropy(a, labels), F.mse_loss(b, targets)
+                    if not two_calls:
+                        (loss_a + loss_b).backward()  # no error
+                        continue
+                    loss_a.backward(retain_graph=True)
+                    _raises(loss_b.backward, "Expected to mark a variable ready only once")
+                    break
+            finally:
+                dist.destroy_process_group()
+    finally:
+        if saved is None:
+            os.environ.pop("GLOO_SOCKET_IFNAME")
+        else:
+            os.environ["GLOO_SOCKET_IFNAME"] = saved
+
+
+def two_backward_calls_through_a_part_that_saved_nothing_need_no_retain_graph():
+    """Two plain backward() calls run without retain_graph when what they share saved nothing for
+    backward: a frozen trunk's output (no grad_fn, so neither backward enters the trunk) feeding two
+    trainable heads, which get the same .grad as from backward() of the sum; or an addition, which
+    saves nothing."""
+    torch.manual_seed(0)
+    trunk = nn.Sequential(nn.Linear(8, 16), nn.Tanh()).requires_grad_(False)
+    classify, regress = nn.Linear(16, 3), nn.Linear(16, 1)
+    heads = [*classify.parameters(), *regress.parameters()]
+    x, labels, targets = torch.randn(16, 8), torch.randint(0, 3, (16,)), torch.randn(16, 1)
+    grads = []
+    for summed in (False, True):
+        features = trunk(x)
+        assert features.grad_fn is None
+        loss_a, loss_b = F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
+        if summed:
+            (loss_a + loss_b).backward()
+        else:
+            loss_a.backward()
+            loss_b.backward()  # no error
+        grads.append([p.grad.clone() for p in heads])
+        for p in heads:
+            p.grad = None
+    assert all(torch.equal(p, q) for p, q in zip(*grads))
+
+    w = torch.randn(4, requires_grad=True)
+    shared = w + 1
+    (shared * 2).sum().backward()
+    (shared * 3).sum().backward()  # no error
+    assert torch.equal(w.grad, torch.full((4,), 5.0))
 
 
 def _batch_loss(x, y, w):

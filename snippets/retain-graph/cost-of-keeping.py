@@ -80,33 +80,45 @@ glue("rg_keep_sum_mib", report("after (loss_a + loss_b).backward()", saved))
 
 # In a training loop, retain_graph=True keeps each step's graph until `loss` is
 # rebound, that is, through the next step's forward; in a function, `loss` dies
-# when the function returns.
+# when the function returns, unless the function returns it.
 def train_step(optimizer, retain):
     optimizer.zero_grad()
     loss = sum(two_losses())
     loss.backward(retain_graph=retain)
     optimizer.step()
+    return loss.item()
 
 
+def train_step_returning_loss(optimizer, retain):
+    optimizer.zero_grad()
+    loss = sum(two_losses())
+    loss.backward(retain_graph=retain)
+    optimizer.step()
+    return loss  # for logging, as many step functions do
+
+
+WHERE = {"plain": "inline loop", "retain": "inline loop",
+         "function": "a step returning loss.item()", "returned": "a step returning loss"}
 peaks = {}
-for kind, retain in (("plain", False), ("retain", True), ("function", True)):
+for kind, retain in (("plain", False), ("retain", True), ("function", True), ("returned", True)):
     saved = LiveSaved(ignore=exists_anyway)
     optimizer = torch.optim.SGD(modules.parameters(), lr=0.01)
     with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
         for _ in range(STEPS):
             if kind == "function":
                 train_step(optimizer, retain)
-                continue
-            optimizer.zero_grad()
-            loss = sum(two_losses())
-            loss.backward(retain_graph=retain)
-            optimizer.step()
-    where = "in a function, " if kind == "function" else "inline,        "
-    print(f"{STEPS} training steps {where}backward(retain_graph={retain!s:5}): "
+            elif kind == "returned":
+                loss = train_step_returning_loss(optimizer, retain)
+            else:
+                optimizer.zero_grad()
+                loss = sum(two_losses())
+                loss.backward(retain_graph=retain)
+                optimizer.step()
+    print(f"{STEPS} steps, {WHERE[kind] + ':':30}backward(retain_graph={retain!s:5}): "
           f"peak {saved.peak / MiB:.2f} MiB saved")
     peaks[kind] = saved.peak
     glue(f"rg_keep_peak_{kind}_mib", saved.peak / MiB)
-assert peaks["function"] == peaks["plain"] < peaks["retain"]
+assert peaks["function"] == peaks["plain"] < peaks["retain"] == peaks["returned"]
 glue("rg_keep_batch", BATCH)
 glue("rg_keep_width", WIDTH)
 glue("rg_keep_tanh_mib", BATCH * WIDTH * 4 / MiB)  # one Tanh output, float32

@@ -1,7 +1,10 @@
 """Exercises of the chapter retain-graph."""
 
+import contextlib
 import copy
+import functools
 import gc
+import inspect
 import math
 import weakref
 
@@ -72,12 +75,38 @@ class _Sentinel:
         return None
 
 
+@contextlib.contextmanager
+def _retain_graph_arguments():
+    """The retain_graph of every torch.autograd.backward call inside the block (Tensor.backward makes
+    one), as the call resolves it: None means create_graph's value."""
+    original = torch.autograd.backward
+    signature = inspect.signature(original)
+    found: list[bool] = []
+
+    @functools.wraps(original)
+    def watched(*args, **kwargs):
+        try:
+            arguments = signature.bind(*args, **kwargs).arguments
+        except TypeError:  # wrong arguments: the original raises the reader's error below
+            arguments = {}
+        retain = arguments.get("retain_graph")
+        found.append(bool(arguments.get("create_graph", False) if retain is None else retain))
+        return original(*args, **kwargs)
+
+    torch.autograd.backward = watched
+    try:
+        yield found
+    finally:
+        torch.autograd.backward = original
+
+
 class _Epoch:
     """One call of train_epoch on a fresh model, watched. As each forward of the model begins (after
     gc.collect()): how many earlier forwards' graphs are alive (a sentinel hooked on each output's
     node), and how many tensors earlier forwards saved for backward are alive (weak references taken
     by the judge's saved_tensors_hooks); for each forward, how many tensors those hooks saw saved;
-    after the call, how many graphs are still alive."""
+    the retain_graph of each backward pass; after the call, how many graphs are still alive. The hooks
+    sit on the first and the last layer, which model.forward(x) calls as model(x) does."""
 
     def __init__(self, solution, seed, count):
         self.count = count
@@ -108,8 +137,8 @@ class _Epoch:
             saved.append((len(self.packed), weakref.ref(kept)))
             return kept
 
-        self.model.register_forward_pre_hook(before)
-        self.model.register_forward_hook(after)
+        self.model[0].register_forward_pre_hook(before)
+        self.model[-1].register_forward_hook(after)
         with explained("second time",
                        ("the backward pass ran through a graph that an earlier backward pass had already freed",
                         "反向传播走进了一张已经被之前的反向传播释放过的图"),
@@ -120,7 +149,8 @@ class _Epoch:
                         "the losses with loss.item()",
                         "你调用 backward() 的那个张量挂着之前批次的图（用张量累加的总损失？）："
                         "只对每个批次自己的损失调用 backward()，累加损失用 loss.item()")), \
-                torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+                torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor), \
+                _retain_graph_arguments() as self.retained:
             self.found = solution.train_epoch(self.model, optimizer, batches)
         gc.collect()
         self.graphs_after = len(graphs)
@@ -220,6 +250,36 @@ def _no_graph_during(run):
                    hint_zh="每个批次加 loss.item()；最后才转换的话，在那之前每张图都还活着")
 
 
+def _one_forward_per_batch(run):
+    if len(run.packed) != run.count:
+        raise Fail(*_in(run.said, (f"the judge saw {len(run.packed)} forwards of the model's first layer for "
+                                   f"{run.count} batches, so it cannot count what each forward left alive",
+                                   f"{run.count} 个批次，评测却看到模型第一层做了 {len(run.packed)} 次前向，"
+                                   "没法数清每次前向留下了什么")),
+                   expected=(f"{run.count}, one per batch", f"{run.count} 次，每个批次一次"),
+                   found=str(len(run.packed)),
+                   hint_en="keep the starter's loop: one loss = F.mse_loss(model(x), y) per batch, calling "
+                           "model(x), not a layer's or the model's forward method directly",
+                   hint_zh="保持起始文件的循环：每个批次一次 loss = F.mse_loss(model(x), y)，调用 model(x)，"
+                           "不要直接调用某一层或模型的 forward 方法")
+
+
+def _no_retain_graph(run):
+    retained = sum(run.retained)
+    if retained:
+        raise Fail(*_in(run.said, (f"{retained} of the {len(run.retained)} backward passes had retain_graph=True: "
+                                   "the task keeps backward() without retain_graph",
+                                   f"{len(run.retained)} 次反向传播里有 {retained} 次带了 retain_graph=True："
+                                   "题目要求 backward() 不带 retain_graph")),
+                   expected=("retain_graph=False in every backward pass", "每次反向传播都是 retain_graph=False"),
+                   found=(f"retain_graph=True in {retained} of {len(run.retained)}",
+                          f"{len(run.retained)} 次里有 {retained} 次 retain_graph=True"),
+                   hint_en="call loss.backward() with no arguments: nothing here goes through a graph twice, and "
+                           "deleting the loss afterwards does not make retain_graph needed",
+                   hint_zh="直接调用 loss.backward()，不带参数：这里没有哪张图要走第二遍；事后 del 损失张量，"
+                           "也不说明需要 retain_graph")
+
+
 def _hooks_saw_the_saved_tensors(run):
     blind = [k for k, n in enumerate(run.packed, start=1) if n == 0]
     if blind:
@@ -269,14 +329,17 @@ def total_loss(solution, check):
              "以上每个 epoch，返回值都是这个 epoch 各批次损失的平均值", _mean_loss),
             ("the model's parameters are those of the starter's training loop after the epoch",
              "epoch 之后，模型参数和起始文件的训练循环训练出来的一样", _trained),
+            ("the judge sees one forward of the model per batch", "评测每个批次看到模型的一次前向",
+             _one_forward_per_batch),
             ("once train_epoch has returned, no batch's graph is alive",
              "train_epoch 返回之后，没有任何批次的计算图还活着", _no_graph_after),
             ("during the epoch, no earlier batch's graph is kept alive (nothing keeps each batch's loss)",
              "epoch 进行中，不留住之前批次的计算图（没有东西留住每个批次的损失）", _no_graph_during),
             ("the judge's saved_tensors_hooks see the tensors each forward saves",
              "评测的 saved_tensors_hooks 能看到每次前向保存的张量", _hooks_saw_the_saved_tensors),
-            ("when each forward begins, what earlier forwards saved for backward has been freed (no retain_graph)",
-             "每次前向开始时，之前的前向为反向传播保存的张量都已释放（没有 retain_graph）", _saved_tensors_freed)):
+            ("when each forward begins, what earlier forwards saved for backward has been freed",
+             "每次前向开始时，之前的前向为反向传播保存的张量都已释放", _saved_tensors_freed),
+            ("no backward pass has retain_graph=True", "没有哪次反向传播带 retain_graph=True", _no_retain_graph)):
         check(en, zh)
         for run in runs:
             method(run)
@@ -359,6 +422,7 @@ class _Evaluation:
                  self.model[1].register_forward_pre_hook(lambda module, args: self.norm_modes.append(module.training)),
                  self.model[3].register_forward_pre_hook(
                      lambda module, args: self.dropout_modes.append(module.training))]
+        grad_mode = torch.is_grad_enabled()
         try:
             with explained("does not require grad",
                            ("a backward() call raised: an accuracy has no gradient, and evaluation needs no "
@@ -377,6 +441,10 @@ class _Evaluation:
         finally:
             for hook in hooks:
                 hook.remove()
+            # What evaluate left for the next epoch; then grad mode as it was, for the judge's next run.
+            self.grad_mode, self.inference_mode = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+            torch.set_grad_enabled(grad_mode)
+        self.frozen = [name for name, p in self.model.named_parameters() if not p.requires_grad]
         self.passes, self.recorded = list(passes), results.recorded
 
 
@@ -480,6 +548,34 @@ def _back_in_training(run):
                    hint_zh="在 evaluate 的最后调用 model.train()，让训练以正确的模式继续")
 
 
+def _ready_to_train(run):
+    if not run.grad_mode or run.inference_mode:
+        state_en = ("inference mode still on" if run.inference_mode else
+                    "grad mode still off (torch.is_grad_enabled() is False)")
+        state_zh = ("推理模式还开着" if run.inference_mode else "梯度模式还关着（torch.is_grad_enabled() 为 False）")
+        raise Fail(*_in(run.said, (f"when evaluate returned, {state_en}: the next epoch's forwards would record no "
+                                   "graph, and its loss.backward() would raise",
+                                   f"evaluate 返回时{state_zh}：下一个 epoch 的前向不会记录计算图，"
+                                   "它的 loss.backward() 会报错")),
+                   expected=("grad mode on, as when evaluate was called", "梯度模式开着，和调用 evaluate 时一样"),
+                   found=(state_en, state_zh),
+                   hint_en="turn recording off with `with torch.no_grad():` around the loop: it switches grad mode "
+                           "back on when the block ends, where torch.set_grad_enabled(False) stays in force",
+                   hint_zh="用 `with torch.no_grad():` 包住循环来关掉记录：块一结束它就把梯度模式切回来；"
+                           "torch.set_grad_enabled(False) 则一直有效")
+    if run.frozen:
+        raise Fail(*_in(run.said, (f"when evaluate returned, {len(run.frozen)} parameters no longer required grad: "
+                                   "the next epoch could not train them",
+                                   f"evaluate 返回时，有 {len(run.frozen)} 个参数不再要求梯度：下一个 epoch 没法训练它们")),
+                   expected=("every parameter's requires_grad True, as when evaluate was called",
+                             "每个参数的 requires_grad 都是 True，和调用 evaluate 时一样"),
+                   found=(f"requires_grad False on {', '.join(run.frozen)}",
+                          f"{', '.join(run.frozen)} 的 requires_grad 为 False"),
+                   hint_en="leave requires_grad alone: `with torch.no_grad():` stops the recording for the loop "
+                           "and changes no parameter",
+                   hint_zh="别动 requires_grad：`with torch.no_grad():` 只在循环期间停止记录，不改任何参数")
+
+
 def _accuracy(run):
     found, expected = run.value, run.expected
     if math.isclose(found, expected, abs_tol=1e-6):  # float32 batch means may round in the 8th digit
@@ -529,7 +625,9 @@ def eval_accuracy(solution, check):
             ("the accuracy is the fraction of all samples whose largest logit is their label",
              "准确率等于全部样本中最大 logit 正好是标签的样本所占的比例", _accuracy),
             ("the model is back in training mode when evaluate returns",
-             "evaluate 返回时，模型回到了训练模式", _back_in_training)):
+             "evaluate 返回时，模型回到了训练模式", _back_in_training),
+            ("when evaluate returns, grad mode is on and every parameter still requires grad",
+             "evaluate 返回时，梯度模式开着，每个参数也仍然要求梯度", _ready_to_train)):
         check(en, zh)
         for run in runs:
             method(run)
