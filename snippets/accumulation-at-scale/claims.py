@@ -505,8 +505,65 @@ def _scaler_worker(rank, store_path, results):
 
 
 def gloo_process_group_waits_30_minutes_by_default():
-    """Without a timeout argument, a gloo process group gets torch.distributed's default timeout: 30 minutes."""
+    """A gloo process group made without a timeout argument gets 30 minutes, torch.distributed's default,
+    as its own timeout; made with timeout=2 s, it has 2 s, and that bounds both the meeting (a rank whose
+    partner never comes raises within seconds) and an all-reduce (one the other rank never joins raises
+    within seconds)."""
+    import time
+
     from torch.distributed import distributed_c10d
 
     assert dist.default_pg_timeout == datetime.timedelta(minutes=30)
     assert distributed_c10d._get_default_timeout(dist.Backend.GLOO) == datetime.timedelta(minutes=30)
+    folder = tempfile.mkdtemp()
+    try:
+        dist.init_process_group("gloo", store=dist.FileStore(os.path.join(folder, "alone"), 1), rank=0, world_size=1)
+        try:
+            timeout = dist.group.WORLD._get_backend(torch.device("cpu")).options._timeout
+            assert timeout == datetime.timedelta(minutes=30), timeout
+        finally:
+            dist.destroy_process_group()
+        started = time.monotonic()
+        with contextlib.suppress(RuntimeError):  # world_size 2, and rank 1 never comes
+            dist.init_process_group("gloo", store=dist.FileStore(os.path.join(folder, "meeting"), 2), rank=0,
+                                    world_size=2, timeout=datetime.timedelta(seconds=2))
+            raise AssertionError("the meeting without its second rank did not raise")
+        waited_to_meet = time.monotonic() - started
+        context = mp.get_context("fork")
+        results = context.Queue()
+        workers = [context.Process(target=_timeout_worker, daemon=True,
+                                   args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
+        try:
+            for process in workers:
+                process.start()
+            found = sorted(results.get(timeout=30) for _ in workers)
+        finally:
+            _stop(workers)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert waited_to_meet < 10, waited_to_meet
+    # per rank: (rank, the group's timeout in seconds, seconds until rank 0's lone all-reduce raised)
+    assert [found[0][:2], found[1]] == [(0, 2.0), (1, 2.0, None)] and found[0][2] < 10, found
+
+
+def _timeout_worker(rank, store_path, results):
+    import time
+
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=2))
+    timeout = dist.group.WORLD._get_backend(torch.device("cpu")).options._timeout.total_seconds()
+    waited = None
+    try:
+        if rank == 0:  # rank 1 never joins this all-reduce
+            started = time.monotonic()
+            with contextlib.suppress(RuntimeError):
+                dist.all_reduce(torch.ones(1))
+                raise AssertionError("the lone all-reduce did not raise")
+            waited = time.monotonic() - started
+        results.put((rank, timeout, waited))
+        if rank == 1:
+            time.sleep(15)  # stays in the group, never joins: rank 0 waits on it, not on a closed connection
+    finally:
+        dist.destroy_process_group()
