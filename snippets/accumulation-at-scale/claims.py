@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import tempfile
+import warnings
 
 import torch
 import torch.distributed as dist
@@ -16,31 +17,48 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 
 class _Dtypes(TorchDispatchMode):
-    """Records, for every aten operation run while it is active, its name and the dtypes of its tensor arguments."""
+    """Records, for every aten operation run while it is active, its name, the dtypes of its tensor
+    arguments and the dtypes of the tensors it returns."""
 
     def __init__(self):
         super().__init__()
         self.calls = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append((func.overloadpacket.__name__, [a.dtype for a in args if isinstance(a, torch.Tensor)]))
-        return func(*args, **(kwargs or {}))
+        out = func(*args, **(kwargs or {}))
+        returned = [t.dtype for t in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(t, torch.Tensor)]
+        self.calls.append((func.overloadpacket.__name__, [a.dtype for a in args if isinstance(a, torch.Tensor)],
+                           returned))
+        return out
 
     def of(self, name):
-        return [dtypes for called, dtypes in self.calls if called == name]
+        return [dtypes for called, dtypes, _ in self.calls if called == name]
+
+    def returned_by(self, name):
+        return [dtypes for called, _, dtypes in self.calls if called == name]
 
 
 def backward_runs_each_autocast_op_in_its_forward_dtype():
     """Under CPU autocast (bfloat16 and float16), the operations the backward pass runs take the dtype of
     their forward: the matrix products (mm, for addmm), ReLU's and LayerNorm's backward in the low dtype,
-    log_softmax's and nll_loss's (cross_entropy) in float32."""
+    log_softmax's and nll_loss's (cross_entropy) in float32. backward() called inside the autocast block
+    runs the same operations in the same dtypes and leaves the same .grad as called outside it."""
     for dtype in (torch.bfloat16, torch.float16):
-        torch.manual_seed(0)
-        model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.LayerNorm(32), nn.Linear(32, 4))
-        with _Dtypes() as forward, torch.autocast("cpu", dtype=dtype):
-            loss = nn.functional.cross_entropy(model(torch.randn(8, 16)), torch.randint(0, 4, (8,)))
-        with _Dtypes() as backward:
-            loss.backward()
+        inside = {}
+        for backward_inside in (True, False):
+            torch.manual_seed(0)
+            model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.LayerNorm(32), nn.Linear(32, 4))
+            with _Dtypes() as forward, torch.autocast("cpu", dtype=dtype):
+                loss = nn.functional.cross_entropy(model(torch.randn(8, 16)), torch.randint(0, 4, (8,)))
+                if backward_inside:
+                    with _Dtypes() as backward:
+                        loss.backward()
+                    inside = {"calls": backward.calls, "grads": [p.grad for p in model.parameters()]}
+            if not backward_inside:
+                with _Dtypes() as backward:
+                    loss.backward()
+        assert backward.calls == inside["calls"], (backward.calls, inside["calls"])
+        assert all(torch.equal(p.grad, g) for p, g in zip(model.parameters(), inside["grads"]))
         assert forward.of("addmm") == [[dtype] * 3] * 2 and forward.of("relu") == [[dtype]]
         assert backward.of("mm") == [[dtype, dtype]] * 3 and backward.of("threshold_backward") == [[dtype, dtype]]
         assert forward.of("native_layer_norm")[0][0] == dtype and backward.of("native_layer_norm_backward")[0][:2] == [
@@ -68,7 +86,8 @@ def a_gradient_takes_the_dtype_of_the_tensor_it_reaches():
     """The engine gives a gradient the dtype of the tensor it flows into, whatever dtype the backward returned
     (bfloat16 for a float32 leaf arrives float32; float32 for a bfloat16 tensor arrives bfloat16). Under
     bfloat16 autocast the Linear weight's gradient comes back through the cast recorded in the forward,
-    LayerNorm's weight and bias get theirs straight from LayerNorm's backward, and every .grad is float32."""
+    LayerNorm's weight and bias get theirs straight from LayerNorm's backward, which returns them in float32,
+    and every .grad is float32."""
     leaf = torch.ones(3, requires_grad=True)
     _GradientAs.apply(leaf, torch.bfloat16).sum().backward()
     assert leaf.grad.dtype == torch.float32
@@ -91,7 +110,11 @@ def a_gradient_takes_the_dtype_of_the_tensor_it_reaches():
                 nodes.append(parent)
     assert feeds["0.weight"] == "ToCopyBackward0", feeds
     assert feeds["2.weight"] == feeds["2.bias"] == "NativeLayerNormBackward0", feeds
-    loss.backward()
+    with _Dtypes() as backward:
+        loss.backward()
+    # LayerNorm's backward itself returns float32 for its float32 weight and bias, bfloat16 for its input
+    returned = backward.returned_by("native_layer_norm_backward")
+    assert returned == [[torch.bfloat16, torch.float32, torch.float32]], returned
     assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
 
 
@@ -135,9 +158,10 @@ def grad_scaler_defaults():
 
 
 def the_scale_falls_after_update_exactly_when_step_was_skipped():
-    """With GradScaler's default backoff (0.5), scaler.get_scale() is lower after update() than before
-    step() exactly when scaler.step skipped optimizer.step(): for growth intervals 1 (the scale grows
-    after every clean step) and 2000."""
+    """With one optimizer per GradScaler and its default backoff (0.5), scaler.get_scale() is lower after
+    update() than before step() exactly when scaler.step skipped optimizer.step(): for growth intervals 1
+    (the scale grows after every clean step) and 2000. With two optimizers on one scaler, the scale falls
+    when one of them is skipped although the other one stepped."""
     for interval in (1, 2000):
         parameter = nn.Parameter(torch.ones(2))
         optimizer = torch.optim.SGD([parameter], lr=0.1)
@@ -153,6 +177,39 @@ def the_scale_falls_after_update_exactly_when_step_was_skipped():
             skipped.append(len(taken) == steps)
             fell.append(scaler.get_scale() < before)
         assert skipped == fell == [False, True, False, False, True, True, False], (interval, skipped, fell)
+
+    first, second = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))
+    optimizers = torch.optim.SGD([first], lr=0.1), torch.optim.SGD([second], lr=0.1)
+    taken = []
+    for name, optimizer in zip("ab", optimizers):
+        optimizer.register_step_post_hook(lambda optimizer, args, kwargs, name=name: taken.append(name))
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(first.sum() + (second * float("inf")).sum()).backward()
+    for optimizer in optimizers:
+        scaler.step(optimizer)
+    scaler.update()
+    assert taken == ["a"] and scaler.get_scale() == 32768.0, (taken, scaler.get_scale())
+
+
+def the_scheduler_warns_only_at_its_first_step():
+    """A learning-rate scheduler checks whether optimizer.step() has run only at its own first step():
+    with GradScaler skipping steps 1 and 2, scheduler.step() warns after step 1 and not after step 2,
+    although optimizer.step() has still not run."""
+    parameter = nn.Parameter(torch.ones(2))
+    optimizer = torch.optim.SGD([parameter], lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    scaler, taken, warned = torch.amp.GradScaler("cpu"), [], []
+    optimizer.register_step_post_hook(lambda optimizer, args, kwargs: taken.append(1))
+    for factor in (float("inf"), float("inf"), 1.0):
+        scaler.scale((parameter * factor).sum()).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scheduler.step()
+        warned.append(any("before `optimizer.step()`" in str(w.message) for w in caught))
+    assert len(taken) == 1 and warned == [True, False, False], (taken, warned)
 
 
 def unscale_twice_before_update_raises():
@@ -298,26 +355,30 @@ def tcp_init_method_listens_on_every_interface():
 
 def ddp_default_hook_is_an_average():
     """Without a comm hook, DDP leaves each parameter the average of the ranks' gradients: two ranks
-    with gradients 1 and 3 both end with 2 (the counting hook in the snippet does the same)."""
+    with gradients 1 and 3 both end with 2. The counting hook of the snippet ddp-no-sync.py (copied in
+    the worker) does the same, and is called once."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
-    results = context.Queue()
-    folder = tempfile.mkdtemp()
-    workers = [context.Process(target=_averaging_worker, daemon=True,
-                               args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
-    try:
-        for process in workers:
-            process.start()
-        found = sorted(results.get(timeout=30) for _ in workers)
-        for process in workers:
-            process.join(30)
-    finally:
-        _stop(workers)
-        shutil.rmtree(folder, ignore_errors=True)
-    assert found == [(0, 2.0), (1, 2.0)], found
+    found = {}
+    for with_hook in (False, True):
+        results = context.Queue()
+        folder = tempfile.mkdtemp()
+        workers = [context.Process(target=_averaging_worker, daemon=True,
+                                   args=(rank, os.path.join(folder, "store"), with_hook, results)) for rank in range(2)]
+        try:
+            for process in workers:
+                process.start()
+            found[with_hook] = sorted(results.get(timeout=30) for _ in workers)
+            for process in workers:
+                process.join(30)
+        finally:
+            _stop(workers)
+            shutil.rmtree(folder, ignore_errors=True)
+    # per rank: (rank, weight.grad, calls of the counting hook)
+    assert found == {False: [(0, 2.0, 0), (1, 2.0, 0)], True: [(0, 2.0, 1), (1, 2.0, 1)]}, found
 
 
-def _averaging_worker(rank, store_path, results):
+def _averaging_worker(rank, store_path, with_hook, results):
     torch.set_num_threads(1)
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"
     dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
@@ -326,8 +387,18 @@ def _averaging_worker(rank, store_path, results):
         layer = nn.Linear(1, 1, bias=False)
         model = nn.parallel.DistributedDataParallel(layer)
         _ALIVE.append(model)
+        buckets = []
+
+        def counting_allreduce(state, bucket):  # as in ddp-no-sync.py, with WORLD = 2
+            buckets.append(bucket.index())
+            averaged = bucket.buffer().div_(2)
+            return dist.all_reduce(averaged, async_op=True).get_future().then(
+                lambda fut: fut.value()[0])
+
+        if with_hook:
+            model.register_comm_hook(None, counting_allreduce)
         model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()  # gradient 1 on rank 0, 3 on rank 1
-        results.put((rank, layer.weight.grad.item()))
+        results.put((rank, layer.weight.grad.item(), len(buckets)))
     finally:
         dist.destroy_process_group()
 
@@ -434,8 +505,65 @@ def _scaler_worker(rank, store_path, results):
 
 
 def gloo_process_group_waits_30_minutes_by_default():
-    """Without a timeout argument, a gloo process group gets torch.distributed's default timeout: 30 minutes."""
+    """A gloo process group made without a timeout argument gets 30 minutes, torch.distributed's default,
+    as its own timeout; made with timeout=2 s, it has 2 s, and that bounds both the meeting (a rank whose
+    partner never comes raises within seconds) and an all-reduce (one the other rank never joins raises
+    within seconds)."""
+    import time
+
     from torch.distributed import distributed_c10d
 
     assert dist.default_pg_timeout == datetime.timedelta(minutes=30)
     assert distributed_c10d._get_default_timeout(dist.Backend.GLOO) == datetime.timedelta(minutes=30)
+    folder = tempfile.mkdtemp()
+    try:
+        dist.init_process_group("gloo", store=dist.FileStore(os.path.join(folder, "alone"), 1), rank=0, world_size=1)
+        try:
+            timeout = dist.group.WORLD._get_backend(torch.device("cpu")).options._timeout
+            assert timeout == datetime.timedelta(minutes=30), timeout
+        finally:
+            dist.destroy_process_group()
+        started = time.monotonic()
+        with contextlib.suppress(RuntimeError):  # world_size 2, and rank 1 never comes
+            dist.init_process_group("gloo", store=dist.FileStore(os.path.join(folder, "meeting"), 2), rank=0,
+                                    world_size=2, timeout=datetime.timedelta(seconds=2))
+            raise AssertionError("the meeting without its second rank did not raise")
+        waited_to_meet = time.monotonic() - started
+        context = mp.get_context("fork")
+        results = context.Queue()
+        workers = [context.Process(target=_timeout_worker, daemon=True,
+                                   args=(rank, os.path.join(folder, "store"), results)) for rank in range(2)]
+        try:
+            for process in workers:
+                process.start()
+            found = sorted(results.get(timeout=30) for _ in workers)
+        finally:
+            _stop(workers)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert waited_to_meet < 10, waited_to_meet
+    # per rank: (rank, the group's timeout in seconds, seconds until rank 0's lone all-reduce raised)
+    assert [found[0][:2], found[1]] == [(0, 2.0), (1, 2.0, None)] and found[0][2] < 10, found
+
+
+def _timeout_worker(rank, store_path, results):
+    import time
+
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=2))
+    timeout = dist.group.WORLD._get_backend(torch.device("cpu")).options._timeout.total_seconds()
+    waited = None
+    try:
+        if rank == 0:  # rank 1 never joins this all-reduce
+            started = time.monotonic()
+            with contextlib.suppress(RuntimeError):
+                dist.all_reduce(torch.ones(1))
+                raise AssertionError("the lone all-reduce did not raise")
+            waited = time.monotonic() - started
+        results.put((rank, timeout, waited))
+        if rank == 1:
+            time.sleep(15)  # stays in the group, never joins: rank 0 waits on it, not on a closed connection
+    finally:
+        dist.destroy_process_group()

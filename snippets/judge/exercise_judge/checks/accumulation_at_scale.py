@@ -9,19 +9,20 @@ from exercise_judge.checking import Fail, exercise, times
 from exercise_judge.spies import autograd_passes, counted
 
 MICRO_BATCHES, ROWS, LR = 4, 16, 0.1
+SCALE = 65536.0  # the scale a fresh GradScaler("cpu") starts at
 OTHER_MICRO_BATCHES = 3  # a second count, so that a number of micro-batches written out fails
 
 
 class RecordingScaler(torch.amp.GradScaler):
     """A GradScaler("cpu") that writes down every call the solution makes, the gradients' total norm
     each time unscale_ starts (so that a clip before it shows), whether unscale_ found an inf or NaN,
-    and, for each tensor scale() returned, the backward passes (numbered from 1 in `passes`) that
-    reached it."""
+    for each tensor scale() returned, the backward passes (numbered from 1 in `passes`) that reached
+    it, and, for each call of step, whether it was handed `optimizer`, the solution's own."""
 
-    def __init__(self, passes):
+    def __init__(self, passes, optimizer):
         super().__init__("cpu")
         self.calls, self.norms_at_unscale, self.found_non_finite, self._in_step = [], [], False, False
-        self.passes, self.reached = passes, []
+        self.passes, self.reached, self.optimizer, self.stepped_own = passes, [], optimizer, []
 
     def scale(self, outputs):
         self.calls.append("scale")
@@ -42,6 +43,7 @@ class RecordingScaler(torch.amp.GradScaler):
 
     def step(self, optimizer, *args, **kwargs):
         self.calls.append("step")
+        self.stepped_own.append(optimizer is self.optimizer)
         self._in_step = True
         try:
             return super().step(optimizer, *args, **kwargs)
@@ -56,10 +58,12 @@ class RecordingScaler(torch.amp.GradScaler):
 class Run:
     """What one call of accumulated_step did: the parameters' change, the scaler, the rows of each
     forward of the model, the dtype its first Linear returned each time, the backward passes by the
-    reader's file."""
+    reader's file, the gradient that reached each loss loss_fn returned (the factor the backward
+    multiplied that loss by), and, for each optimizer.step(), whether it ran inside scaler.step."""
 
-    def __init__(self, change, scaler, rows, dtypes, passes):
+    def __init__(self, change, scaler, rows, dtypes, passes, arrived, inside_step):
         self.change, self.scaler, self.rows, self.dtypes, self.passes = change, scaler, rows, dtypes, passes
+        self.arrived, self.inside_step = arrived, inside_step
 
 
 def _setup(seed, micro_batches=MICRO_BATCHES):
@@ -90,12 +94,22 @@ def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES):
     model.register_forward_pre_hook(lambda module, args: rows.append(len(args[0]) if args else 0))
     model[0].register_forward_hook(lambda module, args, output: dtypes.append(output.dtype))
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
+    inside_step, arrived = [], []
+    optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: inside_step.append(scaler._in_step))
+
+    def loss_fn(prediction, target):
+        loss = nn.functional.mse_loss(prediction, target)
+        if loss.requires_grad:
+            loss.register_hook(lambda grad: arrived.append(grad.float().mean().item()))
+        return loss
+
     before = _flat(model)
     parts = list(zip(x.chunk(micro_batches), y.chunk(micro_batches)))
     with autograd_passes() as passes:
-        scaler = RecordingScaler(passes)
-        solution.accumulated_step(model, nn.functional.mse_loss, optimizer, scaler, parts, max_norm)
-    return Run(_flat(model) - before, scaler, rows, dtypes, [found for found in passes if found.by(solution.__file__)])
+        scaler = RecordingScaler(passes, optimizer)
+        solution.accumulated_step(model, loss_fn, optimizer, scaler, parts, max_norm)
+    return Run(_flat(model) - before, scaler, rows, dtypes, [found for found in passes if found.by(solution.__file__)],
+               arrived, inside_step)
 
 
 def _calls(scaler):
@@ -168,9 +182,9 @@ def grad_scaler_step(solution, check):
                    hint_zh='with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)；'
                            "GradScaler 就是为 float16 的窄范围准备的")
 
-    check(f"scaler.scale is called once per micro-batch, and each scaled loss is the root of its own backward() "
-          f"({MICRO_BATCHES} in all)",
-          f"每个微批次调用一次 scaler.scale，每个放大后的损失各自调用一次 backward()（共 {MICRO_BATCHES} 次）")
+    check(f"scaler.scale is called once per micro-batch, and each micro-batch's loss goes through its own "
+          f"backward() multiplied by the scale ({MICRO_BATCHES} in all)",
+          f"每个微批次调用一次 scaler.scale，每个微批次的损失乘上放大倍数，各自做一次 backward()（共 {MICRO_BATCHES} 次）")
     scaler = run.scaler
     counts = {name: scaler.calls.count(name) for name in ("scale", "unscale_", "step", "update")}
     if counts["scale"] != MICRO_BATCHES:
@@ -194,6 +208,24 @@ def grad_scaler_step(solution, check):
                            "graph alive until the end, the memory that accumulation is meant to save",
                    hint_zh="每个微批次的损失一算出来，就调用 scaler.scale(loss / len(micro_batches)).backward()：把损失"
                            "加起来最后只调用一次 backward()，会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
+    # The gradient reaching a loss is the factor its backward multiplied it by: SCALE / MICRO_BATCHES for
+    # scaler.scale(loss / len(micro_batches)), less when the scaled loss is divided again before backward()
+    lowest = SCALE / MICRO_BATCHES
+    if len(run.arrived) != MICRO_BATCHES or min(run.arrived) < 0.99 * lowest:
+        shown = ", ".join(f"{factor:.3g}" for factor in run.arrived) or "none"
+        raise Fail("the float16 backward did not run on the scaled loss: the gradients it carried were not "
+                   "multiplied by the scale",
+                   "float16 的反向传播不是从放大后的损失开始的：它传递的梯度没有乘上放大倍数",
+                   expected=(f"each of the {MICRO_BATCHES} losses of loss_fn multiplied by at least {lowest:g} "
+                             f"({SCALE:g} / {MICRO_BATCHES}) in its backward()",
+                             f"loss_fn 返回的 {MICRO_BATCHES} 个损失，在各自的 backward() 里至少乘上 {lowest:g}"
+                             f"（{SCALE:g} / {MICRO_BATCHES}）"),
+                   found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
+                   hint_en="call backward() on scaler.scale(loss / len(micro_batches)) itself: a loss divided back "
+                           "before backward() makes the float16 backward run on unscaled gradients, which lose their "
+                           "small entries, whatever is done to .grad afterwards",
+                   hint_zh="直接对 scaler.scale(loss / len(micro_batches)) 调用 backward()：backward() 之前又除回去，"
+                           "float16 的反向传播算的就是没放大的梯度，很小的分量会丢掉，事后再怎么改 .grad 也找不回来")
 
     check("then scaler.unscale_ once, scaler.step once and scaler.update once, in that order",
           "然后 scaler.unscale_ 一次、scaler.step 一次、scaler.update 一次，依次调用")
@@ -233,6 +265,22 @@ def grad_scaler_step(solution, check):
                            "the scale",
                    hint_zh="scaler.unscale_(optimizer) 把 .grad 变回真实的梯度，clip_grad_norm_(model.parameters(), "
                            "max_norm) 要看的就是它，而不是乘上放大倍数的 max_norm")
+    if not all(scaler.stepped_own) or not all(run.inside_step):
+        outside = run.inside_step.count(False)
+        raise Fail("optimizer.step() ran outside scaler.step" if outside else
+                   "scaler.step was handed another optimizer than the one accumulated_step received",
+                   "optimizer.step() 是在 scaler.step 之外调用的" if outside else
+                   "交给 scaler.step 的不是 accumulated_step 收到的那个优化器",
+                   expected=("scaler.step(optimizer) with the optimizer passed in, which calls optimizer.step() "
+                             "itself", "scaler.step(optimizer)，用传进来的优化器，由它去调用 optimizer.step()"),
+                   found=(f"optimizer.step() {times(outside)} outside scaler.step; scaler.step handed the "
+                          f"optimizer passed in: {', '.join(map(str, scaler.stepped_own))}",
+                          f"optimizer.step() 在 scaler.step 之外调用了 {outside} 次；scaler.step 收到的是传进来的优化器："
+                          f"{'、'.join('是' if own else '否' for own in scaler.stepped_own)}"),
+                   hint_en="step only through scaler.step(optimizer): it unscales if you have not and skips the "
+                           "step when a gradient holds inf or NaN; update() then lowers the scale",
+                   hint_zh="只通过 scaler.step(optimizer) 更新：没 unscale_ 时它会先做，梯度里有 inf 或 NaN 时它会"
+                           "跳过这一步，之后 update() 再调低放大倍数")
 
     check("without clipping in the way, the parameters move as one float32 step on the whole batch would",
           "裁剪不起作用时，参数的变化和整批一次 float32 更新相同")
@@ -275,6 +323,20 @@ def grad_scaler_step(solution, check):
                     "shrinks them 65536 times too much: call scaler.unscale_(optimizer), then clip_grad_norm_",
             hint_zh="unscale_ 之前梯度是真实值的 65536 倍，按 max_norm 裁剪会多缩小 65536 倍："
                     "先 scaler.unscale_(optimizer)，再 clip_grad_norm_")
+    # unscale_ must find the scaled, unclipped gradient: a clip to max_norm times the scale before it leaves
+    # at most a quarter of that norm here
+    if not scaler.norms_at_unscale or scaler.norms_at_unscale[0] < 0.9 * SCALE * true_norm:
+        found_norm = scaler.norms_at_unscale[0] if scaler.norms_at_unscale else 0.0
+        raise Fail("the gradients were clipped before scaler.unscale_: unscale_ found them already smaller than "
+                   "the scaled gradient",
+                   "梯度在 scaler.unscale_ 之前就被裁剪了：unscale_ 拿到的梯度已经比放大后的梯度小",
+                   expected=(f"at unscale_, a norm of about {SCALE * true_norm:.3g} ({SCALE:g} × {true_norm:.3g})",
+                             f"unscale_ 时范数约为 {SCALE * true_norm:.3g}（{SCALE:g} × {true_norm:.3g}）"),
+                   found=(f"a norm of {found_norm:.3g}", f"范数 {found_norm:.3g}"),
+                   hint_en="leave .grad alone between the last backward() and scaler.unscale_(optimizer); clip "
+                           "after unscale_, to max_norm itself, not to max_norm multiplied by the scale",
+                   hint_zh="最后一次 backward() 和 scaler.unscale_(optimizer) 之间不要动 .grad；在 unscale_ 之后裁剪，"
+                           "裁到 max_norm 本身，而不是乘上放大倍数的 max_norm")
 
     check("when one micro-batch overflows float16, the step is skipped and the scale halves",
           "有一个微批次在 float16 里溢出时，这一步被跳过，放大倍数减半")
