@@ -42,12 +42,15 @@ def _raises_does_not_require_grad(loss):
 
 def every_tensor_that_does_not_require_grad_is_a_leaf():
     """A created constant, a result computed from tensors that do not require grad, a result computed
-    under no_grad and a detach() all have requires_grad False and is_leaf True."""
+    under no_grad, a detach(), the results of argmax, a comparison and an integer cast of a tensor that
+    requires grad, and a frozen parameter all have requires_grad False and is_leaf True."""
     x = torch.ones(2, requires_grad=True)
     constant = torch.ones(2)
     with torch.no_grad():
         under_no_grad = x * 2
-    for tensor in (constant, constant * 2, under_no_grad, x.detach()):
+    h = x * 3
+    frozen = nn.Linear(2, 1).requires_grad_(False).weight
+    for tensor in (constant, constant * 2, under_no_grad, x.detach(), h.argmax(), h > 0, h.long(), frozen):
         assert not tensor.requires_grad and tensor.is_leaf
 
 
@@ -139,15 +142,18 @@ def an_update_guarded_by_a_none_check_freezes_w():
     w = torch.zeros(1, requires_grad=True)
     b = torch.zeros(1, requires_grad=True)
     ws, bs = [], []
-    for _ in range(4):
-        ((x * w + b - y) ** 2).mean().backward()
-        with torch.no_grad():
-            if w.grad is not None:
-                w = w - 0.1 * w.grad
-            b -= 0.1 * b.grad
-        b.grad = None
-        ws.append(w.item())
-        bs.append(b.item())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(4):
+            ((x * w + b - y) ** 2).mean().backward()
+            with torch.no_grad():
+                if w.grad is not None:
+                    w = w - 0.1 * w.grad
+                b -= 0.1 * b.grad
+            b.grad = None
+            ws.append(w.item())
+            bs.append(b.item())
+    assert not caught, [str(warning.message)[:80] for warning in caught]
     assert len(set(ws)) == 1 and len(set(bs)) == 4
 
 
@@ -421,13 +427,17 @@ def a_leaf_on_the_graph_keeps_grad_none_when_the_pass_skips_it():
 
 
 def a_new_optimizer_starts_with_empty_state():
-    """An Adam optimizer built again over the same parameters starts with an empty state, while the
-    one it replaces holds a step count and two running averages for each parameter."""
+    """An Adam or momentum-SGD optimizer built again over the same parameters starts with an empty
+    state, while the one it replaces holds, for each parameter, a step count and two running averages
+    (Adam) or a momentum buffer (SGD)."""
     torch.manual_seed(0)
     model = nn.Linear(2, 1)
-    old = torch.optim.Adam(model.parameters(), lr=0.1)
     model(torch.randn(4, 2)).sum().backward()
-    old.step()
-    assert all(set(old.state[p]) == {"step", "exp_avg", "exp_avg_sq"} for p in model.parameters())
-    new = torch.optim.Adam(model.parameters(), lr=0.1)
-    assert len(new.state) == 0
+    for make, keys in ((lambda: torch.optim.Adam(model.parameters(), lr=0.1), {"step", "exp_avg", "exp_avg_sq"}),
+                       (lambda: torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), {"momentum_buffer"})):
+        old = make()
+        old.step()
+        held = [set(old.state[p]) for p in model.parameters()]
+        assert held == [keys, keys], held
+        new = make()
+        assert len(new.state) == 0
