@@ -42,12 +42,15 @@ def _raises_does_not_require_grad(loss):
 
 def every_tensor_that_does_not_require_grad_is_a_leaf():
     """A created constant, a result computed from tensors that do not require grad, a result computed
-    under no_grad and a detach() all have requires_grad False and is_leaf True."""
+    under no_grad, a detach(), the results of argmax, a comparison and an integer cast of a tensor that
+    requires grad, and a frozen parameter all have requires_grad False and is_leaf True."""
     x = torch.ones(2, requires_grad=True)
     constant = torch.ones(2)
     with torch.no_grad():
         under_no_grad = x * 2
-    for tensor in (constant, constant * 2, under_no_grad, x.detach()):
+    h = x * 3
+    frozen = nn.Linear(2, 1).requires_grad_(False).weight
+    for tensor in (constant, constant * 2, under_no_grad, x.detach(), h.argmax(), h > 0, h.long(), frozen):
         assert not tensor.requires_grad and tensor.is_leaf
 
 
@@ -80,19 +83,24 @@ def naming_an_intermediate_in_inputs_fills_its_grad():
 
 
 def the_warning_shows_once_per_line_of_code():
-    """Under Python's default warning filter, a loop that reads a non-leaf's .grad on one line of code
-    gets None at every step and the UserWarning on the first step only."""
+    """Under Python's default warning filter, a script's loop that reads a non-leaf's .grad on two
+    lines of code gets None at every step and one UserWarning per line, both on the first step:
+    once per line, not once per process and not once per read."""
     x = torch.ones(2, requires_grad=True)
-    read = []
+    read, warned_by_step = [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.resetwarnings()
         warnings.simplefilter("default")
         for _ in range(3):
             h = x * 3
             (h * h).sum().backward()
-            read.append(h.grad)
-    assert read == [None, None, None]
-    assert [warning.category for warning in caught] == [UserWarning], caught
+            read.append(h.grad)  # one line that reads .grad
+            read.append(h.grad)  # and another
+            warned_by_step.append(len(caught))
+    assert read == [None] * 6
+    assert warned_by_step == [2, 2, 2], warned_by_step
+    assert [warning.category for warning in caught] == [UserWarning] * 2, caught
+    assert len({warning.lineno for warning in caught}) == 2, [warning.lineno for warning in caught]
 
 
 def a_hook_runs_once_and_stores_nothing():
@@ -134,16 +142,31 @@ def an_update_guarded_by_a_none_check_freezes_w():
     w = torch.zeros(1, requires_grad=True)
     b = torch.zeros(1, requires_grad=True)
     ws, bs = [], []
-    for _ in range(4):
-        ((x * w + b - y) ** 2).mean().backward()
-        with torch.no_grad():
-            if w.grad is not None:
-                w = w - 0.1 * w.grad
-            b -= 0.1 * b.grad
-        b.grad = None
-        ws.append(w.item())
-        bs.append(b.item())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(4):
+            ((x * w + b - y) ** 2).mean().backward()
+            with torch.no_grad():
+                if w.grad is not None:
+                    w = w - 0.1 * w.grad
+                b -= 0.1 * b.grad
+            b.grad = None
+            ws.append(w.item())
+            bs.append(b.item())
+    assert not caught, [str(warning.message)[:80] for warning in caught]
     assert len(set(ws)) == 1 and len(set(bs)) == 4
+
+
+def a_result_computed_under_no_grad_does_not_require_grad_unless_a_view():
+    """Under no_grad, w - 0.1 * g (a new tensor, not a view of w) does not require grad and is a
+    leaf; a view of w made under no_grad (w[:1], w.view(2)) still requires grad."""
+    w = torch.ones(2, requires_grad=True)
+    g = torch.full((2,), 0.5)
+    with torch.no_grad():
+        new = w - 0.1 * g
+        views = (w[:1], w.view(2))
+    assert not new.requires_grad and new.is_leaf and new._base is None
+    assert all(view._base is w and view.requires_grad for view in views)
 
 
 def no_gradient_flows_through_a_parameter_back_to_its_source():
@@ -157,7 +180,8 @@ def no_gradient_flows_through_a_parameter_back_to_its_source():
 
 def backward_raises_when_the_loss_does_not_require_grad():
     """backward() raises "does not require grad" when only the last step ran under no_grad, when the
-    model's output was detached, and when every parameter is frozen; a last step that changes the
+    model's output was detached, when every path to the parameters goes through argmax or a trip
+    through .item(), and when every parameter is frozen; a last step that changes the
     loss in place under no_grad leaves it requiring grad, and backward() completes. With only the
     first layer under no_grad and a trainable layer after it, backward() completes with no warning and
     the first layer keeps .grad None."""
@@ -168,9 +192,11 @@ def backward_raises_when_the_loss_does_not_require_grad():
     with torch.no_grad():
         last_step_under_no_grad = F.mse_loss(out, y)
     detached = F.mse_loss(second(first(x)).detach(), y)
+    through_argmax = (second(first(x)).argmax(dim=0).float() - 1.0).pow(2).mean()
+    through_item = (torch.tensor(second(first(x)).mean().item()) - 1.0) ** 2
     frozen = nn.Linear(3, 1).requires_grad_(False)
     all_frozen = F.mse_loss(frozen(x), y)
-    for loss in (last_step_under_no_grad, detached, all_frozen):
+    for loss in (last_step_under_no_grad, detached, through_argmax, through_item, all_frozen):
         assert not loss.requires_grad and _raises_does_not_require_grad(loss)
 
     loss = F.mse_loss(second(first(x)), y)
@@ -220,16 +246,15 @@ class _FirstUnderNoGrad(nn.Module):
         return self.second(hidden)
 
 
-def _ddp_steps(find_unused_parameters):
-    """Run two training steps of _FirstUnderNoGrad under DDP (one gloo rank in this process, on the
-    loopback interface); return what each step did."""
+def _ddp_steps(**options):
+    """Run two training steps of _FirstUnderNoGrad under DDP(**options) (one gloo rank in this
+    process, on the loopback interface); return what each step did."""
     saved = os.environ.get("GLOO_SOCKET_IFNAME")
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"
     dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
     try:
         torch.manual_seed(0)
-        model = nn.parallel.DistributedDataParallel(_FirstUnderNoGrad(),
-                                                    find_unused_parameters=find_unused_parameters)
+        model = nn.parallel.DistributedDataParallel(_FirstUnderNoGrad(), **options)
         x, y = torch.randn(8, 3), torch.randn(8, 1)
         steps = []
         for _ in range(2):
@@ -248,15 +273,17 @@ def _ddp_steps(find_unused_parameters):
 
 
 def under_ddp_a_layer_behind_no_grad_fails_the_next_iteration():
-    """Under DistributedDataParallel, a model whose first layer runs under no_grad completes its
-    first backward() (first.weight.grad None), and the next iteration raises "Expected to have
-    finished reduction in the prior iteration"; with find_unused_parameters=True both steps complete."""
+    """Under DistributedDataParallel, even with a single process (one rank), a model whose first
+    layer runs under no_grad completes its first backward() (first.weight.grad None), and the next
+    iteration raises "Expected to have finished reduction in the prior iteration"; with
+    find_unused_parameters=True, or with static_graph=True, both steps complete."""
     import torch._dynamo  # noqa: F401  DDP() imports it
-    first_step, second_step = _ddp_steps(find_unused_parameters=False)
+    first_step, second_step = _ddp_steps()
     assert first_step == ("completes", True), first_step
     assert second_step[0] == "raises", second_step
     assert "Expected to have finished reduction in the prior iteration" in second_step[1], second_step[1][:120]
     assert _ddp_steps(find_unused_parameters=True) == [("completes", True)] * 2
+    assert _ddp_steps(static_graph=True) == [("completes", True)] * 2
 
 
 def retain_grad_keeps_no_saved_tensors():
@@ -323,7 +350,8 @@ def unused_or_cut_off_parameters_are_not_reached():
 
 def a_round_trip_out_of_torch_cuts_the_path():
     """A value that leaves torch and comes back, through .item(), .tolist(), torch.tensor(t), or
-    .numpy() (which raises on a tensor that requires grad, so it needs a detach() first), carries no
+    .numpy() (which raises on a tensor that requires grad, so it needs a detach() or force=True
+    first), carries no
     graph: the layer that computed it keeps .grad None and no AccumulateGrad node of the loss's graph
     holds its weight, while the layer after it gets a gradient."""
     torch.manual_seed(0)
@@ -349,7 +377,10 @@ def a_round_trip_out_of_torch_cuts_the_path():
             raise AssertionError(".numpy() of a tensor that requires grad did not raise")
         return torch.from_numpy(t.detach().numpy())
 
-    for trip in (through_item, through_tolist, through_torch_tensor, through_numpy):
+    def through_numpy_force(t):
+        return torch.from_numpy(t.numpy(force=True))
+
+    for trip in (through_item, through_tolist, through_torch_tensor, through_numpy, through_numpy_force):
         scorer, tail = nn.Linear(3, 1), nn.Linear(3, 1)
         loss = (tail(x) * trip(scorer(x))).sum()
         loss.backward()
@@ -396,13 +427,17 @@ def a_leaf_on_the_graph_keeps_grad_none_when_the_pass_skips_it():
 
 
 def a_new_optimizer_starts_with_empty_state():
-    """An Adam optimizer built again over the same parameters starts with an empty state, while the
-    one it replaces holds a step count and two running averages for each parameter."""
+    """An Adam or momentum-SGD optimizer built again over the same parameters starts with an empty
+    state, while the one it replaces holds, for each parameter, a step count and two running averages
+    (Adam) or a momentum buffer (SGD)."""
     torch.manual_seed(0)
     model = nn.Linear(2, 1)
-    old = torch.optim.Adam(model.parameters(), lr=0.1)
     model(torch.randn(4, 2)).sum().backward()
-    old.step()
-    assert all(set(old.state[p]) == {"step", "exp_avg", "exp_avg_sq"} for p in model.parameters())
-    new = torch.optim.Adam(model.parameters(), lr=0.1)
-    assert len(new.state) == 0
+    for make, keys in ((lambda: torch.optim.Adam(model.parameters(), lr=0.1), {"step", "exp_avg", "exp_avg_sq"}),
+                       (lambda: torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), {"momentum_buffer"})):
+        old = make()
+        old.step()
+        held = [set(old.state[p]) for p in model.parameters()]
+        assert held == [keys, keys], held
+        new = make()
+        assert len(new.state) == 0

@@ -26,7 +26,7 @@ def reaches(loss, tensor):
 def why_grad_is_none(tensor, loss):
     if not tensor.requires_grad:
         return NO_REQUIRES_GRAD
-    if not tensor.is_leaf:  # checked before the graph: a non-leaf's .grad is None even when reached
+    if not tensor.is_leaf:  # before the graph: no AccumulateGrad node holds a non-leaf
         return NOT_A_LEAF
     if not reaches(loss, tensor):
         return NOT_REACHED

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import os
 import random
+import sys
 from dataclasses import dataclass
 
 import torch
@@ -16,6 +19,10 @@ from exercise_judge.spies import autograd_passes
 
 ANSWERS = ("no-requires-grad", "not-a-leaf", "not-reached", "reached")
 ROUNDS = 3
+# Lines of the solution's own code one call may run. A walk that visits each node once runs under 2,000 on
+# the largest graph (a residual network, ~200 nodes); one that keeps no visited set walks every path anew,
+# 2^depth of them, and passes this in well under a second.
+LINE_BUDGET = 100_000
 
 WHY = {
     "no-requires-grad": ("it does not require grad", "它不要梯度"),
@@ -60,6 +67,50 @@ class ScaleBy(torch.autograd.Function):
     def backward(ctx, grad):
         (s,) = ctx.saved_tensors
         return grad * s, None
+
+
+class _OverBudget(BaseException):
+    """Raised inside the solution when it passes LINE_BUDGET: a BaseException, so that the solution's own
+    `except Exception` cannot swallow it."""
+
+
+@contextlib.contextmanager
+def line_budget(file: str, budget: int):
+    """`with line_budget(path, n) as spent:` counts the lines run in frames of the file `path` inside the
+    block, and raises _OverBudget inside the solution past `budget` (spent["over"] records it, in case the
+    solution catches even that)."""
+    spent, ours, previous = {"lines": 0, "over": False}, {}, sys.gettrace()
+
+    def local(frame, event, arg):
+        if event == "line":
+            spent["lines"] += 1
+            if spent["lines"] > budget:
+                spent["over"] = True
+                raise _OverBudget
+        return local
+
+    def calls(frame, event, arg):
+        name = frame.f_code.co_filename
+        if name not in ours:
+            ours[name] = os.path.realpath(name) == file
+        return local if ours[name] else None
+
+    sys.settrace(calls)
+    try:
+        yield spent
+    finally:
+        sys.settrace(previous)
+
+
+def nodes_of(loss) -> int:
+    """How many nodes backward from loss can reach, each counted once."""
+    todo, seen = [loss.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            todo += [parent for parent, _ in node.next_functions]
+    return len(seen)
 
 
 @dataclass
@@ -125,6 +176,18 @@ def cases(rng: random.Random) -> list[Case]:
     loss10.backward()
     e.zero_grad()  # set_to_none: .grad is None again
 
+    # A residual network on a frozen stem: every block adds a second path to all below it, 2^depth paths
+    # for a few hundred nodes. Only a walk that visits each node once gets through it.
+    depth = rng.randint(24, 32)
+    stem, out = nn.Linear(width, hidden), nn.Linear(hidden, 1)
+    blocks = [nn.Linear(hidden, hidden) for _ in range(depth)]
+    with torch.no_grad():
+        h = stem(x)
+    for block in blocks:
+        h = h + torch.tanh(block(h))
+    loss11 = mse(out(h), y)
+    loss11.backward()
+
     graph = ("this tensor is on the loss's graph: walk from loss.grad_fn along next_functions and decide from the "
              "AccumulateGrad nodes, not from .grad",
              "这个张量在损失的图上：从 loss.grad_fn 沿 next_functions 往回走，根据 AccumulateGrad 节点来判断，不要看 .grad")
@@ -150,6 +213,10 @@ def cases(rng: random.Random) -> list[Case]:
         Case("s, behind a custom Function whose backward returns None for it",
              "s，经过一个自定义 Function，它的 backward 给 s 返回 None", s, loss9, "reached", graph),
         Case("e.weight, after e.zero_grad()", "e.weight，之后调用过 e.zero_grad()", e.weight, loss10, "reached", graph),
+        Case(f"stem.weight, run under no_grad below {depth} residual blocks",
+             f"stem.weight，在 no_grad 里运行，上面接着 {depth} 个残差块", stem.weight, loss11, "not-reached"),
+        Case(f"blocks[0].weight, the lowest of {depth} residual blocks",
+             f"blocks[0].weight，{depth} 个残差块里最底下的一块", blocks[0].weight, loss11, "reached"),
         Case("w2 with loss4, a loss it takes no part in (two reasons hold: the first one counts)",
              "w2，损失用与它无关的 loss4（两个原因都成立：按顺序取第一个）", w2, loss4, "not-a-leaf"),
         Case("second.weight with loss5 (its .grad is from loss4)", "second.weight，损失用 loss5（它的 .grad 来自 loss4）",
@@ -178,9 +245,12 @@ def hint(tensor, answer, found):
         made_by = type(tensor.grad_fn).__name__
         if found == "not-reached":
             return (f"check is_leaf before walking the graph, as the chapter orders it: tensor.is_leaf is False "
-                    f"(made by {made_by}), and a non-leaf's .grad stays None whether backward reaches it or not",
-                    f"按本章的顺序，先看 is_leaf 再查图：tensor.is_leaf 是 False（由 {made_by} 产生），"
-                    f"不是叶子张量，不论反向传播走不走得到它，它的 .grad 都是 None")
+                    f"(made by {made_by}). A non-leaf is never held by an AccumulateGrad node, and by default "
+                    f"(without retain_grad() or backward(inputs=[...])) its .grad stays None whether backward "
+                    f"reaches it or not",
+                    f"按本章的顺序，先看 is_leaf 再查图：tensor.is_leaf 是 False（由 {made_by} 产生）。"
+                    f"不是叶子的张量不会由 AccumulateGrad 节点持有；默认情况下（没有 retain_grad()，"
+                    f"也没在 backward(inputs=[...]) 里点名），不论反向传播走不走得到它，它的 .grad 都是 None")
         return (f"tensor.requires_grad is True, yet the tensor is not a leaf: tensor.is_leaf is False, it was made "
                 f"by {made_by}. requires_grad alone cannot tell; check is_leaf next",
                 f"tensor.requires_grad 是 True，但它不是叶子张量：tensor.is_leaf 是 False，它由 {made_by} 产生。"
@@ -224,14 +294,29 @@ def _one_case(solution, check, case, round_number):
     handle = loss.grad_fn.register_prehook(lambda grad_outputs: ran.append(True))
     try:
         with autograd_passes() as passes, AttributeReads() as seen:
-            try:
-                found = solution.why_grad_is_none(tensor, loss)
-            except RuntimeError:
-                if not passes and not ran:
-                    raise
-                found = None  # a second backward through a freed graph: named below
+            with line_budget(os.path.realpath(solution.__file__), LINE_BUDGET) as spent:
+                try:
+                    found = solution.why_grad_is_none(tensor, loss)
+                except _OverBudget:
+                    found = None  # named below
+                except RuntimeError:
+                    if not passes and not ran:
+                        raise
+                    found = None  # a second backward through a freed graph: named below
     finally:
         handle.remove()
+    if spent["over"]:
+        nodes = nodes_of(loss)
+        raise Fail("why_grad_is_none kept walking the same nodes", "why_grad_is_none 反复走过同一批节点",
+                   expected=(f"each node visited once: backward from this loss reaches {nodes} nodes",
+                             f"每个节点只看一次：从这个损失出发能走到 {nodes} 个节点"),
+                   found=(f"more than {LINE_BUDGET:,} lines of your code run in one call, with no answer yet",
+                          f"你的代码在一次调用里跑了超过 {LINE_BUDGET:,} 行，还没给出答案"),
+                   hint_en="keep a set of the nodes you have seen and skip them, to visit each node once: when two "
+                           "paths meet (a residual connection, a tensor used twice), a walk without it goes down "
+                           "both, and a network of n residual blocks has 2^n paths",
+                   hint_zh="用一个集合记下看过的节点，再遇到就跳过，每个节点只看一次：两条路汇合的地方（残差连接、"
+                           "一个张量用了两次），不记的话两条路都要往下走一遍，n 个残差块就有 2^n 条路")
     refuse_passes(passes, ("why_grad_is_none ran a backward pass: decide from the attributes and the graph, "
                            "without calling backward again",
                            "why_grad_is_none 做了一次反向传播：要根据属性和计算图来判断，不要再调用 backward()"),
