@@ -654,3 +654,17 @@ def linear_saves_a_copy_of_an_input_of_more_than_two_dimensions_that_is_not_cont
     for x, shared in ((torch.randn(2, 3, 8), True), (torch.randn(3, 2, 8).transpose(0, 1), False)):
         saved, _ = _saved_storages(layer, x)
         assert len(saved) == 1 and (saved[0] == x.untyped_storage().data_ptr()) == shared, (x.is_contiguous(), saved)
+
+
+def a_python_number_an_operation_saves_never_reaches_pack():
+    """a * 2.0 saves the 2.0 for backward (as a 0-dimensional tensor its node exposes), but pack is
+    not called for it; a * b with a tensor b is packed."""
+    torch.manual_seed(0)
+    a = torch.randn(3, requires_grad=True)
+    calls = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: calls.append(t) or t.detach(), lambda t: t):
+        scaled = a * 2.0
+        assert len(calls) == 0
+        a * torch.tensor(2.0)
+        assert len(calls) == 1  # the tensor factor, saved for a's gradient
+    assert torch.is_tensor(scaled.grad_fn._saved_other) and float(scaled.grad_fn._saved_other) == 2.0
