@@ -136,8 +136,9 @@ def adam_keeps_two_tensors_the_size_of_each_parameter_three_with_amsgrad():
 
 
 def frozen_parameters_get_no_grad_no_optimizer_state_and_fewer_matrix_products():
-    """Frozen parameters get no .grad, SGD (with momentum), Adam and AdamW keep no state for them,
-    and backward runs fewer matrix products than with every layer trained."""
+    """Parameters frozen before training starts get no .grad, SGD (with momentum), Adam and AdamW
+    keep no state for them, and backward runs fewer matrix products than with every layer trained.
+    A parameter frozen after a step keeps the Adam state it already has."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class CountMatrixProducts(TorchDispatchMode):
@@ -170,17 +171,32 @@ def frozen_parameters_get_no_grad_no_optimizer_state_and_fewer_matrix_products()
         assert all(len(optimizer.state[p]) > 0 for p in model[1:].parameters())
         assert frozen_products < trained_products
 
+    # Frozen after a step: the state the optimizer already made for it stays allocated.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))
+    optimizer = torch.optim.Adam(model.parameters())
+    for step in range(3):
+        if step == 1:
+            model[0].requires_grad_(False)
+        model(torch.randn(4, 8)).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    for p in model[0].parameters():
+        kept = sorted(k for k, v in optimizer.state[p].items() if torch.is_tensor(v) and v.shape == p.shape)
+        assert kept == ["exp_avg", "exp_avg_sq"], kept
+
 
 def omitting_use_reentrant_warns_and_runs_the_reentrant_checkpoint():
-    """checkpoint() without use_reentrant warns (the message names use_reentrant) and runs the
-    reentrant implementation, the one use_reentrant=True selects."""
+    """checkpoint() without use_reentrant warns (the message names use_reentrant and announces that
+    leaving it out will raise an exception) and runs the reentrant implementation, the one
+    use_reentrant=True selects, without raising."""
     torch.manual_seed(0)
     layer = nn.Linear(3, 3)
     x = torch.randn(2, 3, requires_grad=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         default = checkpoint(layer, x)
-    assert any("use_reentrant" in str(w.message) for w in caught)
+    assert any("use_reentrant" in str(w.message) and "will raise an exception" in str(w.message) for w in caught)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reentrant = checkpoint(layer, x, use_reentrant=True)
@@ -377,13 +393,16 @@ def without_hooks_a_saved_relu_output_is_freed_with_its_graph():
 def return_t_leaks_also_with_retain_graph_or_a_partial_backward():
     """With a pack hook that returns t, the packed tensors of a Linear-ReLU model survive
     gc.collect() unless a backward frees the ReLU nodes: they leak without backward, with
-    backward(retain_graph=True), and with a torch.autograd.grad that stops at the last layer."""
+    backward(retain_graph=True) or backward(create_graph=True), and with a torch.autograd.grad or a
+    backward(inputs=...) that stops at the last layer."""
     torch.manual_seed(0)
     linears = [nn.Linear(16, 16) for _ in range(3)]
     model = nn.Sequential(linears[0], nn.ReLU(), linears[1], nn.ReLU(), linears[2])
     refs = {}
 
-    for how in ("backward", "no backward", "retain_graph", "grad of the last weight"):
+    ways = ("backward", "no backward", "retain_graph", "create_graph", "grad of the last weight",
+            "backward into the last weight")
+    for how in ways:
         refs[how] = []
 
         def pack(tensor, packed=refs[how]):
@@ -396,13 +415,20 @@ def return_t_leaks_also_with_retain_graph_or_a_partial_backward():
             out.sum().backward()
         elif how == "retain_graph":
             out.sum().backward(retain_graph=True)
+        elif how == "create_graph":  # retains the graph by default
+            with warnings.catch_warnings():  # the reference-cycle warning of backward(create_graph=True)
+                warnings.simplefilter("ignore")
+                out.sum().backward(create_graph=True)
         elif how == "grad of the last weight":
             torch.autograd.grad(out.sum(), linears[-1].weight)
+        elif how == "backward into the last weight":
+            out.sum().backward(inputs=[linears[-1].weight])
         del out
+        model.zero_grad(set_to_none=True)  # a .grad made with create_graph holds a graph of its own
     gc.collect()
     alive = {how: sum(ref() is not None for ref in packed) for how, packed in refs.items()}
     assert alive["backward"] == 0, alive
-    assert alive["no backward"] > 0 and alive["retain_graph"] > 0 and alive["grad of the last weight"] > 0, alive
+    assert all(alive[how] > 0 for how in ways[1:]), alive
 
 
 def with_return_t_only_the_last_linear_s_weight_view_dies():
@@ -517,9 +543,9 @@ def under_no_grad_pack_is_never_called():
 
 
 def a_batchnorm_in_a_checkpointed_segment_counts_each_batch_twice():
-    """A BatchNorm in a checkpointed segment runs again, in training mode, when backward recomputes
-    the segment: its running statistics are updated twice for one batch, whether other layers
-    follow it in the segment or not."""
+    """A BatchNorm in training mode in a checkpointed segment runs again when backward recomputes
+    the segment, since it saves tensors of its own: its running statistics are updated twice for one
+    batch, whether other layers follow it in the segment or not. In eval mode it updates nothing."""
     for segment_ends_with_it in (False, True):
         torch.manual_seed(0)
         layers = [nn.Linear(8, 8), nn.BatchNorm1d(8)] + ([] if segment_ends_with_it else [nn.ReLU(), nn.Linear(8, 8)])
@@ -533,6 +559,9 @@ def a_batchnorm_in_a_checkpointed_segment_counts_each_batch_twice():
         assert int(segment[1].num_batches_tracked) == 2, segment_ends_with_it
         plain(segment[0](x))
         assert not torch.allclose(plain.running_var, segment[1].running_var)  # one update, not two
+    segment.eval()  # in eval mode it updates nothing, checkpointed or not
+    checkpoint(segment, x, use_reentrant=False).sum().backward()
+    assert int(segment[1].num_batches_tracked) == 2
 
 
 def checkpoint_restores_the_rng_state_so_dropout_draws_the_same_mask():
@@ -554,3 +583,88 @@ def checkpoint_restores_the_rng_state_so_dropout_draws_the_same_mask():
     plain = weight_grad("plain")
     assert torch.equal(plain, weight_grad("preserved"))
     assert not torch.allclose(plain, weight_grad("not preserved"))
+
+
+def a_checkpointed_segment_runs_again_up_to_its_last_saving_operation():
+    """During backward, the non-reentrant checkpoint runs a segment's forward again only up to the
+    last operation that saves a tensor: a side effect after it happens once, one before it twice.
+    The reentrant checkpoint runs the whole segment again."""
+
+    class Counter(nn.Module):  # a side effect; x * 2 saves nothing
+        def __init__(self):
+            super().__init__()
+            self.runs = 0
+
+        def forward(self, x):
+            self.runs += 1
+            return x * 2
+
+    for reentrant, expected in ((False, [2, 1]), (True, [2, 2])):
+        torch.manual_seed(0)
+        segment = nn.Sequential(Counter(), nn.Linear(4, 4), Counter())
+        checkpoint(segment, torch.randn(2, 4, requires_grad=True), use_reentrant=reentrant).sum().backward()
+        assert [segment[0].runs, segment[2].runs] == expected, (reentrant, segment[0].runs, segment[2].runs)
+
+
+def pack_is_called_by_the_innermost_hooks_in_the_thread_that_entered_them():
+    """saved_tensors_hooks apply in the thread that entered them, and when they are nested only the
+    innermost pair runs: an outer pack sees nothing of an inner block, nor of a non-reentrant
+    checkpoint's segment (it opens hooks of its own), only the segment input the checkpoint keeps."""
+    import threading
+
+    torch.manual_seed(0)
+    a = torch.randn(3, requires_grad=True)
+
+    def counting(found):
+        return torch.autograd.graph.saved_tensors_hooks(lambda t: found.append(t) or t.detach(), lambda t: t)
+
+    outer, inner = [], []
+    with counting(outer):
+        with counting(inner):
+            a.exp()
+    assert (len(outer), len(inner)) == (0, 1)
+
+    found = []
+    with counting(found):
+        thread = threading.Thread(target=a.exp)
+        thread.start()
+        thread.join()
+        assert len(found) == 0
+        a.exp()
+    assert len(found) == 1
+
+    segment = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4))
+    x = torch.randn(2, 4)
+    plain, checkpointed = [], []
+    with counting(plain):
+        segment(x)
+    with counting(checkpointed):
+        checkpoint(segment, x, use_reentrant=False)
+    assert len(plain) == 4  # x, the ReLU output, that output as the next input, a weight view
+    nonempty = [t for t in checkpointed if t.numel() > 0]  # torch 2.6 also packs an empty placeholder
+    assert len(nonempty) == 1 and nonempty[0].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+
+
+def linear_saves_a_copy_of_an_input_of_more_than_two_dimensions_that_is_not_contiguous():
+    """Linear folds an input of more than two dimensions into a matrix before it multiplies. For a
+    contiguous input that is a view, and the saved input shares its storage; for one that is not
+    contiguous (after a transpose) it is a copy, and the copy is what is saved."""
+    torch.manual_seed(0)
+    layer = nn.Linear(8, 8)
+    for x, shared in ((torch.randn(2, 3, 8), True), (torch.randn(3, 2, 8).transpose(0, 1), False)):
+        saved, _ = _saved_storages(layer, x)
+        assert len(saved) == 1 and (saved[0] == x.untyped_storage().data_ptr()) == shared, (x.is_contiguous(), saved)
+
+
+def a_python_number_an_operation_saves_never_reaches_pack():
+    """a * 2.0 saves the 2.0 for backward (as a 0-dimensional tensor its node exposes), but pack is
+    not called for it; a * b with a tensor b is packed."""
+    torch.manual_seed(0)
+    a = torch.randn(3, requires_grad=True)
+    calls = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: calls.append(t) or t.detach(), lambda t: t):
+        scaled = a * 2.0
+        assert len(calls) == 0
+        a * torch.tensor(2.0)
+        assert len(calls) == 1  # the tensor factor, saved for a's gradient
+    assert torch.is_tensor(scaled.grad_fn._saved_other) and float(scaled.grad_fn._saved_other) == 2.0

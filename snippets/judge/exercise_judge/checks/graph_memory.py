@@ -90,6 +90,23 @@ class DetachedOutput(nn.Module):
         return h.detach()
 
 
+class SavesOutOfSight(nn.Module):
+    """Saves tensors (tanh's output, and a custom Function's input) and hands back a result cut off
+    from them: no module's output leads to the nodes that saved, and with torch functions' overrides
+    disabled, no TorchFunctionMode sees the tensors in between either. Autograd records and packs as
+    usual. The judge keeps those nodes alive (in `kept`) until the call has returned."""
+
+    def __init__(self):
+        super().__init__()
+        self.kept = []
+
+    def forward(self, h):
+        with torch._C.DisableTorchFunction():
+            y = Square.apply(torch.tanh(h))
+        self.kept.append(y)
+        return y.detach()
+
+
 def watched_call(model, run):
     """run() once, recording the backward passes it asks for and whether a gradient reached the
     output of a forward of model (a forward hook marks each output)."""
@@ -327,3 +344,28 @@ def saved_bytes(solution, check):
                    hint_en="count in pack, while forward runs: every tensor saved for backward passes through it, "
                            "whatever becomes of the output",
                    hint_zh="就在前向运行时、在 pack 里计数：每个为反向保存的张量都会经过它，不管输出后来怎样")
+
+    torch.manual_seed(3)
+    hidden = SavesOutOfSight()
+    model = nn.Sequential(nn.Linear(16, 32), hidden, nn.Linear(32, 8))
+    x = torch.randn(4, 16)
+    truth = accounts(model, x)
+    hidden.kept.clear()
+    check(f"saved_bytes on a model with a module that saves tensors and hands back a result cut off from them: "
+          f"{truth['storages']} distinct storages",
+          f"换一个模型调用 saved_bytes，其中一个模块保存了张量，交回的结果却和它们断开：{truth['storages']} 块不同的存储")
+    try:
+        found = as_bytes(solution.saved_bytes(model, x))
+    finally:
+        hidden.kept.clear()
+    if found != truth["bytes"]:
+        raise Fail(f"for a model in which a module hides what it saved the bytes are {found}, not {truth['bytes']}: "
+                   "no module's output leads to the nodes that saved those tensors, only pack sees them",
+                   f"对一个模块把自己保存的张量藏起来的模型，字节数是 {found}，不是 {truth['bytes']}："
+                   "从哪个模块的输出出发都走不到保存这些张量的节点，只有 pack 看得到它们",
+                   expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
+                             f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
+                   found=(f"{found} bytes", f"{found} 字节"),
+                   hint_en="count in pack, while forward runs: walking grad_fn graphs from outputs misses "
+                           "whatever no output leads to",
+                   hint_zh="就在前向运行时、在 pack 里计数：从输出沿 grad_fn 往回走，走不到的节点就漏掉了")
