@@ -1,4 +1,4 @@
-// Search ranking for the book (html_search_scorer): Sphinx's default weights, plus three bonuses.
+// Search ranking for the book (html_search_scorer): Sphinx's default weights, plus four bonuses.
 // Sphinx scores a word in a section heading like a word in a page title, so a chapter that
 // mentions 累加 in one heading tied with the chapter called 梯度累加. A page whose own title
 // contains a searched word now comes first; a title or a section heading that alone holds every
@@ -49,9 +49,14 @@ var Scorer = {
     const named = words.some((word) => pageTitle.includes(word));
     const own = heading.split(" > ").pop();  // the section's own heading (or the page's title)
     const whole = words.length > 0 && words.every((word) => startsAWord(own, word));
+    // The chapter named for the searched words: they are in its title's head, before the colon
+    // ("叶子张量：谁能拿到 .grad"), not only further on ("torch.autograd.grad：…不动叶子张量的 .grad").
+    const head = pageTitle.split(/[:：]/)[0];
+    const headed = words.length > 0 && words.every((word) => startsAWord(head, word));
     let bonus = 0;  // (no `a ? b : c` here: upstream.py reads `name: number` pairs as the weights)
     if (named) bonus += 20;
     if (whole) bonus += 25;
+    if (headed) bonus += 30;
     if (sectionsHoldEveryWord(docname, query)) bonus += 0.1;
     return score + bonus;
   },
