@@ -42,13 +42,18 @@ def _allocated_bytes(fn):
 
 
 def shape_edits_count_and_requires_grad_does_not():
-    """Each in-place operation adds one to `_version` (`a[0] += 1` runs two: an add on the view, then an indexed
-    assignment); `unsqueeze_()` and `t_()`, which change only the shape, count and break a saved tensor;
-    `requires_grad_()`, which only sets a flag, does not count."""
+    """Each in-place operation that writes data or shape adds one to `_version` (`a[0] += 1` runs two: an add on
+    the view, then an indexed assignment); `unsqueeze_()` and `t_()`, which change only the shape, count and break a
+    saved tensor; `requires_grad_()`, which only sets a flag, and `detach_()`, which only cuts a tensor off the
+    graph, do not count."""
     a = torch.zeros(3)
     a.requires_grad_()
     a.requires_grad_(False)
+    a.detach_()
     assert a._version == 0
+    y = torch.randn(3, requires_grad=True) * 2
+    y.detach_()
+    assert y.grad_fn is None and y._version == 0
     a.add_(1)
     assert a._version == 1
     a.zero_()
@@ -146,8 +151,10 @@ def _error_and_anomaly_warnings(build):
 
 
 def anomaly_names_the_failing_node_for_a_saved_input():
-    """For an edited saved input, the error names the in-place Add (or, for a leaf batch, no node at all), and only
-    anomaly detection's warning names the node that failed (`MulBackward0`, `AddmmBackward0`)."""
+    """For an edited saved input, the error names the tensor's producer now: the in-place Add for `a.add_(1)` (for
+    an edit through a view, `CopySlices`; for an edit under no_grad, which records nothing, the earlier producer
+    `Clone`; for a leaf batch, no node at all), and only anomaly detection's warning names the node that failed
+    (`MulBackward0`, `AddmmBackward0`)."""
     torch.manual_seed(0)
     x, q = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
 
@@ -160,6 +167,27 @@ def anomaly_names_the_failing_node_for_a_saved_input():
     message, caught = _error_and_anomaly_warnings(multiplication)
     assert "output 0 of Add" in message and "Mul" not in message, message
     assert any("Error detected in MulBackward0" in text for text in caught)
+
+    def through_a_view():
+        a = x.clone()
+        c = a * q
+        a[0] += 1
+        assert type(a.grad_fn).__name__ == "CopySlices"
+        return c
+
+    def under_no_grad():
+        a = x.clone()
+        c = a * q
+        with torch.no_grad():
+            a.add_(1)
+        assert type(a.grad_fn).__name__ == "CloneBackward0"  # the producer before the edit
+        return c
+
+    for build, producer in ((through_a_view, "output 0 of torch::autograd::CopySlices"),
+                            (under_no_grad, "output 0 of Clone")):
+        message, caught = _error_and_anomaly_warnings(build)
+        assert producer in message and "Mul" not in message and "Add" not in message, message
+        assert any("Error detected in MulBackward0" in text for text in caught)
     lin = nn.Linear(3, 3)
 
     def linear_on_a_batch():
@@ -212,9 +240,11 @@ def linear_saves_input_only_for_weight_gradient():
 
 def an_edit_breaks_backward_when_it_bumps_the_counter_of_a_tensor_saved_on_the_path():
     """Without saved-tensor hooks, backward raises "modified by an inplace operation" when an edit bumped the
-    version counter of a tensor saved by a node it runs through: off that path it is not checked, an edit of a
-    tensor no node saved is not checked, and an edit through another view of the same data counts, even where it
-    overwrites none of the saved values. Under a saved-tensor hook the same edit raises nothing."""
+    version counter of a tensor that a node saved and that backward reads back at that node: off that path it is
+    not checked, an edit of a tensor no node saved is not checked, and an edit through another view of the same data
+    counts, even where it overwrites none of the saved values. A custom Function's saved tensor is read back only
+    when its backward takes it from `ctx.saved_tensors`: one that never does runs on the edited tensor without an
+    error. Under a saved-tensor hook the same edit raises nothing."""
     torch.manual_seed(0)
     x = torch.randn(4, requires_grad=True)
     y = x.sigmoid()
@@ -239,6 +269,35 @@ def an_edit_breaks_backward_when_it_bumps_the_counter_of_a_tensor_saved_on_the_p
         y = x.sigmoid()
     y.add_(1)
     assert y._version == 1 and not _raises_inplace_error(lambda: y.sum().backward())
+
+    # read back, or only saved: the check is made when backward reads the tensor
+    class Doubles(torch.autograd.Function):  # saves t, but its backward never reads it
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    class Squares(torch.autograd.Function):  # saves t and reads it back
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+
+        @staticmethod
+        def backward(ctx, grad):
+            (t,) = ctx.saved_tensors
+            return 2 * t * grad
+
+    for function, raises in ((Doubles, False), (Squares, True)):
+        a = x.clone()
+        out = function.apply(a)
+        a.add_(1)
+        assert a._version == 1 and out.grad_fn is not None
+        assert _raises_inplace_error(lambda: out.sum().backward()) is raises, function.__name__
 
 
 def saved_tensor_hooks_skip_the_version_check():
@@ -460,9 +519,9 @@ def relu_inplace_after_a_hooked_linear_raises_in_forward():
 
 
 def some_view_edits_fail_at_the_edit():
-    """An in-place edit of one output of `unbind()`, `split()` or `chunk()` of a tensor that requires grad, or of
-    a view made under no_grad, raises at the edit itself, "... is being modified inplace"; the same edit of a slice
-    runs."""
+    """An in-place edit of one output of `unbind()`, `split()` or `chunk()` of a tensor that requires grad, or an
+    edit with grad mode on of a view of such a tensor made under no_grad, raises at the edit itself, "... is being
+    modified inplace"; the same edit of a slice runs, and so does the edit of the no_grad view inside no_grad."""
     x = torch.randn(4, 2, requires_grad=True)
     a = x.clone()
     a[:2].add_(1)
@@ -483,6 +542,11 @@ def some_view_edits_fail_at_the_edit():
         assert "created in no_grad mode and is being modified inplace" in str(error), str(error)
     else:
         raise AssertionError("the edit ran")
+    a = x.clone()
+    with torch.no_grad():
+        view = a[:2]
+        view.add_(1)  # grad mode off at the edit: it runs
+    assert view._version == 1 and torch.is_grad_enabled()
 
 
 def _saved_activation_storages(activation):
