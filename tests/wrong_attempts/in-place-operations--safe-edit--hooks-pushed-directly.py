@@ -1,4 +1,4 @@
-# expect: some nodes saved copies instead of the tensors their operations used
+# expect: forward ran under saved-tensor hooks
 # The same hiding as a saved_tensors_hooks block, with the hooks pushed by torch's internal call, which
 # no `with` statement shows: every node saves a clone, and the edits stay in place.
 import torch

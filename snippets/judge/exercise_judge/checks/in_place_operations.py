@@ -66,12 +66,14 @@ def backward_hint(message: str) -> tuple[str, str]:
 
 @dataclass
 class Call:
-    """One torch call made by forward: its name, its tensor arguments and results, and the nodes that
-    recorded the results; for an in-place call, its tensor's grad_fn and values before and after."""
+    """One torch call made by forward: its name, its tensor arguments and results, the nodes that recorded the
+    results, and whether backward still checked versions when it ran; for an in-place call, its tensor's grad_fn
+    and values before and after."""
     name: str
     inputs: list
     outputs: list
     nodes: list
+    checked: bool = True
     tensor: torch.Tensor | None = None
     grad_fn_before: object = None
     grad_fn_after: object = None
@@ -89,8 +91,24 @@ def _tensors(values) -> list:
     return found
 
 
+def version_check_on() -> bool:
+    """Does backward still refuse a saved tensor that was edited in place? Not while a saved-tensor hook is active,
+    however it was installed (a `with` block, save_on_cpu, or torch's internal push): the hook, not autograd, then
+    hands backward what was saved. Asked by running the check on a tensor of its own."""
+    with torch.enable_grad(), torch.inference_mode(False):
+        probe = torch.zeros(2, dtype=torch.float64, requires_grad=True)
+        saved = probe.exp()  # ExpBackward0 saves its output
+        saved.add_(0)
+        try:
+            torch.autograd.grad(saved.sum(), probe)
+        except RuntimeError as error:
+            return "modified by an inplace operation" in str(error)
+    return False
+
+
 class Recorded(TorchFunctionMode):
-    """`with Recorded() as seen:` keeps in seen.calls every torch function and Tensor method called."""
+    """`with Recorded() as seen:` keeps in seen.calls every torch function and Tensor method called, and whether
+    backward still checked versions when it was called (run inside the mode's handler, the probe is not recorded)."""
 
     def __init__(self):
         super().__init__()
@@ -102,9 +120,11 @@ class Recorded(TorchFunctionMode):
         first = args[0] if args and isinstance(args[0], torch.Tensor) else None
         in_place = first is not None and name.endswith("_") and not name.startswith("_")
         before = (first.grad_fn, first.detach().clone()) if in_place else (None, None)
+        checked = version_check_on()
         result = func(*args, **kwargs)
         outputs = _tensors([result])
-        call = Call(name, _tensors(list(args) + list(kwargs.values())), outputs, [t.grad_fn for t in outputs])
+        call = Call(name, _tensors(list(args) + list(kwargs.values())), outputs, [t.grad_fn for t in outputs],
+                    checked)
         if in_place:
             call.tensor, (call.grad_fn_before, call.before) = first, before
             call.grad_fn_after, call.after = first.grad_fn, first.detach().clone()
@@ -163,6 +183,36 @@ def copied_saved_tensors(calls: list[Call], nodes: list) -> list[str]:
                 if (isinstance(saved, torch.Tensor) and saved.dim() > 0 and storage(saved) is not None
                         and storage(saved) not in own):
                     found.append(f"{type(node).__name__}.{name}")
+    return sorted(set(found))
+
+
+def saved_tensors_of(node) -> dict:
+    """The saved tensors (not numbers) of node, by attribute name, as reading `_saved_*` gives them."""
+    found = {}
+    for name in dir(node):
+        if name.startswith("_saved_"):
+            try:
+                saved = getattr(node, name)
+            except RuntimeError:
+                continue
+            if isinstance(saved, torch.Tensor) and saved.dim() > 0 and saved.numel() > 0:
+                found[name] = saved
+    return found
+
+
+def edited_saved_tensors(calls: list[Call], nodes: list) -> list[str]:
+    """In-place calls that wrote into the storage of a tensor which a node of the result's graph, made by an
+    earlier call, saved: the breaking edits, whatever hides them from the version check."""
+    in_graph = set(nodes)
+    found = []
+    for index, call in enumerate(calls):
+        if call.tensor is None or storage(call.tensor) is None:
+            continue
+        for earlier in calls[:index]:
+            for node in {node for node in earlier.nodes if node is not None and node in in_graph}:
+                for name, saved in saved_tensors_of(node).items():
+                    if storage(saved) == storage(call.tensor):
+                        found.append(f"{call.name} on {type(node).__name__}.{name}")
     return sorted(set(found))
 
 
@@ -296,6 +346,8 @@ def check_one(solution, check, seed: int, length: int):
                    hint_en="keep the starter's lines and rewrite only the in-place edits that backward rejects",
                    hint_zh="保留起始文件里的代码，只改写让 backward() 报错的那几处原地修改")
     copied = copied_saved_tensors(seen.calls, nodes)  # before backward frees what the nodes saved
+    edited = edited_saved_tensors(seen.calls, nodes)
+    unchecked = sorted({call.name for call in seen.calls if not call.checked})
     received = []
     handle = sigmoids[0].register_prehook(lambda grad_outputs: received.append(grad_outputs[0]))
     try:
@@ -314,22 +366,39 @@ def check_one(solution, check, seed: int, length: int):
                    hint_en="compute s with a.sigmoid(), as the starter does, and let the result use that s",
                    hint_zh="像起始文件那样用 a.sigmoid() 算 s，并让结果用的就是这个 s")
 
-    check("no saved-tensor hooks: each node saved the very tensors its operation used" + on[0],
-          "没有保存张量钩子：每个节点保存的正是它的运算用到的那些张量" + on[1])
-    if hooks.entered or copied:
+    check("no saved-tensor hooks, and no in-place edit of a saved tensor: each node saved the very tensors its "
+          "operation used, and no edit wrote into them" + on[0],
+          "没有保存张量钩子，也没有原地修改被保存的张量：每个节点保存的正是它的运算用到的那些张量，之后也没有修改改到它们"
+          + on[1])
+    hint = ("remove the hook, keep every edit that breaks nothing in place, and write the ones that change a saved "
+            "tensor out of place (or apply them to a clone)",
+            "去掉钩子；不会出事的修改照旧原地做，改到被保存张量的那几处写成非原地的（或者改在 clone 上）")
+    if hooks.entered or unchecked:
         raise Fail("forward ran under saved-tensor hooks: they switch the version check off, which hides a "
-                   "breaking edit instead of fixing it" if hooks.entered else
-                   "some nodes saved copies instead of the tensors their operations used: the breaking edits were "
+                   "breaking edit instead of fixing it",
+                   "forward 是在保存张量钩子里运行的：钩子关掉了版本检查，只会把出事的修改藏起来，而不是修好它",
+                   expected=("no saved_tensors_hooks, save_on_cpu or hook pushed by torch._C around the computation, "
+                             "so that backward checks the version counter of every saved tensor",
+                             "计算外面不套 saved_tensors_hooks、save_on_cpu，也不用 torch._C 压入钩子，"
+                             "让反向传播检查每个保存张量的版本计数器"),
+                   found=(", ".join(hooks.entered) if hooks.entered else
+                          "the version check was off during: " + ", ".join(unchecked),
+                          "、".join(hooks.entered) if hooks.entered else
+                          "这些调用运行时版本检查是关着的：" + "、".join(unchecked)),
+                   hint_en=hint[0], hint_zh=hint[1])
+    if edited:
+        raise Fail("an in-place edit wrote into a tensor that a node had saved for backward: the breaking edit is "
+                   "still there, only hidden from the version check",
+                   "有原地修改改到了某个节点为反向保存的张量：出事的修改还在，只是躲过了版本检查",
+                   expected=("in-place edits only of tensors that no node saved (c)",
+                             "只对没有节点保存的张量（c）做原地修改"),
+                   found=", ".join(edited), hint_en=hint[0], hint_zh=hint[1])
+    if copied:
+        raise Fail("some nodes saved copies instead of the tensors their operations used: the breaking edits were "
                    "not fixed, the saved tensors were swapped",
-                   "forward 是在保存张量钩子里运行的：钩子关掉了版本检查，只会把出事的修改藏起来，而不是修好它"
-                   if hooks.entered else
                    "有些节点保存的是拷贝，不是它的运算用到的张量：出事的修改没有修好，只是换掉了被保存的张量",
-                   expected=("no saved_tensors_hooks, save_on_cpu or the like around the computation",
-                             "计算外面不套 saved_tensors_hooks、save_on_cpu 之类"),
-                   found=(", ".join(hooks.entered + copied), "、".join(hooks.entered + copied)),
-                   hint_en="remove the hook, keep every edit that breaks nothing in place, and write the ones that "
-                           "change a saved tensor out of place (or apply them to a clone)",
-                   hint_zh="去掉钩子；不会出事的修改照旧原地做，改到被保存张量的那几处写成非原地的（或者改在 clone 上）")
+                   expected=("each node saves the tensors its operation used", "每个节点保存的就是它的运算用到的张量"),
+                   found=", ".join(copied), hint_en=hint[0], hint_zh=hint[1])
 
     check("the harmless in-place edit c.add_(1) is kept: 1 added in place to the product c the result uses" + on[0],
           "无害的原地修改 c.add_(1) 保留了下来：对结果用到的乘积 c 原地加 1" + on[1])
