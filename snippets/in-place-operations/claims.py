@@ -333,6 +333,49 @@ def saved_tensor_hooks_skip_the_version_check():
     assert _raises_inplace_error(lambda: y.sum().backward())
 
 
+def checkpoint_still_checks_its_inputs():
+    """`torch.utils.checkpoint` with `use_reentrant=False` enters a saved-tensor hooks context for its region, yet
+    it still checks the region's inputs: an in-place edit of one after the forward raises "modified by an inplace
+    operation" at backward, with `use_reentrant` True or False."""
+    from torch.utils.checkpoint import checkpoint
+
+    hooks_class = torch.autograd.graph.saved_tensors_hooks
+    original, entered = hooks_class.__enter__, []
+
+    def spy(self):
+        entered.append(type(self))
+        return original(self)
+
+    torch.manual_seed(0)
+    x = torch.randn(3, requires_grad=True)
+    for reentrant in (False, True):
+        a = x.clone()
+        entered.clear()
+        hooks_class.__enter__ = spy
+        try:
+            y = checkpoint(lambda t: t.sigmoid() * 2, a, use_reentrant=reentrant)
+        finally:
+            hooks_class.__enter__ = original
+        assert bool(entered) is not reentrant, (reentrant, entered)
+        assert all(issubclass(kind, hooks_class) for kind in entered)
+        a.add_(1)
+        assert _raises_inplace_error(lambda: y.sum().backward()), reentrant
+
+
+def inference_tensors_have_no_version_counter():
+    """A tensor created under `torch.inference_mode()` has no version counter: reading its `_version` raises."""
+    with torch.inference_mode():
+        t = torch.ones(3)
+    assert t.is_inference()
+    try:
+        t._version
+    except RuntimeError as error:
+        assert "do not track version counter" in str(error), str(error)
+    else:
+        raise AssertionError("_version was read")
+    assert torch.ones(3)._version == 0
+
+
 def relu_inplace_after_linear_saves_the_edited_tensor():
     """`relu_()` on a Linear's output records a `ReluBackward0` that saves the edited tensor itself, so backward runs."""
     torch.manual_seed(0)
