@@ -247,7 +247,8 @@ def _per_row_gradients(critic, inputs):
 def summed_scores_give_per_sample_input_gradients():
     """For a critic that scores each row on its own, the gradient of the summed scores with respect to
     the inputs holds in each row the gradient of that row's own score. With BatchNorm1d in training
-    mode (each score depends on the whole batch) it does not; in evaluation mode it does again."""
+    mode (each score depends on the whole batch) it does not; in evaluation mode it does again, and
+    with LayerNorm (each row normalised on its own) in its place, in training mode, it does too."""
     torch.manual_seed(0)
     critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1)).double()
     inputs = torch.randn(8, 2, dtype=torch.float64, requires_grad=True)
@@ -264,10 +265,15 @@ def summed_scores_give_per_sample_input_gradients():
     (summed,) = torch.autograd.grad(normed(inputs).sum(), inputs)
     assert torch.allclose(summed, _per_row_gradients(normed, inputs.detach()))
 
+    layered = nn.Sequential(nn.Linear(2, 16), nn.LayerNorm(16), nn.Tanh(), nn.Linear(16, 1)).double()
+    assert layered.training
+    (summed,) = torch.autograd.grad(layered(inputs).sum(), inputs)
+    assert torch.allclose(summed, _per_row_gradients(layered, inputs.detach()))
+
 
 def jacobian_and_hessian_match_grad_calls():
-    """torch.autograd.functional.jacobian equals the rows from grad_outputs one-hot vectors, and
-    hessian of sum(t³) is diag(6t)."""
+    """torch.autograd.functional.jacobian equals the rows from grad_outputs one-hot vectors, and so does
+    one call with grad_outputs=torch.eye(3), is_grads_batched=True; hessian of sum(t³) is diag(6t)."""
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
     def f(t):
@@ -276,6 +282,8 @@ def jacobian_and_hessian_match_grad_calls():
     y = f(x)
     rows = [torch.autograd.grad(y, x, grad_outputs=torch.eye(3)[i], retain_graph=True)[0] for i in range(3)]
     assert torch.equal(torch.autograd.functional.jacobian(f, x), torch.stack(rows))
+    (batched,) = torch.autograd.grad(y, x, grad_outputs=torch.eye(3), is_grads_batched=True)
+    assert torch.equal(batched, torch.stack(rows))
     hessian = torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
     assert torch.equal(hessian, torch.diag(6 * x.detach()))
 
