@@ -55,8 +55,9 @@ def _alive(refs):
 
 
 def create_graph_memory_lives_with_the_derivative_and_the_output():
-    """After grad(create_graph=True), the derivative's graph lives as long as the derivative: a detached
-    copy alone frees nothing, and keeping only the copy (the original deleted) frees it. The forward
+    """After grad(create_graph=True), the derivative's graph keeps its saved tensors while the
+    derivative lives: a detached copy alone frees nothing, and keeping only the copy (the original
+    deleted) frees them; differentiating the derivative (no retain_graph) frees them too. The forward
     graph's saved tensors stay while the output (or the derivative's graph) refers to them, so
     detaching the derivative does not free them; but differentiating the derivative, a backward pass
     without retain_graph through the forward nodes, frees them while output and derivative are alive."""
@@ -79,6 +80,7 @@ def create_graph_memory_lives_with_the_derivative_and_the_output():
     x, f, derivative, forward, backward = _saved_tensor_refs()
     torch.autograd.grad(derivative.sum(), x)  # retain_graph defaults to False
     assert 0 < _alive(forward) < len(forward)  # f and derivative alive, yet a forward tensor went
+    assert derivative.grad_fn is not None and _alive(backward) == 0  # its graph freed too
     try:
         torch.autograd.grad(f, x)
     except RuntimeError as error:
@@ -87,9 +89,12 @@ def create_graph_memory_lives_with_the_derivative_and_the_output():
         raise AssertionError("the gradient of f should need the freed forward tensors")
 
 
-def create_graph_gives_a_grad_fn_only_to_a_derivative_that_depends_on_x():
-    """With create_graph=True the derivative of x**2 (2x) gets a grad_fn, that of 3 * x (a constant) none:
-    differentiating it raises 'does not require grad', and torch.autograd.functional.hessian gives 0."""
+def create_graph_gives_a_grad_fn_to_a_derivative_computed_from_what_requires_grad():
+    """With create_graph=True a derivative gets a grad_fn when its backward computation used a tensor
+    that requires grad, whatever its formula: that of x**2 (2x) does; that of 3 * x (the constant 3)
+    does not, differentiating it raises 'does not require grad', though hessian gives 0; that of relu(x)
+    at x > 0 (the constant 1) does, and its derivative is 0; that of x * w is w, not x: it has a
+    grad_fn (w requires grad), and differentiating it with respect to x raises 'not ... used'."""
     x = torch.tensor(3.0, requires_grad=True)
     (slope,) = torch.autograd.grad(x ** 2, x, create_graph=True)
     assert slope.grad_fn is not None and torch.autograd.grad(slope, x)[0].item() == 2.0
@@ -102,6 +107,42 @@ def create_graph_gives_a_grad_fn_only_to_a_derivative_that_depends_on_x():
     else:
         raise AssertionError("differentiating a derivative without grad_fn should raise")
     assert torch.autograd.functional.hessian(lambda t: 3 * t, x).item() == 0.0
+    (one,) = torch.autograd.grad(torch.relu(x), x, create_graph=True)
+    assert one.item() == 1.0 and one.grad_fn is not None
+    assert torch.autograd.grad(one, x)[0].item() == 0.0
+    w = torch.tensor(2.0, requires_grad=True)
+    (weight,) = torch.autograd.grad(x * w, x, create_graph=True)
+    assert weight.grad_fn is not None and weight.item() == 2.0
+    try:
+        torch.autograd.grad(weight, x)
+    except RuntimeError as error:
+        assert "appears to not have been used in the graph" in str(error)
+    else:
+        raise AssertionError("x does not reach w's graph: differentiating it by x should raise")
+
+
+def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
+    """On CPU, the derivative of F.scaled_dot_product_attention(q, k, v) (float32 and float64, two
+    shapes) has a grad_fn, yet differentiating it raises 'derivative for
+    aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented'; under
+    sdpa_kernel(SDPBackend.MATH) the second derivative is computed."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.functional import scaled_dot_product_attention as attention
+    torch.manual_seed(0)
+    for shape, dtype in (((1, 2, 4, 8), torch.float32), ((2, 3, 5, 16), torch.float64)):
+        q, k, v = (torch.randn(shape, dtype=dtype, requires_grad=True) for _ in range(3))
+        (slope,) = torch.autograd.grad(attention(q, k, v).sum(), q, create_graph=True)
+        assert slope.grad_fn is not None
+        try:
+            torch.autograd.grad((slope ** 2).sum(), q)
+        except RuntimeError as error:
+            assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in str(error)
+        else:
+            raise AssertionError("the CPU flash kernel's backward should have no derivative")
+        with sdpa_kernel(SDPBackend.MATH):
+            (slope,) = torch.autograd.grad(attention(q, k, v).sum(), q, create_graph=True)
+        (second,) = torch.autograd.grad((slope ** 2).sum(), q)
+        assert second.shape == q.shape and second.abs().sum() > 0
 
 
 def a_backward_after_grad_needs_retain_graph():
@@ -206,7 +247,8 @@ def _per_row_gradients(critic, inputs):
 def summed_scores_give_per_sample_input_gradients():
     """For a critic that scores each row on its own, the gradient of the summed scores with respect to
     the inputs holds in each row the gradient of that row's own score. With BatchNorm1d in training
-    mode (each score depends on the whole batch) it does not; in evaluation mode it does again."""
+    mode (each score depends on the whole batch) it does not; in evaluation mode it does again, and
+    with LayerNorm (each row normalised on its own) in its place, in training mode, it does too."""
     torch.manual_seed(0)
     critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1)).double()
     inputs = torch.randn(8, 2, dtype=torch.float64, requires_grad=True)
@@ -223,10 +265,15 @@ def summed_scores_give_per_sample_input_gradients():
     (summed,) = torch.autograd.grad(normed(inputs).sum(), inputs)
     assert torch.allclose(summed, _per_row_gradients(normed, inputs.detach()))
 
+    layered = nn.Sequential(nn.Linear(2, 16), nn.LayerNorm(16), nn.Tanh(), nn.Linear(16, 1)).double()
+    assert layered.training
+    (summed,) = torch.autograd.grad(layered(inputs).sum(), inputs)
+    assert torch.allclose(summed, _per_row_gradients(layered, inputs.detach()))
+
 
 def jacobian_and_hessian_match_grad_calls():
-    """torch.autograd.functional.jacobian equals the rows from grad_outputs one-hot vectors, and
-    hessian of sum(t³) is diag(6t)."""
+    """torch.autograd.functional.jacobian equals the rows from grad_outputs one-hot vectors, and so does
+    one call with grad_outputs=torch.eye(3), is_grads_batched=True; hessian of sum(t³) is diag(6t)."""
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
     def f(t):
@@ -235,6 +282,8 @@ def jacobian_and_hessian_match_grad_calls():
     y = f(x)
     rows = [torch.autograd.grad(y, x, grad_outputs=torch.eye(3)[i], retain_graph=True)[0] for i in range(3)]
     assert torch.equal(torch.autograd.functional.jacobian(f, x), torch.stack(rows))
+    (batched,) = torch.autograd.grad(y, x, grad_outputs=torch.eye(3), is_grads_batched=True)
+    assert torch.equal(batched, torch.stack(rows))
     hessian = torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
     assert torch.equal(hessian, torch.diag(6 * x.detach()))
 

@@ -23,7 +23,8 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
-# A derivative that does not depend on x: create_graph=True has nothing to record
+# The derivative of 3 * x is the constant 3, computed from nothing that requires grad:
+# create_graph=True has nothing to record
 (d1,) = torch.autograd.grad(3 * x, x, create_graph=True)
 print(f"3x, create_graph=True: requires_grad={d1.requires_grad}, "
       f"grad_fn={d1.grad_fn}")

@@ -1,7 +1,9 @@
 """Exercises of the chapter autograd-grad."""
 
 import math
+import random
 import sys
+from typing import NamedTuple
 
 import torch
 
@@ -12,13 +14,29 @@ from exercise_judge.spies import Pass, autograd_passes, counted
 GRAD = "torch.autograd.grad"
 
 
+class _Link(NamedTuple):
+    """One differentiation of a first derivative: the pass that recorded the derivative, the pass that
+    differentiated it (None for a pass that did not go through the judge's spies on
+    torch.autograd.grad and torch.autograd.backward), and the factor that pass's result was marked with."""
+    recorded: Pass | None
+    differentiated: Pass | None
+    factor: float
+
+
 class _Watch:
     """What the marker Functions saw during one call of the reader's function."""
 
     passes: list = []  # the backward passes recorded by spies.autograd_passes() for the call
-    # (the pass that recorded a first derivative, the pass that differentiated it); None for a pass
-    # that did not go through the judge's spies on torch.autograd.grad and torch.autograd.backward
-    links: list = []
+    links: list[_Link] = []
+
+
+_RANDOM = random.SystemRandom()  # not reseeded by a reader's random.seed
+
+
+def _next_factor() -> float:
+    """1 plus a few parts in ten million, at least 1e-7 away from the factor of every other link of
+    the call: a value carrying it can only be the result of that link's pass."""
+    return 1 + 1e-7 * (2 * len(_Watch.links) + 1 + _RANDOM.random())
 
 
 def _current_pass() -> Pass | None:
@@ -40,8 +58,9 @@ class _Origin:
 
 
 class _Mark(torch.autograd.Function):
-    """Identity on a gradient; differentiating through it records which pass does so, and which pass
-    recorded it."""
+    """Identity on a gradient. Differentiating through it records which pass does so and which pass
+    recorded it, and multiplies the derivative by a factor drawn for that pass: the second derivative
+    that pass computes carries it."""
 
     @staticmethod
     def forward(grad, origin):
@@ -53,8 +72,9 @@ class _Mark(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        _Watch.links.append((ctx.origin.found, _current_pass()))
-        return grad, None
+        factor = _next_factor()
+        _Watch.links.append(_Link(ctx.origin.found, _current_pass(), factor))
+        return grad * factor, None
 
 
 class _Tap(torch.autograd.Function):
@@ -223,7 +243,7 @@ def _refuse_other_methods(solution, call: str, x, passes) -> None:
                    "derivatives",
                    "backward() 会累加进 .grad；torch.autograd.grad 把梯度返回给你：两次求导都用它"))
     file = solution.__file__
-    if any(_mine(recorded, file) and _mine(differentiated, file) for recorded, differentiated in _Watch.links):
+    if any(_mine(link.recorded, file) and _mine(link.differentiated, file) for link in _Watch.links):
         return
     calls_en, calls_zh = counted(passes) if passes else ("no backward pass", "没有任何反向传播")
     if not _Watch.links:
@@ -237,7 +257,7 @@ def _refuse_other_methods(solution, call: str, x, passes) -> None:
                            "derivative, they do not compute it",
                    hint_zh="用第二次 torch.autograd.grad 对第一次调用返回的张量求导：用相邻点的一阶导数做差分，"
                            "只是近似二阶导数，不是把它算出来")
-    recorded, differentiated = _Watch.links[0]
+    recorded, differentiated, _ = _Watch.links[0]
     (recorded_en, recorded_zh), (differentiated_en, differentiated_zh) = _origin(recorded), _origin(differentiated)
     raise Fail(f"{call}: the first derivative was recorded by {recorded_en} and differentiated by "
                f"{differentiated_en}, not both by torch.autograd.grad calls of your code",
@@ -252,6 +272,39 @@ def _refuse_other_methods(solution, call: str, x, passes) -> None:
                        "torch.autograd.grad，再对它的结果调用一次")
 
 
+def _marked_by(found: float, expected: float) -> list[_Link]:
+    """The links whose pass computed `found`: the expected value times that pass's factor."""
+    return [link for link in _Watch.links if math.isclose(found, expected * link.factor, rel_tol=1e-10)]
+
+
+def _refuse_a_value_from_elsewhere(solution, call: str, found: float, expected: float) -> None:
+    """Fail unless `found` is what one of the reader's own differentiating calls computed."""
+    file = solution.__file__
+    marked = _marked_by(found, expected)
+    if any(_mine(link.recorded, file) and _mine(link.differentiated, file) for link in marked):
+        return
+    if marked:
+        by_en, by_zh = _origin(marked[0].differentiated)
+        text = (f"{call}: the value is the second derivative {by_en} computed, not the number your second "
+                f"torch.autograd.grad call returned",
+                f"{call}：返回值是 {by_zh} 算出的二阶导数，不是你第二次调用 torch.autograd.grad 返回的数")
+        found_text = (f"the result of {by_en}", f"{by_zh} 的结果")
+    else:
+        text = (f"{call}: the value is not the number your second torch.autograd.grad call returned: the "
+                f"result did not come from autograd differentiating the first derivative",
+                f"{call}：返回值不是你第二次调用 torch.autograd.grad 返回的数，结果不是 autograd 对一阶导数求导得来的")
+        found_text = ("a number computed some other way (a formula, a table, a copy?)",
+                      "用别的办法得到的数（公式、查表、手抄？）")
+    raise Fail(*text, expected=("the [0] of your second torch.autograd.grad call, or its .item()",
+                                "你第二次调用 torch.autograd.grad 的结果的 [0]，或者它的 .item()"),
+               found=found_text,
+               hint_en="the judge's f marks each second derivative autograd computes through it with a factor "
+                       "a few parts in ten million away from 1, different for every differentiation: only the "
+                       "result of your own second call carries the mark of your call",
+               hint_zh="评测给的 f 会给 autograd 经过它算出的每个二阶导数乘上一个与 1 只差千万分之几的因子，"
+                       "每次求导都不同：只有你自己第二次调用的结果带着这次调用的标记")
+
+
 @exercise("autograd-grad/second-derivative",
           en="a second derivative with torch.autograd.grad",
           zh="用 torch.autograd.grad 求二阶导数")
@@ -262,7 +315,7 @@ def second_derivative(solution, check):
         x = torch.tensor(at, dtype=torch.float64, requires_grad=True)
         returned, passes = _call(solution, _tapped(function, name), x)
         found = _number(returned, call)
-        if not math.isclose(found, expected, rel_tol=1e-9):
+        if not _marked_by(found, expected) and not math.isclose(found, expected, rel_tol=1e-9):
             if math.isclose(found, expected, rel_tol=1e-3):
                 otherwise = ("close, but not the second derivative autograd computes: an approximation (finite "
                              "differences?) is not enough; differentiate the first derivative with a second "
@@ -277,7 +330,8 @@ def second_derivative(solution, check):
             else:
                 otherwise = ("use the function you are given, f, and differentiate f(x) twice with respect to x",
                              "用传进来的函数 f，对 x 把 f(x) 求两次导")
-            hint_en, hint_zh = hint_for(found, mistakes, otherwise, rel_tol=1e-9)
+            # 1e-5: a wrong number made by autograd carries a factor a few parts in ten million from 1
+            hint_en, hint_zh = hint_for(found, mistakes, otherwise, rel_tol=1e-5)
             raise Fail(f"the value is not the second derivative of {where[0]}"
                        + (": the result did not come from autograd differentiating the first derivative"
                           if function is LIAR else ""),
@@ -286,7 +340,8 @@ def second_derivative(solution, check):
                        expected=f"{expected:.12g}", found=f"{found:.12g}", hint_en=hint_en, hint_zh=hint_zh)
 
         check(f"{call}: your own torch.autograd.grad calls take both derivatives (the first with "
-              f"create_graph=True), no backward(), x.grad still None",
+              f"create_graph=True) and the value is what the second returned; no backward(), x.grad still None",
               f"{call}：两次求导都由你自己调用 torch.autograd.grad 完成（第一次带 create_graph=True），"
-              f"不调用 backward()，x.grad 仍是 None")
+              f"返回的正是第二次调用的结果；不调用 backward()，x.grad 仍是 None")
         _refuse_other_methods(solution, call, x, passes)
+        _refuse_a_value_from_elsewhere(solution, call, found, expected)
