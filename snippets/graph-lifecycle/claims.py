@@ -1,6 +1,8 @@
 """Checks behind graph-lifecycle's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`graph-lifecycle/<name>` on a page names one)."""
 
+import subprocess
+import sys
 import warnings
 import weakref
 
@@ -368,7 +370,7 @@ def create_graph_keeps_the_saved_tensors_unless_retain_graph_is_false():
     c = torch.tensor([3.0], requires_grad=True)
     loss = (c * c).sum()
     mul = loss.grad_fn.next_functions[0][0]
-    with warnings.catch_warnings():  # the reference cycle .grad -> graph it warns about is cut below
+    with warnings.catch_warnings():  # the reference-cycle warning: see the check below
         warnings.simplefilter("ignore")
         loss.backward(create_graph=True)
     assert mul._saved_self is c
@@ -384,6 +386,31 @@ def create_graph_keeps_the_saved_tensors_unless_retain_graph_is_false():
         loss.backward(create_graph=True, retain_graph=False)
     assert not _saved_tensor_alive(mul, "_saved_self")
     c.grad = None
+
+
+def a_grad_made_with_create_graph_keeps_tensors_alive_until_it_is_reset():
+    """backward(create_graph=True) warns of a reference cycle between the parameter and its gradient:
+    .grad holds a graph that leads back to the parameter, which keeps the output of an exp of the
+    first graph alive after the loss has gone, until .grad is set to None."""
+    c = torch.tensor([3.0, 1.0], requires_grad=True)
+    e = (c * 2).exp()
+    exp_output = _storage_alive(e)
+    loss = e.sum()
+    del e
+    with warnings.catch_warnings():  # given once per process: a fresh interpreter shows it below
+        warnings.simplefilter("ignore")
+        loss.backward(create_graph=True)
+    assert c.grad.grad_fn is not None
+    del loss
+    assert exp_output() is not None
+    c.grad = None
+    assert exp_output() is None
+    fresh = subprocess.run(
+        [sys.executable, "-W", "always", "-c",
+         "import torch; c = torch.tensor([3.0], requires_grad=True); (c * c).sum().backward(create_graph=True)"],
+        capture_output=True, text=True, check=True)
+    assert "create_graph=True will create a reference cycle between the parameter and its gradient" in fresh.stderr, \
+        fresh.stderr
 
 
 def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
