@@ -1,6 +1,8 @@
 """Checks behind graph-lifecycle's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`graph-lifecycle/<name>` on a page names one)."""
 
+import subprocess
+import sys
 import warnings
 import weakref
 
@@ -114,11 +116,12 @@ def a_frozen_first_layer_keeps_its_output_off_the_graph_while_the_input_needs_no
     assert first(x).requires_grad and first(x).grad_fn is not None
 
 
-def a_compiled_function_is_one_node_on_the_graph():
-    """The result of a function compiled by torch.compile (backend aot_eager, which leaves out
-    inductor's code generation) has one node, CompiledFunctionBackward, whose only edge leads to the
-    input's AccumulateGrad, where the same function run eagerly records MulBackward0, ExpBackward0
-    and SumBackward0; backward through that node gives the eager gradient."""
+def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
+    """The result of a function without graph breaks compiled by torch.compile (backend aot_eager,
+    which leaves out inductor's code generation) has one node, CompiledFunctionBackward, whose only
+    edge leads to the input's AccumulateGrad, where the same function run eagerly records
+    MulBackward0, ExpBackward0 and SumBackward0; backward through that node gives the eager
+    gradient. A graph break in the middle of the function splits it into two such nodes."""
     def f(x):
         return (x * 3).exp().sum()
 
@@ -134,6 +137,19 @@ def a_compiled_function_is_one_node_on_the_graph():
         "SumBackward0", "ExpBackward0", "MulBackward0"]
     out.backward()
     assert torch.allclose(x.grad, 3 * (3 * x.detach()).exp())
+
+    def broken(x):
+        y = (x * 3).exp()
+        torch._dynamo.graph_break()
+        return (y * 2).sum()
+
+    with warnings.catch_warnings():  # dynamo reads .grad of y, a non-leaf, when the second piece starts
+        warnings.simplefilter("ignore", UserWarning)
+        out = torch.compile(broken, backend="aot_eager")(x)
+    assert out.grad_fn.name() == "CompiledFunctionBackward"
+    (upstream, _), = out.grad_fn.next_functions
+    assert upstream.name() == "CompiledFunctionBackward"
+    assert [node.name() for node, _ in upstream.next_functions] == ["torch::autograd::AccumulateGrad"]
 
 
 def backward_frees_each_node_saved_tensors_once_that_node_has_run():
@@ -188,10 +204,11 @@ def freeing_returns_memory_only_of_a_tensor_nothing_else_holds():
     assert leaf() is not None and a.item() == 3.0
 
 
-def a_saved_tensor_lives_as_long_as_a_tensor_computed_through_its_node():
-    """Without backward, a saved tensor (exp's output) lives as long as a tensor computed through its
-    node is referenced: a running total `total = total + loss` keeps every step's, until the total
-    goes; `total += loss.item()` keeps none beyond the last step's, held by the variable loss."""
+def a_saved_tensor_lives_as_long_as_its_node_can_be_reached():
+    """Without backward, a saved tensor (exp's output) lives as long as its node can be reached: from
+    a tensor computed through it (a running total `total = total + loss` keeps every step's, until
+    the total goes; `total += loss.item()` keeps none beyond the last step's, held by the variable
+    loss), or from a grad_fn kept when no tensor is (the node itself, or the loss's)."""
     w = torch.ones(2, requires_grad=True)
 
     def step():
@@ -216,6 +233,14 @@ def a_saved_tensor_lives_as_long_as_a_tensor_computed_through_its_node():
     assert [alive() is not None for alive in saved] == [False, False, True]  # the last loss is still held
     del loss
     assert saved[-1]() is None
+
+    for kept in ("the exp node", "loss.grad_fn"):
+        loss, alive = step()
+        node = loss.grad_fn if kept == "loss.grad_fn" else loss.grad_fn.next_functions[0][0]
+        del loss  # no tensor computed through the node is left
+        assert alive() is not None, f"{kept} kept, yet the saved tensor went"
+        del node
+        assert alive() is None
 
 
 def carrying_the_previous_step_graph_fails_the_second_backward():
@@ -307,8 +332,10 @@ def _two_squares():
 
 def a_pass_frees_only_the_nodes_it_runs():
     """backward(inputs=[a]) and torch.autograd.grad(loss, a) run only the nodes on the way to a: they
-    free a's MulBackward0 saved tensors and leave b's, so a later default pass towards b succeeds,
-    while a pass towards a again fails with "a second time"."""
+    free a's MulBackward0 saved tensors and leave b's, so a later default pass towards b succeeds
+    (the nodes both passes run, AddBackward0 and SumBackward0, saved no tensor), while a pass towards
+    a again fails with "a second time". With an exp applied to the whole sum, which both passes run
+    and which saved its result, the pass towards b fails too."""
     for first_pass in ("backward(inputs=...)", "autograd.grad"):
         a, b, loss, mul_a, mul_b = _two_squares()
         if first_pass == "autograd.grad":
@@ -326,6 +353,16 @@ def a_pass_frees_only_the_nodes_it_runs():
         else:
             raise AssertionError(f"after {first_pass}, a second pass towards a did not fail")
 
+    a, b, loss, _, _ = _two_squares()
+    loss = loss.exp()  # a node above the branch point that saves a tensor
+    loss.backward(inputs=[a])
+    try:
+        torch.autograd.grad(loss, b)
+    except RuntimeError as error:
+        assert "a second time" in str(error)
+    else:
+        raise AssertionError("a pass towards b through the freed ExpBackward0 did not fail")
+
 
 def create_graph_keeps_the_saved_tensors_unless_retain_graph_is_false():
     """backward(create_graph=True) frees no saved tensor, so a plain backward() after it succeeds;
@@ -333,7 +370,7 @@ def create_graph_keeps_the_saved_tensors_unless_retain_graph_is_false():
     c = torch.tensor([3.0], requires_grad=True)
     loss = (c * c).sum()
     mul = loss.grad_fn.next_functions[0][0]
-    with warnings.catch_warnings():  # the reference cycle .grad -> graph it warns about is cut below
+    with warnings.catch_warnings():  # the reference-cycle warning: see the check below
         warnings.simplefilter("ignore")
         loss.backward(create_graph=True)
     assert mul._saved_self is c
@@ -351,11 +388,37 @@ def create_graph_keeps_the_saved_tensors_unless_retain_graph_is_false():
     c.grad = None
 
 
-def a_second_pass_fails_only_when_it_needs_a_saved_tensor_already_freed():
+def a_grad_made_with_create_graph_keeps_tensors_alive_until_it_is_reset():
+    """backward(create_graph=True) warns of a reference cycle between the parameter and its gradient:
+    .grad holds a graph that leads back to the parameter, which keeps the output of an exp of the
+    first graph alive after the loss has gone, until .grad is set to None."""
+    c = torch.tensor([3.0, 1.0], requires_grad=True)
+    e = (c * 2).exp()
+    exp_output = _storage_alive(e)
+    loss = e.sum()
+    del e
+    with warnings.catch_warnings():  # given once per process: a fresh interpreter shows it below
+        warnings.simplefilter("ignore")
+        loss.backward(create_graph=True)
+    assert c.grad.grad_fn is not None
+    del loss
+    assert exp_output() is not None
+    c.grad = None
+    assert exp_output() is None
+    fresh = subprocess.run(
+        [sys.executable, "-W", "always", "-c",
+         "import torch; c = torch.tensor([3.0], requires_grad=True); (c * c).sum().backward(create_graph=True)"],
+        capture_output=True, text=True, check=True)
+    assert "create_graph=True will create a reference cycle between the parameter and its gradient" in fresh.stderr, \
+        fresh.stderr
+
+
+def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
     """Without retain_graph, graphs that saved no tensor (w.sum(), (w + 1).sum()) take five backward
     calls without error; graphs that saved one ((w * 2).sum(), (w * w).sum()) fail at the second
-    with "a second time"; and on a graph with two branches, a second pass fails only if it goes
-    through the branch the first pass ran."""
+    with "a second time"; on a graph with two branches, a second pass fails only if it goes through
+    the branch the first pass ran; and a second pass towards a linear layer's bias alone, whose
+    gradient needs none of the tensors AddmmBackward0 saved, fails all the same."""
     for forward, saves in [(lambda w: w.sum(), False), (lambda w: (w + 1).sum(), False),
                            (lambda w: (w * 2).sum(), True), (lambda w: (w * w).sum(), True)]:
         w = torch.tensor([1.0], requires_grad=True)
@@ -379,3 +442,15 @@ def a_second_pass_fails_only_when_it_needs_a_saved_tensor_already_freed():
             assert fails and "a second time" in str(error)
         else:
             assert not fails
+
+    torch.manual_seed(0)
+    linear = nn.Linear(3, 1)
+    loss = linear(torch.randn(2, 3)).sum()
+    assert loss.grad_fn.next_functions[0][0].name() == "AddmmBackward0"
+    loss.backward()
+    try:
+        loss.backward(inputs=[linear.bias])
+    except RuntimeError as error:
+        assert "a second time" in str(error)
+    else:
+        raise AssertionError("a pass towards the bias alone, through AddmmBackward0, did not fail")

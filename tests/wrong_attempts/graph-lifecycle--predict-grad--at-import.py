@@ -1,4 +1,4 @@
-# expect: loading your file ran torch
+# expect: loading your file ran a backward pass
 # Runs the shown code while the file is loaded, before the judge records anything, and returns the
 # numbers it kept; torch comes in through importlib, so no import statement names it.
 import importlib

@@ -1,15 +1,20 @@
 """Exercises of the chapter graph-lifecycle."""
 
 import ast
+import contextlib
 import importlib.util
+import json
 import numbers
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import torch
 
 from exercise_judge.checking import Fail, exercise, times
 from exercise_judge.checks._shared import hint_for, refuse_passes
-from exercise_judge.spies import TorchCalls, autograd_passes, counted
+from exercise_judge.spies import TorchCalls, autograd_passes
 
 ON_PAPER = ("predict it on paper, don't run it", "要在纸上推算，而不是运行代码")
 RETURN_A_NUMBER = ("delete the code, and the import of torch with it; return the number you predict, e.g. `return 2.5`",
@@ -73,24 +78,76 @@ def torch_imports(file: Path) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def what_torch_did(passes, calls) -> tuple[str, str] | None:
-    """The backward passes, else the torch calls, in a few words; None when there were neither."""
-    if passes:
-        return counted(passes)
+# Audit events by which Python code starts another process (docs.python.org, "Audit events table").
+STARTS_A_PROCESS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+                              "os.fork", "os.forkpty", "os.startfile"})
+_watching: list[list[str]] = []  # one list per active watch(): the process events refused in it
+_hook: list = []  # the audit hook, once installed
+# The environment as the judge found it before it loaded the reader's file, for the new interpreter.
+ENVIRONMENT = dict(os.environ)
+
+
+def _refuse_processes(event: str, args) -> None:
+    """The audit hook (installed once, as audit hooks cannot be removed): while a watch() is active,
+    record and refuse any new process, whose torch the spies of this process would not see."""
+    if _watching and event in STARTS_A_PROCESS:
+        for started in _watching:
+            started.append(event)
+        raise RuntimeError(f"the judge refuses {event} while your predictions run")
+
+
+@contextlib.contextmanager
+def watch():
+    """What the reader's code does inside the block: (backward passes, torch calls, processes started)."""
+    if not _hook:
+        sys.addaudithook(_refuse_processes)
+        _hook.append(_refuse_processes)
+    started: list[str] = []
+    with autograd_passes() as passes, TorchCalls() as seen:
+        _watching.append(started)
+        try:
+            yield passes, seen.calls, started
+        finally:
+            _watching.remove(started)
+
+
+def refuse_what_ran(passes, calls, started, when: tuple[str, str]) -> None:
+    """Fail when a watch() saw a new process, a backward pass or a torch call; `when` names the step."""
+    if started:
+        events = ", ".join(dict.fromkeys(started))
+        raise Fail(f"{when[0]} started another process ({events}) to get the answer: {ON_PAPER[0]}",
+                   f"{when[1]}启动了另一个进程（{events}）来得到答案：{ON_PAPER[1]}",
+                   expected=("a number worked out by reasoning, in this process, no other program",
+                             "推理得出的一个数，就在本进程里，不启动别的程序"),
+                   found=(events, events), hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
+    refuse_passes(passes, (f"{when[0]} ran a backward pass {times(len(passes))} to find the answer: {ON_PAPER[0]}",
+                           f"{when[1]}为了得到答案跑了 {len(passes)} 次反向传播：{ON_PAPER[1]}"),
+                  ("a number worked out by reasoning, no backward", "推理得出的一个数，不做任何反向传播"),
+                  RETURN_A_NUMBER)
     if calls:
         names = list(dict.fromkeys(call.name for call in calls))
         shown = ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
-        return (f"{len(calls)} torch calls: {shown}", f"{len(calls)} 次 torch 调用：{shown}")
-    return None
+        raise Fail(f"{when[0]} called torch ({len(calls)} torch calls: {shown}): {ON_PAPER[0]}",
+                   f"{when[1]}调用了 torch（{len(calls)} 次 torch 调用：{shown}）：{ON_PAPER[1]}",
+                   expected=("a number worked out by reasoning, no torch", "推理得出的一个数，不用 torch"),
+                   found=(f"{len(calls)} torch calls: {shown}", f"{len(calls)} 次 torch 调用：{shown}"),
+                   hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
 
 
-def refuse_torch(solution) -> None:
-    """Fail when the reader's file imports torch, or when loading it afresh or calling its two
-    functions on that fresh copy runs anything of torch: a backward pass (spies.autograd_passes,
-    which also sees other threads) or any torch function or Tensor method (spies.TorchCalls, which
-    sees a forward, and a backward run through the engine directly). The fresh copy defeats a
-    result computed at import time or cached by the first, unrecorded call."""
-    file = Path(solution.__file__)
+def prediction(solution, function: str) -> float:
+    """solution.<function>(), watched: its number, or a Fail that says what it ran or returned."""
+    with watch() as (passes, calls, started):
+        try:
+            value = getattr(solution, function)()
+        except Exception:
+            if not started:  # else the error is the refusal, which the verdict below explains
+                raise
+    refuse_what_ran(passes, calls, started, ("the predictions", "这两个预测"))
+    return a_number(value, f"{function}()")
+
+
+def refuse_torch_imports(file: Path) -> None:
+    """Fail when the reader's file has an `import torch…` statement."""
     imports = torch_imports(file)
     if imports:
         line, statement = imports[0]
@@ -101,40 +158,118 @@ def refuse_torch(solution) -> None:
                    found=(f"line {line}: {statement}", f"第 {line} 行：{statement}"),
                    hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
 
+
+# Loads the reader's file in a new interpreter, where torch cannot be imported, no process can be
+# started and no file opened but the reader's and Python's own, calls the two functions and prints
+# what they returned (or what failed) as JSON on its last line.
+WITHOUT_TORCH = r"""
+import importlib.util, json, os, sys
+STARTS = set(json.loads(sys.argv[2]))
+tried = []
+def refuse(name):
+    if name.split(".")[0] in ("torch", "functorch"):
+        tried.append(f"import {name}")
+        raise ImportError(f"torch cannot be imported here: {name}", name=name)
+class Refuse:  # importlib.import_module raises no audit event for the module it is asked for
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        refuse(name)
+OWN = [os.path.realpath(root) + os.sep for root in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
+def hook(event, args):
+    if event == "import":  # an import statement, also inside a torch that got past Refuse
+        refuse(str(args[0]))
+    if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):  # a number left on disk
+        path = os.path.realpath(os.fsdecode(args[0]))
+        if path != file and not path.startswith(tuple(OWN)):
+            if not path.startswith(CACHED):  # the loader reads the cached bytecode if it may: it may not
+                tried.append(f"open {path}")
+            raise PermissionError(f"no file but the Python's own here: {path}")
+    if event in STARTS:
+        tried.append(event)
+        raise RuntimeError(f"no {event} here")
+sys.meta_path.insert(0, Refuse)
+file = os.path.realpath(sys.argv[1])
+CACHED = os.path.join(os.path.dirname(file), "__pycache__", "")
+sys.addaudithook(hook)
+sys.path.insert(0, os.path.dirname(file))
+result, step = {}, "load"
+try:
+    spec = importlib.util.spec_from_file_location("solution", file)
+    solution = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solution)
+    for step in ("predicted_grad", "predicted_grad_with_reset"):
+        result[step] = float(getattr(solution, step)())
+except BaseException as error:
+    result["failed"] = {"step": step, "error": f"{type(error).__name__}: {error}", "tried": tried}
+print("\n" + json.dumps(result))
+"""
+
+
+def refuse_torch(solution, answers: dict[str, float]) -> None:
+    """Fail when the reader's numbers need torch, another process or another file. Loading the file
+    afresh and calling its functions on that copy, watched, defeats a result computed at import time
+    or cached in the module by the first call (watched as well); the same file in a new interpreter
+    (WITHOUT_TORCH, with the environment from before the reader's file was loaded) defeats a cache
+    kept elsewhere, in builtins or on disk, filled while the judge first loaded the file, which it
+    does not watch."""
+    file = Path(solution.__file__)
+    refuse_torch_imports(file)
+
     spec = importlib.util.spec_from_file_location("solution_again", file)
     again = importlib.util.module_from_spec(spec)
-    with autograd_passes() as passes, TorchCalls() as seen:
-        spec.loader.exec_module(again)
-    loading = what_torch_did(passes, seen.calls)
-    if loading:
-        raise Fail(f"loading your file ran torch ({loading[0]}): {ON_PAPER[0]}",
-                   f"加载你的文件时运行了 torch（{loading[1]}）：{ON_PAPER[1]}",
-                   expected=("nothing of torch runs when the file is loaded", "加载文件时不运行任何 torch 代码"),
-                   found=loading, hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
+    with watch() as (passes, calls, started):
+        try:
+            spec.loader.exec_module(again)
+        except Exception:
+            if not started:
+                raise
+    refuse_what_ran(passes, calls, started, ("loading your file", "加载你的文件时"))
+    for function in answers:
+        prediction(again, function)
 
-    with autograd_passes() as passes, TorchCalls() as seen:
-        again.predicted_grad()
-        again.predicted_grad_with_reset()
-    refuse_passes(passes, (f"the predictions ran a backward pass {times(len(passes))} to find the answer: {ON_PAPER[0]}",
-                           f"这两个预测为了得到答案跑了 {len(passes)} 次反向传播：{ON_PAPER[1]}"),
-                  ("a number worked out by reasoning, no backward", "推理得出的一个数，不做任何反向传播"),
-                  RETURN_A_NUMBER)
-    called = what_torch_did([], seen.calls)
-    if called:
-        raise Fail(f"the predictions called torch ({called[0]}): {ON_PAPER[0]}",
-                   f"这两个预测调用了 torch（{called[1]}）：{ON_PAPER[1]}",
-                   expected=("a number worked out by reasoning, no torch", "推理得出的一个数，不用 torch"),
-                   found=called, hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
+    try:
+        printed = subprocess.run(
+            [sys.executable, "-I", "-B", "-c", WITHOUT_TORCH, str(file), json.dumps(sorted(STARTS_A_PROCESS))],
+            capture_output=True, text=True, encoding="utf-8", errors="replace", cwd=file.parent, env=ENVIRONMENT,
+            timeout=30).stdout
+        result = json.loads(printed.rstrip().rsplit("\n", 1)[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError) as error:
+        result = {"failed": {"step": "load", "error": f"{type(error).__name__}", "tried": []}}
+    failed = result.get("failed")
+    if failed:
+        where = "loading it" if failed["step"] == "load" else f"{failed['step']}()"
+        where_zh = "加载它时" if failed["step"] == "load" else f"{failed['step']}()"
+        tried = failed["tried"][-1] if failed["tried"] else failed["error"]  # the refusal it stopped at
+        raise Fail(f"your numbers do not come from your file alone: in a new Python that may not import torch, "
+                   f"start a process or open another file, {where} stopped at: {tried}; {ON_PAPER[0]}",
+                   f"你的数不是单靠这个文件得出的：在一个不许导入 torch、不许启动进程、也不许打开别的文件的新 Python 里，"
+                   f"{where_zh}停在了：{tried}；{ON_PAPER[1]}",
+                   expected=("two numbers that need neither torch nor another process or file",
+                             "两个既不靠 torch、也不靠别的进程或文件就能给出的数"),
+                   found=(failed["error"], failed["error"]), hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
+    differ = {function: (answers[function], result[function]) for function in answers
+              if abs(answers[function] - result[function]) > 1e-6}
+    if differ:
+        shown = ", ".join(f"{function}(): {here:g} here, {there:g} there" for function, (here, there) in differ.items())
+        shown_zh = "，".join(f"{function}()：这里 {here:g}，那里 {there:g}" for function, (here, there) in differ.items())
+        raise Fail(f"your file gives other numbers in a new Python where torch cannot run ({shown}): the "
+                   f"numbers must not come from torch; {ON_PAPER[0]}",
+                   f"在一个不能运行 torch 的新 Python 里，你的文件给出的数不一样（{shown_zh}）：这两个数不能来自 torch；"
+                   f"{ON_PAPER[1]}",
+                   expected=("the same numbers, worked out by reasoning", "同样的数，由推理得出"),
+                   found=(shown, shown_zh), hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
 
 
 @exercise("graph-lifecycle/predict-grad",
           en="predict w.grad after several backward calls, without running them",
           zh="不运行代码，预测调用几次 `backward()` 之后的 w.grad")
 def predict_grad(solution, check):
+    check("your file imports no torch", "你的文件不导入 torch")
+    refuse_torch_imports(Path(solution.__file__))
     real, steps = run_shown_code("predicted_grad").grad.item(), [float(i + 1) for i in range(5)]  # step i adds i + 1
     check("predicted_grad(): w.grad after five backward calls in a loop",
           "predicted_grad()：循环里调用五次 `backward()` 之后的 w.grad")
-    predicted = a_number(solution.predicted_grad(), "predicted_grad()")
+    predicted = first = prediction(solution, "predicted_grad")
     if abs(predicted - real) > 1e-6:
         hint_en, hint_zh = hint_for(predicted, {
             steps[-1]: (f"{predicted:g} is the gradient of the last step alone. backward adds its gradient to "
@@ -157,7 +292,7 @@ def predict_grad(solution, check):
     real, one_step = w.grad.item(), 2 * w.item()  # each backward adds d(w * w)/dw = 2w
     check("predicted_grad_with_reset(): retain_graph=True, w.grad = None before the second of three calls",
           "predicted_grad_with_reset()：retain_graph=True，三次 `backward()` 中的第二次之前 w.grad = None")
-    predicted = a_number(solution.predicted_grad_with_reset(), "predicted_grad_with_reset()")
+    predicted = prediction(solution, "predicted_grad_with_reset")
     if abs(predicted - real) > 1e-6:
         hint_en, hint_zh = hint_for(predicted, {
             3 * one_step: ("setting w.grad = None throws away what was accumulated so far; only the backward "
@@ -177,4 +312,4 @@ def predict_grad(solution, check):
 
     check("predicted_grad() and predicted_grad_with_reset() use no torch: the file neither imports it nor runs it",
           "predicted_grad() 和 predicted_grad_with_reset() 不用 torch：文件既不导入它，也不运行它")
-    refuse_torch(solution)
+    refuse_torch(solution, {"predicted_grad": first, "predicted_grad_with_reset": predicted})
