@@ -1,6 +1,6 @@
-# expect: no hook of grad_norms read the gradient it received
+# expect: grad_norms ran 2 backward passes: expected exactly one
 # Hooks that read nothing, and the gradients from the engine called directly, past torch.autograd (a second
-# pass the judge does not count); the hooks come first, so that they are in place when that pass arrives.
+# pass, which the judge records at the engine); the hooks come first, so that they are in place when that pass arrives.
 import torch
 from torch.autograd.variable import Variable
 

@@ -1,6 +1,6 @@
-# expect: loss.grad_fn ran during why_grad_is_none
-# Never walks the graph: runs autograd's engine directly, which the judge's backward() and
-# torch.autograd.grad spies do not see. An unreached tensor gets None; a reached one makes the
+# expect: why_grad_is_none ran a backward pass
+# Never walks the graph: runs autograd's engine directly, past torch.autograd.backward and
+# torch.autograd.grad (the judge records the pass at the engine). An unreached tensor gets None; a reached one makes the
 # engine run the freed graph, which raises.
 import torch
 from torch.autograd.graph import _engine_run_backward

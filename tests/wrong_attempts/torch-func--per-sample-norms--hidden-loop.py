@@ -1,7 +1,7 @@
-# expect: loss_fn ran 17 times: vmap(grad(...)) calls it once (mse_loss)
+# expect: per_sample_norms ran 16 backward passes itself
 # A vmap(grad(...)) run for show, its result thrown away; the numbers come from a loop of backward
-# passes on a copy of the model without the judge's hooks, through the torch.autograd.grad that the
-# judge's recording wrapper wraps, so that neither the model's hooks nor the wrapper see the loop.
+# passes on a copy of the model without the judge's hooks, through the function under whatever
+# wraps torch.autograd.grad (__wrapped__), so that neither the model's hooks nor a wrapper see the loop.
 import copy
 
 import torch

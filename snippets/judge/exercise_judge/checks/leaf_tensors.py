@@ -46,8 +46,6 @@ class AttributeReads(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if getattr(func, "__name__", "") == "__get__" and args and isinstance(args[0], torch.Tensor):
             self.reads.append((getattr(getattr(func, "__self__", None), "__name__", ""), args[0]))
-        if getattr(func, "judge_spy", False):  # torch.autograd.grad hands over its public name, the spy:
-            func = func.__wrapped__            # the spy has recorded this pass already
         return func(*args, **(kwargs or {}))
 
     def read(self, attribute: str, tensor: torch.Tensor | None = None) -> int:

@@ -1,10 +1,7 @@
 """Exercises of the chapter retain-graph."""
 
-import contextlib
 import copy
-import functools
 import gc
-import inspect
 import math
 import weakref
 
@@ -75,31 +72,6 @@ class _Sentinel:
         return None
 
 
-@contextlib.contextmanager
-def _retain_graph_arguments():
-    """The retain_graph of every torch.autograd.backward call inside the block (Tensor.backward makes
-    one), as the call resolves it: None means create_graph's value."""
-    original = torch.autograd.backward
-    signature = inspect.signature(original)
-    found: list[bool] = []
-
-    @functools.wraps(original)
-    def watched(*args, **kwargs):
-        try:
-            arguments = signature.bind(*args, **kwargs).arguments
-        except TypeError:  # wrong arguments: the original raises the reader's error below
-            arguments = {}
-        retain = arguments.get("retain_graph")
-        found.append(bool(arguments.get("create_graph", False) if retain is None else retain))
-        return original(*args, **kwargs)
-
-    torch.autograd.backward = watched
-    try:
-        yield found
-    finally:
-        torch.autograd.backward = original
-
-
 class _Epoch:
     """One call of train_epoch on a fresh model, watched. As each forward of the model begins (after
     gc.collect()): how many earlier forwards' graphs are alive (a sentinel hooked on each output's
@@ -150,8 +122,9 @@ class _Epoch:
                         "你调用 backward() 的那个张量挂着之前批次的图（用张量累加的总损失？）："
                         "只对每个批次自己的损失调用 backward()，累加损失用 loss.item()")), \
                 torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor), \
-                _retain_graph_arguments() as self.retained:
+                autograd_passes() as passes:
             self.found = solution.train_epoch(self.model, optimizer, batches)
+        self.retained = [found.retain_graph for found in passes]
         gc.collect()
         self.graphs_after = len(graphs)
 
