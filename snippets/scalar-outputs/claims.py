@@ -151,11 +151,12 @@ def loss_modules_default_to_the_mean():
 
 
 def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
-    """The summed gradient over the mean gradient is the number of terms: the batch size for one
-    output per row (8) and for CrossEntropyLoss on (8, C) logits without class weights (8), but
-    batch × d for MSELoss on predictions of shape (8, 2) (16), 5 for CrossEntropyLoss when 3 of the
-    8 targets equal ignore_index (not counted), and 40 for CrossEntropyLoss on (8, C, 5) logits
-    (every position a term)."""
+    """The summed gradient is a constant times the mean gradient, that constant being what the mean
+    divides by: the batch size for one output per row (8) and for CrossEntropyLoss on (8, C) logits
+    without class weights (8), but batch × d for MSELoss on predictions of shape (8, 2) (16), 5 for
+    CrossEntropyLoss when 3 of the 8 targets equal ignore_index (not counted), 40 for
+    CrossEntropyLoss on (8, C, 5) logits (every position a term), and, with class weights, the sum of
+    the 8 targets' weights (not 8)."""
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(8, 3, generator=generator)
 
@@ -181,6 +182,28 @@ def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
     labels = torch.randint(0, 4, (8, 5), generator=generator)
     assert abs(ratio(lambda w, r: F.cross_entropy((positions @ w).transpose(1, 2), labels, reduction=r),
                      (3, 4)) - 40) < 1e-3
+    weight = torch.tensor([0.5, 1.0, 2.0, 4.0])
+    total = weight[classes].sum().item()
+    assert total != 8
+    assert abs(ratio(lambda w, r: F.cross_entropy(x @ w, classes, weight=weight, reduction=r), (3, 4)) - total) < 1e-4
+
+
+def ctc_sum_and_mean_gradients_are_not_proportional():
+    """CTCLoss's "mean" divides each sample's loss by its target length before averaging, so with
+    target lengths 2, 3, 5 and 6 its summed gradient is no constant times its mean gradient: even
+    the best-fitting constant leaves them more than 10% apart."""
+    generator = torch.Generator().manual_seed(0)
+    logits = torch.randn(12, 4, 5, generator=generator, requires_grad=True)  # (time, batch, classes)
+    targets = torch.randint(1, 5, (4, 6), generator=generator)
+    inputs, lengths = torch.full((4,), 12), torch.tensor([2, 3, 5, 6])
+    grads = []
+    for reduction in ("sum", "mean"):
+        logits.grad = None
+        F.ctc_loss(logits.log_softmax(2), targets, inputs, lengths, reduction=reduction).backward()
+        grads.append(logits.grad.flatten().clone())
+    summed, mean = grads
+    best = (summed @ mean) / (mean @ mean)
+    assert (best * mean - summed).norm() / summed.norm() > 0.1
 
 
 def the_mean_gradient_does_not_grow_with_the_batch():
