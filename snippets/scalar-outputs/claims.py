@@ -239,6 +239,29 @@ def every_summed_step_at_batch_128_is_past_the_stability_limit():
             assert (0.01 * top < 2) == stable, (rows, 0.01 * top)
 
 
+def sgd_weight_decay_is_not_multiplied_by_the_sum():
+    """torch.optim.SGD adds weight_decay * w to the gradient after backward, so on batches of 32 rows,
+    20 steps on the summed loss at lr equal 20 steps on the mean loss at lr × 32 only when the
+    weight decay is divided by 32 too (to 1e-6); with the same weight decay they end more than 1e-2
+    apart."""
+    w_true = torch.tensor([2.0, -1.0, 0.5, 3.0])
+
+    def train(reduction, lr, weight_decay):
+        generator = torch.Generator().manual_seed(1)
+        w = torch.zeros(4, requires_grad=True)
+        optimizer = torch.optim.SGD([w], lr=lr, weight_decay=weight_decay)
+        for _ in range(20):
+            x = torch.randn(32, 4, generator=generator)
+            optimizer.zero_grad()
+            F.mse_loss(x @ w, x @ w_true, reduction=reduction).backward()
+            optimizer.step()
+        return w.detach()
+
+    summed = train("sum", 0.001, 0.5)
+    assert torch.allclose(summed, train("mean", 0.001 * 32, 0.5 / 32), atol=1e-6)
+    assert (summed - train("mean", 0.001 * 32, 0.5)).abs().max() > 1e-2
+
+
 def adam_cancels_a_constant_factor_unless_clipping_weight_decay_or_eps_sees_it():
     """Multiplying the loss by 32 leaves Adam's 20 steps unchanged (to 1e-6) without weight decay and
     AdamW's with its decoupled weight decay, but changes them (by more than 1e-4) for Adam with
