@@ -280,7 +280,10 @@ def adam_cancels_a_constant_factor_unless_clipping_weight_decay_or_eps_sees_it()
 def summed_micro_batch_means_are_k_times_the_big_batch_mean():
     """Adding up the mean losses of 4 micro-batches of 16 rows gives 4 times the gradient of the
     64-row batch's mean loss (not 64 times); dividing each micro-batch's loss by 4 gives the big
-    batch's mean gradient."""
+    batch's mean gradient. For a token loss with padding (ignore_index), 2 micro-batches of 16
+    sequences each divided by 2 match the big batch when both hold the same number of real tokens
+    (to 1e-5), but not when one holds 2 real tokens per sequence and the other 9: then no division
+    by a constant brings them within 10%."""
     generator = torch.Generator().manual_seed(0)
     x, y = torch.randn(64, 4, generator=generator), torch.randn(64, generator=generator)
     w = torch.zeros(4, requires_grad=True)
@@ -292,6 +295,26 @@ def summed_micro_batch_means_are_k_times_the_big_batch_mean():
             rows = slice(16 * i, 16 * (i + 1))
             (F.mse_loss(x[rows] @ w, y[rows]) / divide).backward()
         assert torch.allclose(w.grad, 4 / divide * big, rtol=1e-5)
+
+    tokens = torch.randn(32, 10, 3, generator=generator)  # 32 sequences of 10 positions
+    labels = torch.randint(0, 4, (32, 10), generator=generator)
+    w = torch.randn(3, 4, generator=generator, requires_grad=True)
+    for short, same_count in ((slice(0, 32, 2), True), (slice(0, 16), False)):
+        padded = labels.clone()
+        padded[:, 9:] = -100  # 9 real tokens per sequence ...
+        padded[short, 2:] = -100  # ... or 2: alternating rows, or the whole first micro-batch
+        grads = []
+        for parts in (1, 2):
+            w.grad = None
+            for x_part, y_part in zip(tokens.chunk(parts), padded.chunk(parts)):
+                (F.cross_entropy((x_part @ w).transpose(1, 2), y_part) / parts).backward()
+            grads.append(w.grad.flatten().clone())
+        big, micro = grads
+        best = (big @ micro) / (micro @ micro)
+        if same_count:
+            assert torch.allclose(micro, big, atol=1e-5)
+        else:
+            assert (best * micro - big).norm() / big.norm() > 0.1
 
 
 def _micro_batch_gaps(model, k):
