@@ -82,7 +82,9 @@ def jacobian_by_default_runs_one_backward_per_output():
 
 def is_grads_batched_gives_every_row_of_j_in_one_call():
     """torch.autograd.grad(out, x, torch.eye(3), is_grads_batched=True) returns all of the chapter's
-    f's 3 × 3 Jacobian, and a hook inside f fires once, where one backward per row fires it 3 times."""
+    f's 3 × 3 Jacobian, and a hook inside f fires once, where one backward per row fires it 3 times.
+    The pass runs under vmap: the same call raises a RuntimeError when a hook on the path calls
+    .item(), which a plain backward(v) runs without complaint."""
     from torch.autograd.functional import jacobian
     calls = []
 
@@ -96,16 +98,32 @@ def is_grads_batched_gives_every_row_of_j_in_one_call():
     assert len(calls) == 1
     assert torch.equal(rows, jacobian(_f, x.detach()))
 
+    def g(x):
+        h = x * 1.0
+        h.register_hook(lambda grad: grad * (1.0 + 0.0 * grad.sum().item()))
+        return _f(h)
+
+    _f(x).backward(torch.ones(3))  # the hook is harmless outside vmap
+    g(x).backward(torch.ones(3))
+    try:
+        torch.autograd.grad(g(x), x, torch.eye(3), is_grads_batched=True)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("a hook calling .item() ran under is_grads_batched")
+
 
 def autograd_grad_with_v_returns_the_product_and_leaves_grad_alone():
-    """torch.autograd.grad(out, x, grad_outputs=v) returns what out.backward(v) adds into x.grad, and
-    leaves x.grad as it was (here, 7s)."""
+    """torch.autograd.grad(out, x, grad_outputs=v) returns, as a one-element tuple, what
+    out.backward(v) adds into x.grad, and leaves x.grad as it was (here, 7s)."""
     v = torch.tensor([1.0, 0.5, -2.0])
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     _f(x).backward(v)
     by_backward = x.grad.clone()
     x.grad = torch.full((3,), 7.0)
-    (by_grad,) = torch.autograd.grad(_f(x), x, grad_outputs=v)
+    returned = torch.autograd.grad(_f(x), x, grad_outputs=v)
+    assert isinstance(returned, tuple) and len(returned) == 1  # a one-element tuple, not a tensor
+    (by_grad,) = returned
     assert torch.equal(by_grad, by_backward)
     assert torch.equal(x.grad, torch.full((3,), 7.0))
 
