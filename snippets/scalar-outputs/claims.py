@@ -1,6 +1,11 @@
 """Checks behind scalar-outputs' sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`scalar-outputs/<name>` on a page names one)."""
 
+import runpy
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -11,11 +16,10 @@ def _f(x):
     return torch.stack([x[0] * x[1], x[1] ** 2, x[0] + 3 * x[2]])
 
 
-def _batch(rows, generator):
-    """effective-lr.py's batches: x, then the noise of y, drawn from the same generator."""
-    x = torch.randn(rows, 4, generator=generator)
-    torch.randn(rows, generator=generator)
-    return x
+def _effective_lr_run():
+    """effective-lr.py's namespace, the script run once (its output discarded)."""
+    with redirect_stdout(StringIO()):
+        return runpy.run_path(str(Path(__file__).with_name("effective-lr.py")))
 
 
 def _train_adam(optimizer_class, scale, weight_decay=0.0, clip=None):
@@ -246,15 +250,16 @@ def the_mean_gradient_does_not_grow_with_the_batch():
 
 
 def every_summed_step_at_batch_128_is_past_the_stability_limit():
-    """On effective-lr.py's batches, SGD with lr 0.01 on the summed squared error (Hessian 2XᵀX)
-    is stable when lr × its largest eigenvalue is below 2: true for all 20 batches of 8 and of 32
-    rows, false for all 20 batches of 128 rows."""
+    """On effective-lr.py's own batches (its batch function and seed, its lr and step count), SGD on
+    the summed squared error (Hessian 2XᵀX) is stable when lr × its largest eigenvalue is below 2:
+    true for all 20 batches of 8 and of 32 rows, false for all 20 batches of 128 rows."""
+    run = _effective_lr_run()
     for rows, stable in ((8, True), (32, True), (128, False)):
-        generator = torch.Generator().manual_seed(1)
-        for _ in range(20):
-            x = _batch(rows, generator)
+        generator = torch.Generator().manual_seed(1)  # train()'s seed: the batches it trained on
+        for _ in range(run["STEPS"]):
+            x, _ = run["batch"](rows, generator)
             top = torch.linalg.eigvalsh(2 * x.T @ x).max().item()
-            assert (0.01 * top < 2) == stable, (rows, 0.01 * top)
+            assert (run["LR"] * top < 2) == stable, (rows, run["LR"] * top)
 
 
 def sgd_weight_decay_is_not_multiplied_by_the_sum():
