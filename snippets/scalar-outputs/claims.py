@@ -52,8 +52,8 @@ def backward_v_is_the_gradient_of_the_weighted_sum():
 
 
 def backward_v_never_builds_the_jacobian():
-    """backward(v) on million-element outputs of a million-element input finishes in well under the
-    time and memory a Jacobian would take: for x * 3, J would hold 10**12 floats (4 TB), and vᵀJ = 3v;
+    """backward(v) on million-element outputs of a million-element input returns vᵀJ exactly, where
+    building J could not even be allocated: for x * 3, J would hold 10**12 floats (4 TB), and vᵀJ = 3v;
     for x.cumsum(0), J is not diagonal but lower-triangular, with 5·10**11 non-zero entries (2 TB),
     and vᵀJ is v summed from the end, v.flip(0).cumsum(0).flip(0) (exact here: v holds small
     integers)."""
