@@ -52,8 +52,8 @@ def backward_v_is_the_gradient_of_the_weighted_sum():
 
 
 def backward_v_never_builds_the_jacobian():
-    """backward(v) on million-element outputs of a million-element input returns vᵀJ exactly, where
-    building J could not even be allocated: for x * 3, J would hold 10**12 floats (4 TB), and vᵀJ = 3v;
+    """backward(v) on million-element outputs of a million-element input gives vᵀJ exactly on a machine
+    that could not hold J: for x * 3, J would hold 10**12 floats (4 TB), and vᵀJ = 3v;
     for x.cumsum(0), J is not diagonal but lower-triangular, with 5·10**11 non-zero entries (2 TB),
     and vᵀJ is v summed from the end, v.flip(0).cumsum(0).flip(0) (exact here: v holds small
     integers)."""
@@ -170,6 +170,23 @@ def loss_modules_default_to_the_mean():
     for loss in (nn.MSELoss, nn.CrossEntropyLoss, nn.L1Loss, nn.NLLLoss, nn.BCELoss,
                  nn.BCEWithLogitsLoss, nn.HuberLoss):
         assert loss().reduction == "mean", loss.__name__
+
+
+def a_loss_with_reduction_none_is_refused_until_reduced():
+    """nn.MSELoss(reduction="none") returns one loss per element, and backward() on it raises "grad can
+    be implicitly created only for scalar outputs"; its .mean() is the default MSELoss."""
+    generator = torch.Generator().manual_seed(0)
+    pred = torch.randn(8, generator=generator, requires_grad=True)
+    y = torch.randn(8, generator=generator)
+    per_sample = nn.MSELoss(reduction="none")(pred, y)
+    assert per_sample.shape == (8,)
+    try:
+        per_sample.backward()
+    except RuntimeError as error:
+        assert "grad can be implicitly created only for scalar outputs" in str(error)
+    else:
+        raise AssertionError("backward() accepted a reduction='none' loss")
+    assert torch.equal(per_sample.mean(), nn.MSELoss()(pred, y))
 
 
 def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
