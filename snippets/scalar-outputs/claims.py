@@ -1,6 +1,11 @@
 """Checks behind scalar-outputs' sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`scalar-outputs/<name>` on a page names one)."""
 
+import runpy
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -11,11 +16,10 @@ def _f(x):
     return torch.stack([x[0] * x[1], x[1] ** 2, x[0] + 3 * x[2]])
 
 
-def _batch(rows, generator):
-    """effective-lr.py's batches: x, then the noise of y, drawn from the same generator."""
-    x = torch.randn(rows, 4, generator=generator)
-    torch.randn(rows, generator=generator)
-    return x
+def _effective_lr_run():
+    """effective-lr.py's namespace, the script run once (its output discarded)."""
+    with redirect_stdout(StringIO()):
+        return runpy.run_path(str(Path(__file__).with_name("effective-lr.py")))
 
 
 def _train_adam(optimizer_class, scale, weight_decay=0.0, clip=None):
@@ -48,8 +52,8 @@ def backward_v_is_the_gradient_of_the_weighted_sum():
 
 
 def backward_v_never_builds_the_jacobian():
-    """backward(v) on million-element outputs of a million-element input finishes in well under the
-    time and memory a Jacobian would take: for x * 3, J would hold 10**12 floats (4 TB), and vᵀJ = 3v;
+    """backward(v) on million-element outputs of a million-element input gives vᵀJ exactly on a machine
+    that could not hold J: for x * 3, J would hold 10**12 floats (4 TB), and vᵀJ = 3v;
     for x.cumsum(0), J is not diagonal but lower-triangular, with 5·10**11 non-zero entries (2 TB),
     and vᵀJ is v summed from the end, v.flip(0).cumsum(0).flip(0) (exact here: v holds small
     integers)."""
@@ -82,7 +86,9 @@ def jacobian_by_default_runs_one_backward_per_output():
 
 def is_grads_batched_gives_every_row_of_j_in_one_call():
     """torch.autograd.grad(out, x, torch.eye(3), is_grads_batched=True) returns all of the chapter's
-    f's 3 × 3 Jacobian, and a hook inside f fires once, where one backward per row fires it 3 times."""
+    f's 3 × 3 Jacobian, and a hook inside f fires once, where one backward per row fires it 3 times.
+    The pass runs under vmap: the same call raises a RuntimeError when a hook on the path calls
+    .item(), which a plain backward(v) runs without complaint."""
     from torch.autograd.functional import jacobian
     calls = []
 
@@ -96,16 +102,32 @@ def is_grads_batched_gives_every_row_of_j_in_one_call():
     assert len(calls) == 1
     assert torch.equal(rows, jacobian(_f, x.detach()))
 
+    def g(x):
+        h = x * 1.0
+        h.register_hook(lambda grad: grad * (1.0 + 0.0 * grad.sum().item()))
+        return _f(h)
+
+    _f(x).backward(torch.ones(3))  # the hook is harmless outside vmap
+    g(x).backward(torch.ones(3))
+    try:
+        torch.autograd.grad(g(x), x, torch.eye(3), is_grads_batched=True)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("a hook calling .item() ran under is_grads_batched")
+
 
 def autograd_grad_with_v_returns_the_product_and_leaves_grad_alone():
-    """torch.autograd.grad(out, x, grad_outputs=v) returns what out.backward(v) adds into x.grad, and
-    leaves x.grad as it was (here, 7s)."""
+    """torch.autograd.grad(out, x, grad_outputs=v) returns, as a one-element tuple, what
+    out.backward(v) adds into x.grad, and leaves x.grad as it was (here, 7s)."""
     v = torch.tensor([1.0, 0.5, -2.0])
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     _f(x).backward(v)
     by_backward = x.grad.clone()
     x.grad = torch.full((3,), 7.0)
-    (by_grad,) = torch.autograd.grad(_f(x), x, grad_outputs=v)
+    returned = torch.autograd.grad(_f(x), x, grad_outputs=v)
+    assert isinstance(returned, tuple) and len(returned) == 1  # a one-element tuple, not a tensor
+    (by_grad,) = returned
     assert torch.equal(by_grad, by_backward)
     assert torch.equal(x.grad, torch.full((3,), 7.0))
 
@@ -150,12 +172,30 @@ def loss_modules_default_to_the_mean():
         assert loss().reduction == "mean", loss.__name__
 
 
+def a_loss_with_reduction_none_is_refused_until_reduced():
+    """nn.MSELoss(reduction="none") returns one loss per element, and backward() on it raises "grad can
+    be implicitly created only for scalar outputs"; its .mean() is the default MSELoss."""
+    generator = torch.Generator().manual_seed(0)
+    pred = torch.randn(8, generator=generator, requires_grad=True)
+    y = torch.randn(8, generator=generator)
+    per_sample = nn.MSELoss(reduction="none")(pred, y)
+    assert per_sample.shape == (8,)
+    try:
+        per_sample.backward()
+    except RuntimeError as error:
+        assert "grad can be implicitly created only for scalar outputs" in str(error)
+    else:
+        raise AssertionError("backward() accepted a reduction='none' loss")
+    assert torch.equal(per_sample.mean(), nn.MSELoss()(pred, y))
+
+
 def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
-    """The summed gradient over the mean gradient is the number of terms: the batch size for one
-    output per row (8) and for CrossEntropyLoss on (8, C) logits without class weights (8), but
-    batch × d for MSELoss on predictions of shape (8, 2) (16), 5 for CrossEntropyLoss when 3 of the
-    8 targets equal ignore_index (not counted), and 40 for CrossEntropyLoss on (8, C, 5) logits
-    (every position a term)."""
+    """The summed gradient is a constant times the mean gradient, that constant being what the mean
+    divides by: the batch size for one output per row (8) and for CrossEntropyLoss on (8, C) logits
+    without class weights (8), but batch × d for MSELoss on predictions of shape (8, 2) (16), 5 for
+    CrossEntropyLoss when 3 of the 8 targets equal ignore_index (not counted), 40 for
+    CrossEntropyLoss on (8, C, 5) logits (every position a term), and, with class weights, the sum of
+    the 8 targets' weights (not 8)."""
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(8, 3, generator=generator)
 
@@ -181,6 +221,28 @@ def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
     labels = torch.randint(0, 4, (8, 5), generator=generator)
     assert abs(ratio(lambda w, r: F.cross_entropy((positions @ w).transpose(1, 2), labels, reduction=r),
                      (3, 4)) - 40) < 1e-3
+    weight = torch.tensor([0.5, 1.0, 2.0, 4.0])
+    total = weight[classes].sum().item()
+    assert total != 8
+    assert abs(ratio(lambda w, r: F.cross_entropy(x @ w, classes, weight=weight, reduction=r), (3, 4)) - total) < 1e-4
+
+
+def ctc_sum_and_mean_gradients_are_not_proportional():
+    """CTCLoss's "mean" divides each sample's loss by its target length before averaging, so with
+    target lengths 2, 3, 5 and 6 its summed gradient is no constant times its mean gradient: even
+    the best-fitting constant leaves them more than 10% apart."""
+    generator = torch.Generator().manual_seed(0)
+    logits = torch.randn(12, 4, 5, generator=generator, requires_grad=True)  # (time, batch, classes)
+    targets = torch.randint(1, 5, (4, 6), generator=generator)
+    inputs, lengths = torch.full((4,), 12), torch.tensor([2, 3, 5, 6])
+    grads = []
+    for reduction in ("sum", "mean"):
+        logits.grad = None
+        F.ctc_loss(logits.log_softmax(2), targets, inputs, lengths, reduction=reduction).backward()
+        grads.append(logits.grad.flatten().clone())
+    summed, mean = grads
+    best = (summed @ mean) / (mean @ mean)
+    assert (best * mean - summed).norm() / summed.norm() > 0.1
 
 
 def the_mean_gradient_does_not_grow_with_the_batch():
@@ -205,15 +267,39 @@ def the_mean_gradient_does_not_grow_with_the_batch():
 
 
 def every_summed_step_at_batch_128_is_past_the_stability_limit():
-    """On effective-lr.py's batches, SGD with lr 0.01 on the summed squared error (Hessian 2XᵀX)
-    is stable when lr × its largest eigenvalue is below 2: true for all 20 batches of 8 and of 32
-    rows, false for all 20 batches of 128 rows."""
+    """On effective-lr.py's own batches (its batch function and seed, its lr and step count), SGD on
+    the summed squared error (Hessian 2XᵀX) is stable when lr × its largest eigenvalue is below 2:
+    true for all 20 batches of 8 and of 32 rows, false for all 20 batches of 128 rows."""
+    run = _effective_lr_run()
     for rows, stable in ((8, True), (32, True), (128, False)):
-        generator = torch.Generator().manual_seed(1)
-        for _ in range(20):
-            x = _batch(rows, generator)
+        generator = torch.Generator().manual_seed(1)  # train()'s seed: the batches it trained on
+        for _ in range(run["STEPS"]):
+            x, _ = run["batch"](rows, generator)
             top = torch.linalg.eigvalsh(2 * x.T @ x).max().item()
-            assert (0.01 * top < 2) == stable, (rows, 0.01 * top)
+            assert (run["LR"] * top < 2) == stable, (rows, run["LR"] * top)
+
+
+def sgd_weight_decay_is_not_multiplied_by_the_sum():
+    """torch.optim.SGD adds weight_decay * w to the gradient after backward, so on batches of 32 rows,
+    20 steps on the summed loss at lr equal 20 steps on the mean loss at lr × 32 only when the
+    weight decay is divided by 32 too (to 1e-6); with the same weight decay they end more than 1e-2
+    apart."""
+    w_true = torch.tensor([2.0, -1.0, 0.5, 3.0])
+
+    def train(reduction, lr, weight_decay):
+        generator = torch.Generator().manual_seed(1)
+        w = torch.zeros(4, requires_grad=True)
+        optimizer = torch.optim.SGD([w], lr=lr, weight_decay=weight_decay)
+        for _ in range(20):
+            x = torch.randn(32, 4, generator=generator)
+            optimizer.zero_grad()
+            F.mse_loss(x @ w, x @ w_true, reduction=reduction).backward()
+            optimizer.step()
+        return w.detach()
+
+    summed = train("sum", 0.001, 0.5)
+    assert torch.allclose(summed, train("mean", 0.001 * 32, 0.5 / 32), atol=1e-6)
+    assert (summed - train("mean", 0.001 * 32, 0.5)).abs().max() > 1e-2
 
 
 def adam_cancels_a_constant_factor_unless_clipping_weight_decay_or_eps_sees_it():
@@ -234,7 +320,10 @@ def adam_cancels_a_constant_factor_unless_clipping_weight_decay_or_eps_sees_it()
 def summed_micro_batch_means_are_k_times_the_big_batch_mean():
     """Adding up the mean losses of 4 micro-batches of 16 rows gives 4 times the gradient of the
     64-row batch's mean loss (not 64 times); dividing each micro-batch's loss by 4 gives the big
-    batch's mean gradient."""
+    batch's mean gradient. For a token loss with padding (ignore_index), 2 micro-batches of 16
+    sequences each divided by 2 match the big batch when both hold the same number of real tokens
+    (to 1e-5), but not when one holds 2 real tokens per sequence and the other 9: then no division
+    by a constant brings them within 10%."""
     generator = torch.Generator().manual_seed(0)
     x, y = torch.randn(64, 4, generator=generator), torch.randn(64, generator=generator)
     w = torch.zeros(4, requires_grad=True)
@@ -246,6 +335,26 @@ def summed_micro_batch_means_are_k_times_the_big_batch_mean():
             rows = slice(16 * i, 16 * (i + 1))
             (F.mse_loss(x[rows] @ w, y[rows]) / divide).backward()
         assert torch.allclose(w.grad, 4 / divide * big, rtol=1e-5)
+
+    tokens = torch.randn(32, 10, 3, generator=generator)  # 32 sequences of 10 positions
+    labels = torch.randint(0, 4, (32, 10), generator=generator)
+    w = torch.randn(3, 4, generator=generator, requires_grad=True)
+    for short, same_count in ((slice(0, 32, 2), True), (slice(0, 16), False)):
+        padded = labels.clone()
+        padded[:, 9:] = -100  # 9 real tokens per sequence ...
+        padded[short, 2:] = -100  # ... or 2: alternating rows, or the whole first micro-batch
+        grads = []
+        for parts in (1, 2):
+            w.grad = None
+            for x_part, y_part in zip(tokens.chunk(parts), padded.chunk(parts)):
+                (F.cross_entropy((x_part @ w).transpose(1, 2), y_part) / parts).backward()
+            grads.append(w.grad.flatten().clone())
+        big, micro = grads
+        best = (big @ micro) / (micro @ micro)
+        if same_count:
+            assert torch.allclose(micro, big, atol=1e-5)
+        else:
+            assert (best * micro - big).norm() / big.norm() > 0.1
 
 
 def _micro_batch_gaps(model, k):

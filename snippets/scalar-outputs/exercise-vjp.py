@@ -15,8 +15,8 @@ def vjp(f, x, v):
     Call f once and run one backward pass that starts from v (backward(v)); do not build J, and use
     neither torch.autograd.functional nor torch.func. x may or may not require grad, and may have been
     computed from other tensors (not a leaf). Leave the caller's tensors as they were: the values of
-    x, whether it requires grad, its .grad (None, or a gradient from earlier), and the .grad of the
-    tensors x was computed from."""
+    x, whether it requires grad, its .grad (None, or a gradient from earlier), the .grad of the
+    tensors x was computed from, and the graph that computed x (the caller may backward through it)."""
     raise NotImplementedError("run f on a leaf copy of x, then backward(v)")
 
 

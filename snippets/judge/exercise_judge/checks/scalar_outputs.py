@@ -1,6 +1,7 @@
 """Exercises of the chapter scalar-outputs."""
 
 import contextlib
+import warnings
 from dataclasses import dataclass, field
 
 import torch
@@ -17,8 +18,14 @@ READY_MADE = [(module, name) for module in (torch.autograd.functional, torch.fun
               if not name.startswith("_") and callable(getattr(module, name))]
 
 
+# Calls of f_mix and f_wide, counted in their own bodies: a solution that digs the function out of the
+# wrapper vjp receives (and runs it where the wrapper does not see) is counted all the same.
+CALLS = {"f": 0}
+
+
 def f_mix(x):
     """Three outputs that mix three inputs (the chapter's f): the Jacobian is not diagonal."""
+    CALLS["f"] += 1
     return torch.stack([x[0] * x[1], x[1] ** 2, x[0] + 3 * x[2]])
 
 
@@ -27,6 +34,7 @@ A = torch.tensor([[1.0, -2.0, 0.5, 3.0], [0.0, 1.5, -1.0, 2.0]])
 
 def f_wide(x):
     """Two outputs from four inputs: J is 2 x 4, so vᵀJ has x's shape, not v's."""
+    CALLS["f"] += 1
     return A @ torch.tanh(x)
 
 
@@ -42,7 +50,7 @@ def no_ready_made(solution):
             raise Fail(f"vjp called {_name}", f"vjp 调用了 {_name}",
                        expected=("one out.backward(v)", "一次 out.backward(v)"), found=_name,
                        hint_en="the exercise is to get vᵀJ from backward itself: f(leaf).backward(v) on a leaf copy of x",
-                       hint_zh="这道练习要用 backward 本身得到 vᵀJ：在 x 的叶子拷贝上做 f(leaf).backward(v)")
+                       hint_zh="这道练习要用 backward 本身得到 vᵀJ：对 x.detach().requires_grad_() 这个新的叶子张量做 f(leaf).backward(v)")
 
         for owner in (module, torch, solution):
             for attribute, value in list(vars(owner).items()):
@@ -70,7 +78,7 @@ class Seen:
 
 
 def watched(f, v, seen):
-    """f, counting its calls in `seen` and recording, by a hook on its output, each gradient that reaches it."""
+    """f, recording in `seen`, by a hook on its output, each gradient that reaches it (f counts its own calls)."""
     def arrival(grad):
         try:
             seen.arrived.append("v" if grad.shape == v.shape and torch.allclose(grad, v) else show(grad))
@@ -78,7 +86,6 @@ def watched(f, v, seen):
             seen.arrived.append(None)
 
     def f_seen(t):
-        seen.calls += 1
         out = f(t)
         if isinstance(out, torch.Tensor) and out.requires_grad:
             out.register_hook(arrival)
@@ -90,13 +97,14 @@ def call_vjp(solution, f, x, v):
     """solution.vjp(f, x, v) with f watched, and with the usual error of a backward on an x that needs no
     grad explained: (what it returned, Seen)."""
     seen = Seen()
+    CALLS["f"] = 0
     with explained("does not require grad",
                    ("backward found nothing that requires grad", "backward 找不到任何要梯度的张量"),
                    ("f(x) computed from a leaf that requires grad", "f(x) 由一个要梯度的叶子张量算出"),
                    ("the x you are given does not require grad: run f on x.detach().requires_grad_()",
                     "传进来的 x 不要梯度：对 x.detach().requires_grad_() 算 f")), autograd_passes() as passes:
         found = solution.vjp(watched(f, v, seen), x, v)
-    seen.passes = passes
+    seen.calls, seen.passes = CALLS["f"], passes
     return found, seen
 
 
@@ -159,8 +167,15 @@ class Before:
 
     @classmethod
     def of(cls, x):
-        held = x.grad if x.is_leaf else None  # a non-leaf's .grad is None (and reading it warns)
+        held = grad_of(x)
         return cls(x.detach().clone(), x.requires_grad, None if held is None else held.clone(), x.grad_fn)
+
+
+def grad_of(x):
+    """x.grad, for a non-leaf too: None unless something wrote into it (reading it warns, hence the filter)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return x.grad
 
 
 def require_untouched(x, before, call):
@@ -180,7 +195,7 @@ def require_untouched(x, before, call):
                    hint_en="leave the caller's x alone: make your own leaf with x.detach().requires_grad_() and run "
                            "f on that",
                    hint_zh="别动调用方的 x：用 x.detach().requires_grad_() 造一个自己的叶子张量，对它算 f")
-    grad = x.grad if x.is_leaf else None
+    grad = grad_of(x)
     same = grad is None if before.grad is None else grad is not None and torch.equal(grad, before.grad)
     if not same:
         raise Fail(f"{call} changed the caller's x.grad", f"{call} 改动了调用方的 x.grad",
@@ -208,7 +223,7 @@ def require_method(seen, call, solution):
                    expected=("one out.backward(v) in your code", "你的代码里的一次 out.backward(v)"),
                    found=counted(seen.passes),
                    hint_en="the exercise is to get vᵀJ from backward itself: f(leaf).backward(v) on a leaf copy of x",
-                   hint_zh="这道练习要用 backward 本身得到 vᵀJ：在 x 的叶子拷贝上做 f(leaf).backward(v)")
+                   hint_zh="这道练习要用 backward 本身得到 vᵀJ：对 x.detach().requires_grad_() 这个新的叶子张量做 f(leaf).backward(v)")
     if len(seen.passes) != 1:
         raise Fail(f"autograd ran {len(seen.passes)} backward passes in {call}: expected exactly one backward(v)",
                    f"{call} 里 autograd 做了 {len(seen.passes)} 次反向传播：应当恰好一次 backward(v)",
@@ -287,9 +302,10 @@ def vjp(solution, check):
         p = x.clone().requires_grad_()
         x_computed = p * 1.0
         call = f"vjp({name}, x, v) on x = p * 1.0, p a leaf that requires grad"
-        check(f"{call} equals v @ J, leaves x as it was, and sends nothing into p.grad",
-              f"对 x = p * 1.0（p 是要梯度的叶子张量）调用 vjp({name}, x, v)：等于 v @ J，不改动 x，"
-              "也不往 p.grad 里写任何东西")
+        check(f"{call} equals v @ J, leaves x (its .grad too) as it was, sends nothing into p.grad, and leaves "
+              "the caller's graph from x back to p usable",
+              f"对 x = p * 1.0（p 是要梯度的叶子张量）调用 vjp({name}, x, v)：等于 v @ J，不改动 x（包括它的 .grad），"
+              "不往 p.grad 里写任何东西，调用方从 x 到 p 的计算图也还能用")
         before = Before.of(x_computed)
         found, seen = call_vjp(solution, f, x_computed, v)
         if p.grad is not None:
@@ -304,6 +320,24 @@ def vjp(solution, check):
         found = as_result(found, x_computed)
         require_value(found, expected, summed, None, call)
         require_untouched(x_computed, before, call)
+        try:
+            (after,) = torch.autograd.grad((x_computed * x_computed).sum(), p)
+        except RuntimeError as error:
+            raise Fail("after vjp, the caller's own backward from x to p fails: vjp freed the caller's graph",
+                       "vjp 之后，调用方自己从 x 反向传播到 p 失败了：vjp 释放了调用方的计算图",
+                       expected="torch.autograd.grad((x * x).sum(), p) = 2x",
+                       found=str(error).split("(")[0].strip(),
+                       hint_en="a backward that starts in f and runs on the caller's x (backward(v, inputs=[x])) "
+                               "frees the graph x was computed by; run f on x.detach().requires_grad_(), a new leaf "
+                               "cut off from that history",
+                       hint_zh="从 f 出发、在调用方的 x 上做的反向传播（backward(v, inputs=[x])）会释放算出 x 的那段"
+                               "计算图；对 x.detach().requires_grad_() 算 f，这个新叶子张量和那段历史断开了") from None
+        if not torch.allclose(after, 2 * x):
+            raise Fail("after vjp, the caller's own gradient of (x * x).sum() with respect to p is wrong",
+                       "vjp 之后，调用方自己算的 (x * x).sum() 对 p 的梯度不对了",
+                       expected=show(2 * x), found=show(after),
+                       hint_en="leave the caller's graph alone: run f on x.detach().requires_grad_()",
+                       hint_zh="别动调用方的计算图：对 x.detach().requires_grad_() 算 f")
         check(f"{call} calls f once and runs one backward pass itself, which brings v to f's output",
               f"对 x = p * 1.0 调用 vjp：只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出")
         require_method(seen, call, solution)
