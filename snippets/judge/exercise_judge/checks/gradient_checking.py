@@ -242,7 +242,7 @@ def case(solution, check, shape, seed, watched):
                    found=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
                    hint_en="read the error: gradcheck calls cube and your backward many times, with one-hot "
                            "and all-zero grad_outputs", hint_zh="读一读报错：gradcheck 会多次调用 cube 和你的 "
-                                                               "backward，grad_output 有只含一个 1 的，也有全是 0 的") from None
+                                                               "backward，grad_output 有独热的，也有全是 0 的") from None
 
     # --- the method: ctx.save_for_backward, and a derivative written by hand ---
     check(f"{case_en}: forward keeps x with ctx.save_for_backward and backward reads it from ctx.saved_tensors: an "
@@ -331,7 +331,7 @@ def explain_mismatch(solution, x, raised):
                    "grad_output for each output element (twice each, and compares the two results), and sees "
                    "the difference")
         hint_zh = ("要乘上 grad_output：返回 grad_output * 3 * x ** 2。用 .sum() 时 grad_output 全是 1，所以上面那项"
-                   "检查能通过；gradcheck 对每个输出元素都用只有那个位置为 1 的 grad_output 调用 backward"
+                   "检查能通过；gradcheck 对每个输出元素都用独热的 grad_output 调用 backward"
                    "（每个调两次，比较两次的结果），差别就露出来了")
     else:
         worst = (analytical - true).abs().max().item()
