@@ -61,9 +61,9 @@ def _scaled(scale, error):
     return Scaled.apply
 
 
-def _passes(function, *inputs):
+def _passes(function, *inputs, **settings):
     try:
-        return gradcheck(function, inputs)
+        return gradcheck(function, inputs, **settings)
     except GradcheckError:
         return False
 
@@ -289,3 +289,69 @@ def gradcheck_fails_relu_within_eps_of_its_kink():
         assert not _passes(torch.relu, torch.tensor([d, 1.0], dtype=torch.float64, requires_grad=True)), d
     for d in (2 * eps, -2 * eps):
         assert _passes(torch.relu, torch.tensor([d, 1.0], dtype=torch.float64, requires_grad=True)), d
+
+
+def gradcheck_checks_a_jvp_only_with_check_forward_ad():
+    """A Softplus Function with a correct backward and a jvp off by a factor 2 passes gradcheck's defaults and fails
+    with check_forward_ad=True."""
+
+    class Softplus(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            ctx.save_for_forward(t)
+            return t.exp().log1p()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return grad_output * t.sigmoid()
+
+        @staticmethod
+        def jvp(ctx, t_dot):
+            (t,) = ctx.saved_tensors
+            return t_dot * t.sigmoid() * 2  # wrong
+
+    torch.manual_seed(0)
+    t = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    assert _passes(Softplus.apply, t), "the defaults checked the jvp"
+    assert not _passes(Softplus.apply, t, check_forward_ad=True), "check_forward_ad missed a wrong jvp"
+
+
+def gradcheck_checks_a_modules_parameters_through_functional_call():
+    """A float64 module whose backward is 1000x wrong for its parameter passes gradcheck(model, (x,)) and fails once
+    the parameters are inputs, through torch.func.functional_call; a correct nn.Linear passes that way."""
+
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return x * w
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, w = ctx.saved_tensors
+            return grad_output * w, grad_output * x * 1000  # wrong for w
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(3))
+
+        def forward(self, x):
+            return Scale.apply(x, self.w)
+
+    def with_parameters_as_inputs(model):
+        names = [name for name, _ in model.named_parameters()]
+        params = tuple(p.detach().requires_grad_() for p in model.parameters())
+        return (lambda x, *params: torch.func.functional_call(model, dict(zip(names, params)), (x,))), params
+
+    torch.manual_seed(0)
+    model = Model().double()
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    assert _passes(model, x), "a captured parameter was checked"
+    function, params = with_parameters_as_inputs(model)
+    assert not _passes(function, x, *params), "a wrong gradient for a parameter passed as input"
+    function, params = with_parameters_as_inputs(torch.nn.Linear(3, 2).double())
+    assert _passes(function, x, *params)
+
