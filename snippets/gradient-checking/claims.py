@@ -61,9 +61,9 @@ def _scaled(scale, error):
     return Scaled.apply
 
 
-def _passes(function, *inputs):
+def _passes(function, *inputs, **settings):
     try:
-        return gradcheck(function, inputs)
+        return gradcheck(function, inputs, **settings)
     except GradcheckError:
         return False
 
@@ -85,7 +85,8 @@ def gradcheck_tolerance_is_atol_plus_rtol_times_numerical():
 
 def gradcheck_checks_only_inputs_that_require_grad():
     """A backward that is wrong for one input passes gradcheck while that input does not require grad,
-    and fails once it does."""
+    and fails once it does; a tensor the function captures instead of taking it in `inputs` is not checked,
+    even though it requires grad."""
 
     class Two(torch.autograd.Function):
         @staticmethod
@@ -100,11 +101,9 @@ def gradcheck_checks_only_inputs_that_require_grad():
     a = torch.randn(3, dtype=torch.float64, requires_grad=True)
     b = torch.randn(3, dtype=torch.float64)
     assert gradcheck(Two.apply, (a, b))
-    try:
-        gradcheck(Two.apply, (a, b.requires_grad_()))
-    except GradcheckError:
-        return
-    raise AssertionError("the wrong gradient for b should fail once b requires grad")
+    b.requires_grad_()
+    assert _passes(lambda a: Two.apply(a, b), a), "a captured b that requires grad was checked"
+    assert not _passes(Two.apply, a, b), "the wrong gradient for b should fail once b is an input that requires grad"
 
 
 def _page_softplus(dtype_forward=None, dtype_backward=None):
@@ -127,14 +126,14 @@ def _page_softplus(dtype_forward=None, dtype_backward=None):
     return Softplus.apply
 
 
-# Correct backwards: three of torch's own, and the page's Softplus written by hand.
+# Correct backward functions: three of torch's own, and the page's Softplus written by hand.
 CORRECT = {"2x": lambda x: 2 * x, "x²": lambda x: x ** 2, "F.softplus": torch.nn.functional.softplus,
            "the page's Softplus": _page_softplus()}
 
 
-def float32_gradcheck_fails_correct_backwards():
+def float32_gradcheck_fails_correct_backward_functions():
     """With float32 inputs of order one (randn, seeds 0-4) and its default settings, gradcheck warns and fails
-    correct backwards: 2x, x², F.softplus and the page's custom Softplus."""
+    correct backward functions: 2x, x², F.softplus and the page's custom Softplus."""
     for name, function in CORRECT.items():
         for seed in range(5):
             torch.manual_seed(seed)
@@ -145,20 +144,22 @@ def float32_gradcheck_fails_correct_backwards():
             assert any("double precision" in str(w.message) for w in caught), [str(w.message) for w in caught]
 
 
-def float32_gradcheck_passes_2x_and_x2_at_small_inputs():
-    """With float32 inputs of order 1e-2 (0.01·randn, seeds 0-4), gradcheck passes 2x and x²."""
-    for name in ("2x", "x²"):
+def float32_gradcheck_at_small_inputs_passes_2x_and_x2_not_softplus():
+    """With float32 inputs of order 1e-2 (0.01·randn, seeds 0-4), gradcheck passes 2x and x², whose outputs are that
+    small too, and fails F.softplus, whose outputs are near log 2; it warns about float32 inputs in every run."""
+    for name, passes in (("2x", True), ("x²", True), ("F.softplus", False)):
         for seed in range(5):
             torch.manual_seed(seed)
             x = (0.01 * torch.randn(3)).requires_grad_()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                assert _passes(CORRECT[name], x), f"a float32 gradcheck of {name} failed at 0.01·randn (seed {seed})"
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                assert _passes(CORRECT[name], x) == passes, f"float32 gradcheck of {name} at 0.01·randn (seed {seed})"
+            assert any("double precision" in str(w.message) for w in caught), [str(w.message) for w in caught]
 
 
 def float32_forward_fails_gradcheck_float32_backward_passes():
-    """In a float64 gradcheck of the page's correct Softplus (randn, seeds 0-4), a forward computed in float32
-    fails, while a backward computed in float32, off by float32 rounding, passes."""
+    """In a float64 gradcheck of the page's correct Softplus with inputs of order one (randn, seeds 0-4), a forward
+    computed in float32 fails, while a backward computed in float32, off by float32 rounding, passes."""
     for seed in range(5):
         torch.manual_seed(seed)
         t = torch.randn(3, dtype=torch.float64, requires_grad=True)
@@ -179,14 +180,17 @@ def _max_central_difference_error(f, t, eps):
 
 
 def central_difference_of_a_quadratic_has_no_truncation_error():
-    """In float64, the central difference of Σ t² at eps = 0.1 agrees with autograd to 1e-12 (Σ t·cos t: off by
-    more than 1e-3 there), and its error grows at every decade as eps shrinks to 1e-6: rounding, no minimum."""
-    torch.manual_seed(0)
-    t = torch.randn(4, dtype=torch.float64, requires_grad=True)
-    quadratic = [_max_central_difference_error(lambda v: (v * v).sum(), t, 10.0 ** -k) for k in range(1, 7)]
-    assert quadratic[0] < 1e-12, quadratic
-    assert _max_central_difference_error(lambda v: (v * v.cos()).sum(), t, 0.1) > 1e-3
-    assert all(a < b for a, b in zip(quadratic, quadratic[1:])), quadratic
+    """In float64, at random points (randn(4), seeds 0-4), the central difference of Σ t² at eps = 0.1 agrees with
+    autograd to 1e-12 (Σ t·cos t: off by more than 1e-3 at seed 0), and its error grows at every decade as eps
+    shrinks to 1e-6: rounding, no minimum. (At half-decade steps it does not always grow.)"""
+    for seed in range(5):
+        torch.manual_seed(seed)
+        t = torch.randn(4, dtype=torch.float64, requires_grad=True)
+        quadratic = [_max_central_difference_error(lambda v: (v * v).sum(), t, 10.0 ** -k) for k in range(1, 7)]
+        assert quadratic[0] < 1e-12, (seed, quadratic)
+        assert all(a < b for a, b in zip(quadratic, quadratic[1:])), (seed, quadratic)
+        if seed == 0:
+            assert _max_central_difference_error(lambda v: (v * v.cos()).sum(), t, 0.1) > 1e-3
 
 
 def float64_rounding_grows_with_the_values():
@@ -248,3 +252,106 @@ def fast_mode_compares_the_jacobians_along_fixed_pseudorandom_directions():
         assert not any(int(g.count_nonzero()) == 1 for g in grad_outputs), grad_outputs
         seen.append((dense_nudges[0], dense_grads[0]))
     assert torch.equal(seen[0][0], seen[1][0]) and torch.equal(seen[0][1], seen[1][1]), "the seed changed them"
+
+
+def gradcheck_catches_a_forgotten_grad_output_with_one_output_element_by_the_zero_call():
+    """A Function with one output element whose backward forgets grad_output (Σ exp t, backward exp t): the one-hot
+    grad_output is then all ones, and gradcheck fails it with "backward not multiplied by grad_output", the check of
+    the all-zero call, by default, with check_undefined_grad=False and with fast_mode=True."""
+
+    class SumExp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t.exp().sum()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return t.exp()  # grad_output forgotten
+
+    torch.manual_seed(0)
+    t = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    for settings in ({}, {"check_undefined_grad": False}, {"fast_mode": True}):
+        try:
+            gradcheck(SumExp.apply, (t,), **settings)
+        except GradcheckError as error:
+            assert "backward not multiplied by grad_output" in str(error), (settings, str(error))
+        else:
+            raise AssertionError(f"a backward that forgets grad_output passed with {settings}")
+
+
+def gradcheck_fails_relu_within_eps_of_its_kink():
+    """gradcheck (eps = 1e-6) fails torch.relu at inputs closer to its kink than eps (0, ±eps/3, the central
+    difference straddles 0) and passes it at ±2·eps."""
+    eps = 1e-6
+    for d in (0.0, eps / 3, -eps / 3):
+        assert not _passes(torch.relu, torch.tensor([d, 1.0], dtype=torch.float64, requires_grad=True)), d
+    for d in (2 * eps, -2 * eps):
+        assert _passes(torch.relu, torch.tensor([d, 1.0], dtype=torch.float64, requires_grad=True)), d
+
+
+def gradcheck_checks_a_jvp_only_with_check_forward_ad():
+    """A Softplus Function with a correct backward and a jvp off by a factor 2 passes gradcheck's defaults and fails
+    with check_forward_ad=True."""
+
+    class Softplus(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            ctx.save_for_forward(t)
+            return t.exp().log1p()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return grad_output * t.sigmoid()
+
+        @staticmethod
+        def jvp(ctx, t_dot):
+            (t,) = ctx.saved_tensors
+            return t_dot * t.sigmoid() * 2  # wrong
+
+    torch.manual_seed(0)
+    t = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    assert _passes(Softplus.apply, t), "the defaults checked the jvp"
+    assert not _passes(Softplus.apply, t, check_forward_ad=True), "check_forward_ad missed a wrong jvp"
+
+
+def gradcheck_checks_a_modules_parameters_through_functional_call():
+    """A float64 module whose backward is 1000x wrong for its parameter passes gradcheck(model, (x,)) and fails once
+    the parameters are inputs, through torch.func.functional_call; a correct nn.Linear passes that way."""
+
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return x * w
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, w = ctx.saved_tensors
+            return grad_output * w, grad_output * x * 1000  # wrong for w
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(3))
+
+        def forward(self, x):
+            return Scale.apply(x, self.w)
+
+    def with_parameters_as_inputs(model):
+        names = [name for name, _ in model.named_parameters()]
+        params = tuple(p.detach().requires_grad_() for p in model.parameters())
+        return (lambda x, *params: torch.func.functional_call(model, dict(zip(names, params)), (x,))), params
+
+    torch.manual_seed(0)
+    model = Model().double()
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    assert _passes(model, x), "a captured parameter was checked"
+    function, params = with_parameters_as_inputs(model)
+    assert not _passes(function, x, *params), "a wrong gradient for a parameter passed as input"
+    function, params = with_parameters_as_inputs(torch.nn.Linear(3, 2).double())
+    assert _passes(function, x, *params)
+

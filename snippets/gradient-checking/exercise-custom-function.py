@@ -1,7 +1,8 @@
 """Exercise: write a custom autograd Function for x³, and check its backward with gradcheck.
 
 forward keeps x with ctx.save_for_backward; backward reads it from ctx.saved_tensors and writes
-the derivative by hand (no autograd inside backward, in reverse or forward mode).
+the derivative out by hand, from that x (no autograd inside backward, in reverse or forward mode,
+and no numerical differentiation such as the complex-step method).
 
 Fill in `Cube` and `cube`, then judge them:
     python -m exercise_judge gradient-checking/custom-function exercise-custom-function.py

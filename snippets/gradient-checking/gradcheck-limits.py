@@ -11,7 +11,8 @@ calls = Counter()
 
 def softplus(off_by=0.0, noise=0.0):
     """The correct Softplus, counting its calls; its backward optionally off by a factor
-    (1 + off_by) and with random noise of size `noise` added, fresh on every call."""
+    (1 + off_by), a number or one per element, and with random noise of size `noise` added,
+    fresh on every call."""
 
     class Softplus(torch.autograd.Function):
         @staticmethod
@@ -57,6 +58,17 @@ t = torch.randn(3, dtype=torch.float64, requires_grad=True)
 for name, off_by in (("small", 5e-4), ("large", 5e-3)):
     print(f"backward off by {off_by:.2%}:", outcome(softplus(off_by=off_by), t).splitlines()[0])
     glue(f"gcheck_off_{name}", off_by)
+
+# fast_mode compares one projection of each Jacobian: an error in one entry is mixed with the others.
+ONE_OFF = 0.1
+torch.manual_seed(0)
+t30 = torch.randn(30, dtype=torch.float64, requires_grad=True)
+first_off = torch.zeros(30, dtype=torch.float64)
+first_off[0] = ONE_OFF
+for fast_mode in (False, True):
+    result = outcome(softplus(off_by=first_off), t30, fast_mode=fast_mode).splitlines()[0]
+    print(f"30 elements, element 0 off by {ONE_OFF:.0%}, fast_mode={fast_mode}:", result)
+glue("gcheck_one_off", ONE_OFF)
 
 NOISE = 1e-12
 noisy = softplus(noise=NOISE)  # a backward whose result changes from call to call

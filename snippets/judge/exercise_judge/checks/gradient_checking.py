@@ -1,5 +1,8 @@
 """Exercises of the chapter gradient-checking."""
 
+import contextlib
+from dataclasses import dataclass, field
+
 import torch
 from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
@@ -25,6 +28,8 @@ BACKWARD32_ZH = ("只对到七位左右，正是 float32 的精度：backward �
                  "（float32 的舍入误差远在它的 rtol = 1e-3 之内）；本评测按 1e-10 检查梯度")
 # Ops that only forward-mode AD calls (torch.autograd.forward_ad, and torch.func.jvp, jacfwd, linearize on it).
 FORWARD_MODE = ("_make_dual", "_unpack_dual")
+# Calls that make a complex tensor from real ones: the complex-step method starts with one of them.
+COMPLEX = ("complex", "view_as_complex", "polar")
 
 
 def relative_error(found, expected):
@@ -68,24 +73,51 @@ def jacobian_from_backward(cube, x):
     return torch.stack(columns, dim=1)
 
 
-def call_backward(solution, x, grad_output):
-    """Cube's node called directly, in this thread and under no_grad as autograd calls it: the backward
-    passes it asked for, the tensors saved for a backward pass while it ran (a graph recorded by going
-    below torch.autograd.grad, to the engine), and the forward-mode ops it called (a second call: under
-    the counting mode the spies would see each pass twice)."""
-    saved = []
-    out = solution.cube(x)  # held while its node runs: torch 2.6 frees what it saved otherwise
-    with torch.no_grad(), autograd_passes() as passes, \
-            torch.autograd.graph.saved_tensors_hooks(lambda tensor: saved.append(tensor) or tensor, lambda t: t):
-        out.grad_fn.apply(grad_output)
-    out = solution.cube(x)
-    with torch.no_grad(), TorchCalls() as seen:
-        out.grad_fn.apply(grad_output)
-    forward_mode = [call.name for call in seen.calls if call.name in FORWARD_MODE]
-    return passes, len(saved), forward_mode
+@dataclass
+class Watched:
+    """What the reader's backward did over all its calls: the backward passes it asked for, the tensors it saved
+    for a backward pass of its own (a graph recorded by going below torch.autograd.grad, to the engine), the
+    forward-mode ops it called, and the torch calls it made on complex tensors."""
+    passes: list = field(default_factory=list)
+    saved: int = 0
+    forward_mode: list = field(default_factory=list)
+    complex_calls: list = field(default_factory=list)
 
 
-def refuse_autograd_in_backward(passes, saved, forward_mode):
+@contextlib.contextmanager
+def watched_backward(function_class, watched):
+    """Every call of function_class.backward inside the block, whoever makes it (the engine during .sum() and
+    gradcheck, or the judge calling the node), runs under the spies, which add to `watched`. Watching every
+    call leaves a backward nothing to tell a watched call from an unwatched one by."""
+    original = function_class.__dict__.get("backward")
+    user = function_class.backward
+
+    def backward(ctx, *grad_outputs):
+        saved = []
+        with autograd_passes() as passes, TorchCalls() as seen, \
+                torch.autograd.graph.saved_tensors_hooks(lambda tensor: saved.append(tensor) or tensor, lambda t: t):
+            result = user(ctx, *grad_outputs)
+        # Under TorchCalls, torch.autograd.grad and .backward dispatch to themselves once more, from their own
+        # module: that second record is the same pass.
+        watched.passes += [found for found in passes if not found.by(torch.autograd.__file__)]
+        watched.saved += len(saved)
+        watched.forward_mode += [call.name for call in seen.calls if call.name in FORWARD_MODE]
+        watched.complex_calls += [call.name for call in seen.calls
+                                  if call.name in COMPLEX or (call.tensor is not None and call.tensor.is_complex())]
+        return result
+
+    function_class.backward = staticmethod(backward)
+    try:
+        yield watched
+    finally:
+        if original is None:
+            del function_class.backward
+        else:
+            function_class.backward = original
+
+
+def refuse_autograd_in_backward(watched):
+    passes, saved, forward_mode = watched.passes, watched.saved, watched.forward_mode
     asked_en, asked_zh = counted(passes)
     expected = ("grad_output times 3x², written out", "亲手写出的 grad_output 乘以 3x²")
     hint = ("return grad_output * 3 * x ** 2, computed from the saved x", "返回 grad_output * 3 * x ** 2，用保存的 x 来算")
@@ -111,6 +143,14 @@ def refuse_autograd_in_backward(passes, saved, forward_mode):
                    found=(f"{saved} tensor{'' if saved == 1 else 's'} saved while backward ran",
                           f"backward 运行时保存了 {saved} 个张量"),
                    hint_en=hint[0], hint_zh=hint[1])
+    if watched.complex_calls:
+        names = sorted(set(watched.complex_calls))
+        raise Fail("Cube.backward computed the derivative numerically, in complex arithmetic (the complex-step "
+                   "method): the exercise is to write it out", "Cube.backward 用复数运算数值求导（复步长法）："
+                   "这道练习要你把导数写出来", expected=expected,
+                   found=(f"{len(watched.complex_calls)} torch calls on complex tensors ({', '.join(names[:4])})",
+                          f"对复数张量做了 {len(watched.complex_calls)} 次 torch 调用（{'、'.join(names[:4])}）"),
+                   hint_en=hint[0], hint_zh=hint[1])
 
 
 @exercise("gradient-checking/custom-function",
@@ -121,10 +161,11 @@ def custom_function(solution, check):
     require_function_class(solution, "Cube", ("keep the class of the starter file and fill in its two static methods",
                                                     "保留起始文件里的类，填好它的两个静态方法"))
     for shape, seed in CASES:
-        case(solution, check, shape, seed)
+        with watched_backward(solution.Cube, Watched()) as watched:
+            case(solution, check, shape, seed, watched)
 
 
-def case(solution, check, shape, seed):
+def case(solution, check, shape, seed, watched):
     case_en, case_zh = f"x of shape {shape}", f"x 的形状为 {shape}"
 
     check(f"{case_en}: cube(x) equals x³, in float64, and goes through Cube",
@@ -201,7 +242,7 @@ def case(solution, check, shape, seed):
                    found=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
                    hint_en="read the error: gradcheck calls cube and your backward many times, with one-hot "
                            "and all-zero grad_outputs", hint_zh="读一读报错：gradcheck 会多次调用 cube 和你的 "
-                                                               "backward，grad_output 有只含一个 1 的，也有全是 0 的") from None
+                                                               "backward，grad_output 有独热的，也有全是 0 的") from None
 
     # --- the method: ctx.save_for_backward, and a derivative written by hand ---
     check(f"{case_en}: forward keeps x with ctx.save_for_backward and backward reads it from ctx.saved_tensors: an "
@@ -234,11 +275,44 @@ def case(solution, check, shape, seed):
                    hint_zh="在 forward 里 ctx.save_for_backward(x)，在 backward 里 (x,) = ctx.saved_tensors；"
                            "存副本（x.clone()、x.tolist()），或者把 x 放在 ctx 的别处，都会躲过版本检查")
 
-    check(f"{case_en}: Cube.backward computes 3x² itself, without asking autograd for the derivative (reverse or "
-          "forward mode)", f"{case_zh}：Cube.backward 自己算出 3x²，不让 autograd 替它求导（反向模式、前向模式都不行）")
+    check(f"{case_en}: backward computes the gradient from the x it reads from ctx.saved_tensors: when that hands "
+          "back 2x, backward returns grad_output · 3(2x)²",
+          f"{case_zh}：backward 用从 ctx.saved_tensors 取回的 x 计算梯度：取回的是 2x 时，backward 返回 "
+          "grad_output · 3(2x)²")
+    x = draw(*shape, seed=seed)
+    with torch.autograd.graph.saved_tensors_hooks(lambda tensor: tensor, lambda tensor: 2 * tensor):
+        out = solution.cube(x)  # every tensor forward saves comes back doubled
     torch.manual_seed(seed)
-    refuse_autograd_in_backward(*call_backward(solution, draw(*shape, seed=seed),
-                                               torch.randn(*shape, dtype=torch.float64)))
+    grad_output = torch.randn(*shape, dtype=torch.float64)
+    grad = run_backward(out, x, grad_output)
+    expected = grad_output * 3 * (2 * x.detach()) ** 2
+    if grad.shape != x.shape or not torch.allclose(grad, expected, rtol=1e-10, atol=1e-12):
+        unchanged = grad.shape == x.shape and torch.allclose(grad, grad_output * 3 * x.detach() ** 2, rtol=1e-10,
+                                                             atol=1e-12)
+        raise Fail("Cube.backward did not compute the gradient from the x it read back from ctx.saved_tensors",
+                   "Cube.backward 没有用从 ctx.saved_tensors 取回的 x 计算梯度",
+                   expected=("grad_output · 3(2x)², from the 2x that ctx.saved_tensors handed back",
+                             "grad_output · 3(2x)²，用 ctx.saved_tensors 取回的 2x 算出"),
+                   found=("grad_output · 3x²: backward ignored what ctx.saved_tensors handed back",
+                          "grad_output · 3x²：backward 没用 ctx.saved_tensors 取回的东西") if unchanged else
+                   (f"off by up to {(grad - expected).abs().max().item():.3g}",
+                    f"最多差 {(grad - expected).abs().max().item():.3g}"),
+                   hint_en="(x,) = ctx.saved_tensors, then grad_output * 3 * x ** 2: from that x, not from the "
+                           "output of forward and not from a copy of x kept anywhere else",
+                   hint_zh="(x,) = ctx.saved_tensors，再算 grad_output * 3 * x ** 2：用这个 x，不要用 forward 的输出，"
+                           "也不要用存在别处的 x 副本")
+
+    check(f"{case_en}: Cube.backward computes 3x² itself, in every call (from .sum(), from gradcheck, and called "
+          "directly), without asking autograd for the derivative (reverse or forward mode) and without complex-step "
+          "differentiation",
+          f"{case_zh}：Cube.backward 每次被调用（.sum() 时、gradcheck 里、直接调用时）都自己算出 3x²，不让 autograd "
+          "替它求导（反向模式、前向模式都不行），也不用复步长法数值求导")
+    torch.manual_seed(seed)
+    grad_output = torch.randn(*shape, dtype=torch.float64)
+    out = solution.cube(draw(*shape, seed=seed))  # held while its node runs: torch 2.6 frees what it saved otherwise
+    with torch.no_grad():
+        out.grad_fn.apply(grad_output)  # outside the engine, as the earlier checks ran it inside
+    refuse_autograd_in_backward(watched)
 
 
 def explain_mismatch(solution, x, raised):
@@ -257,7 +331,7 @@ def explain_mismatch(solution, x, raised):
                    "grad_output for each output element (twice each, and compares the two results), and sees "
                    "the difference")
         hint_zh = ("要乘上 grad_output：返回 grad_output * 3 * x ** 2。用 .sum() 时 grad_output 全是 1，所以上面那项"
-                   "检查能通过；gradcheck 对每个输出元素都用只有那个位置为 1 的 grad_output 调用 backward"
+                   "检查能通过；gradcheck 对每个输出元素都用独热的 grad_output 调用 backward"
                    "（每个调两次，比较两次的结果），差别就露出来了")
     else:
         worst = (analytical - true).abs().max().item()
