@@ -1,4 +1,4 @@
-# expect: the predictions ran a backward pass 8 times
+# expect: the predictions ran a backward pass 5 times
 # Runs the shown code, but hands the backward passes to the autograd engine directly instead of
 # torch.autograd.backward; torch comes in through importlib, so no import statement names it.
 import importlib
