@@ -116,17 +116,30 @@ def inference_mode_makes_new_tensors_inference_tensors():
 
 def torch_func_may_use_inference_tensors():
     """An inference tensor that autograd refuses to save (`feats * w`) is accepted by `torch.func.grad`
-    and `torch.func.vjp`, which give the right gradients."""
+    and `torch.func.vjp`, which give the right gradients, as long as ordinary autograd records nothing:
+    given an input that requires grad, or a model's parameters as they are, both raise the same error."""
+    message = "Inference tensors cannot be saved for backward"
     torch.manual_seed(0)
     with torch.inference_mode():
         feats = torch.randn(5, 3)
     w = torch.randn(3)
-    assert _raises(lambda: feats * w.requires_grad_(), "Inference tensors cannot be saved for backward")
+    assert _raises(lambda: feats * w.requires_grad_(), message)
     w = w.detach()
     gradient = torch.func.grad(lambda v: (feats @ v).pow(2).sum())(w)
     assert torch.allclose(gradient, 2 * feats.t() @ (feats @ w))
     _, vjp = torch.func.vjp(lambda v: nn.functional.linear(feats, v.view(1, 3)), w)
     assert torch.allclose(vjp(torch.ones(5, 1))[0], feats.sum(0))
+    # the same transforms, with inputs that ordinary autograd records: the error comes back
+    trained = w.clone().requires_grad_()
+    assert _raises(lambda: torch.func.grad(lambda v: (feats @ v).pow(2).sum())(trained), message)
+    assert _raises(lambda: torch.func.vjp(lambda v: nn.functional.linear(feats, v.view(1, 3)), trained), message)
+    layer = nn.Linear(3, 1)
+
+    def loss(params):
+        return torch.func.functional_call(layer, params, (feats,)).pow(2).sum()
+
+    assert _raises(lambda: torch.func.grad(loss)(dict(layer.named_parameters())), message)
+    assert not _raises(lambda: torch.func.grad(loss)({k: v.detach() for k, v in layer.named_parameters()}), message)
 
 
 def mul_saves_only_what_the_other_gradient_needs():
