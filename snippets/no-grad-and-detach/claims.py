@@ -248,7 +248,9 @@ def recording_allocates_nothing_extra_in_these_mlps():
 def transformer_layer_takes_a_fused_path_under_no_grad():
     """In eval() mode under no_grad, an nn.TransformerEncoderLayer built with batch_first=True runs
     one fused operation (its fast path), and dozens of others with gradients enabled; built with the
-    default batch_first=False, it does not take that path."""
+    default batch_first=False, it does not take that path. What decides is whether anything needs
+    recording: with gradients enabled, the layer with every parameter frozen takes the path too,
+    unless its input requires grad."""
     torch.manual_seed(0)
     ops = {}
     for batch_first in (True, False):
@@ -258,10 +260,17 @@ def transformer_layer_takes_a_fused_path_under_no_grad():
             with mode(), _allocated() as counter:
                 encoder(x)
             ops[batch_first, mode] = counter.ops
+    frozen = nn.TransformerEncoderLayer(128, 4, 512, batch_first=True).eval().requires_grad_(False)
+    for name, inputs in (("frozen", x), ("frozen, input requires grad", x.clone().requires_grad_())):
+        with torch.enable_grad(), _allocated() as counter:
+            frozen(inputs)
+        ops[name] = counter.ops
     fused = {key: any("_transformer_encoder_layer_fwd" in op for op in found) for key, found in ops.items()}
     assert len(ops[True, torch.no_grad]) == 1 and fused[True, torch.no_grad], ops[True, torch.no_grad]
     assert len(ops[True, torch.enable_grad]) >= 24 and not fused[True, torch.enable_grad]
     assert not fused[False, torch.no_grad] and len(ops[False, torch.no_grad]) >= 24, ops[False, torch.no_grad]
+    assert len(ops["frozen"]) == 1 and fused["frozen"], ops["frozen"]
+    assert not fused["frozen, input requires grad"] and len(ops["frozen, input requires grad"]) >= 24
 
 
 def seq_fixed_part_is_mostly_saved_weights():
