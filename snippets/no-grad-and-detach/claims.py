@@ -522,7 +522,8 @@ _DDP_WAYS = ("wrapped again", "find_unused_parameters", "frozen after wrapping")
 def under_ddp_freezing_after_wrapping_breaks_the_average():
     """Two gloo ranks, DistributedDataParallel over Linear-ReLU-Linear, the first Linear frozen after one
     step: if the model was wrapped before freezing, the next backward leaves each rank its own gradient
-    of the last Linear, not the average, and the forward after it raises; wrapped again after freezing,
+    of the last Linear, not the average, and the next forward with gradients enabled raises (a no_grad
+    forward in between runs); wrapped again after freezing,
     or built with find_unused_parameters=True, the gradient is the average and training goes on."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
@@ -547,8 +548,9 @@ def under_ddp_freezing_after_wrapping_breaks_the_average():
         shutil.rmtree(folder, ignore_errors=True)
     for way in _DDP_WAYS:
         (local0, grad0, next0), (local1, grad1, next1) = (
-            (torch.tensor(local), torch.tensor(grad), after) for local, grad, after in (found[0][way], found[1][way]))
+            (torch.tensor(local), torch.tensor(grad), after) for local, grad, _, after in (found[0][way], found[1][way]))
         assert not torch.allclose(local0, local1)  # the ranks see different data
+        assert found[0][way][2] == found[1][way][2] == "ran", (way, found[0][way][2])  # no_grad pass
         if way == "frozen after wrapping":
             assert torch.equal(grad0, local0) and torch.equal(grad1, local1), way
             assert all("Expected to have finished reduction in the prior iteration" in after
@@ -583,11 +585,19 @@ def _freezing_worker(rank, store_path, results):
             grad = net[2].weight.grad.tolist()  # lists: tensors in the queue would need the worker alive
             local = torch.autograd.grad(net(x).sum(), net[2].weight)[0].tolist()  # this rank's own gradient
             try:
-                model(x).sum().backward()
+                with torch.no_grad():
+                    model(x)  # an evaluation pass
+                evaluated = "ran"
+            except RuntimeError as error:
+                evaluated = str(error)
+            try:
+                out = model(x)  # the next forward with gradients enabled
                 after = "ran"
             except RuntimeError as error:
                 after = str(error)
-            found[way] = (local, grad, after)
+            else:
+                out.sum().backward()
+            found[way] = (local, grad, evaluated, after)
         results.put((rank, found))
     finally:
         dist.destroy_process_group()
