@@ -361,6 +361,25 @@ def first_layers_frozen_both_ways_same_gradients():
             assert (p.grad is None and q.grad is None) or torch.equal(p.grad, q.grad)
 
 
+def detach_way_still_records_the_frozen_layers():
+    """With an input that does not require grad, the first layers frozen with `requires_grad_(False)`
+    record nothing (their output has no grad_fn) and the forward saves fewer tensors; cut with
+    `detach()` after them, they record a graph and save tensors for it that no backward reaches."""
+    def make():
+        torch.manual_seed(0)
+        return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+
+    torch.manual_seed(1)
+    x = torch.randn(8, 6)
+    for k in (1, 2, 3):
+        frozen, cut = make(), make()
+        frozen[:k].requires_grad_(False)
+        assert frozen[:k](x).grad_fn is None and cut[:k](x).grad_fn is not None
+        packed_frozen, _ = _saved(lambda: frozen(x))
+        packed_cut, _ = _saved(lambda: cut[k:](cut[:k](x).detach()))
+        assert len(packed_cut) > len(packed_frozen), (k, len(packed_cut), len(packed_frozen))
+
+
 class _TiedModel(nn.Module):
     """An embedding, a Linear, and an output layer that reuses the embedding's weight."""
 
@@ -431,6 +450,18 @@ def optimizers_skip_parameters_whose_grad_is_none():
             optimizer.step()
         assert torch.equal(skipped, torch.ones(3)) and skipped not in optimizer.state
         assert not torch.equal(used, torch.ones(3))
+
+
+def a_view_taken_under_no_grad_still_requires_grad():
+    """A view of a tensor that requires grad, taken inside `no_grad`, reports requires_grad=True with no
+    grad_fn; editing it in place inside the block is allowed, after the block it raises."""
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.no_grad():
+        view = w[:2]
+        assert not (w * 2).requires_grad
+        assert view.requires_grad and view.grad_fn is None
+        view.mul_(2)
+    assert _raises(lambda: view.mul_(2), "A view was created in no_grad mode and is being modified inplace")
 
 
 def dropout_mask_is_saved_only_in_train_mode():
