@@ -84,8 +84,10 @@ def no_grad_keeps_requires_grad_and_version_counting():
 
 
 def grad_mode_is_per_thread():
-    """`no_grad` entered in one thread does not reach work run by another thread (a pool's worker
-    records as usual); `no_grad` entered inside the worker's function does."""
+    """`no_grad` entered in one thread does not reach a thread the code starts itself (a
+    ThreadPoolExecutor's worker records as usual); `no_grad` entered inside the worker's function
+    does. (torch's own parallel_apply, behind nn.DataParallel, carries grad mode into its threads;
+    it needs an accelerator, so the page does not speak of it.)"""
     layer = nn.Linear(3, 1)
     x = torch.ones(1, 3)
 
