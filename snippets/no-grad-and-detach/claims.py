@@ -84,8 +84,10 @@ def no_grad_keeps_requires_grad_and_version_counting():
 
 
 def grad_mode_is_per_thread():
-    """`no_grad` entered in one thread does not reach work run by another thread (a pool's worker
-    records as usual); `no_grad` entered inside the worker's function does."""
+    """`no_grad` entered in one thread does not reach a thread the code starts itself (a
+    ThreadPoolExecutor's worker records as usual); `no_grad` entered inside the worker's function
+    does. (torch's own parallel_apply, behind nn.DataParallel, carries grad mode into its threads;
+    it needs an accelerator, so the page does not speak of it.)"""
     layer = nn.Linear(3, 1)
     x = torch.ones(1, 3)
 
@@ -116,17 +118,30 @@ def inference_mode_makes_new_tensors_inference_tensors():
 
 def torch_func_may_use_inference_tensors():
     """An inference tensor that autograd refuses to save (`feats * w`) is accepted by `torch.func.grad`
-    and `torch.func.vjp`, which give the right gradients."""
+    and `torch.func.vjp`, which give the right gradients, as long as ordinary autograd records nothing:
+    given an input that requires grad, or a model's parameters as they are, both raise the same error."""
+    message = "Inference tensors cannot be saved for backward"
     torch.manual_seed(0)
     with torch.inference_mode():
         feats = torch.randn(5, 3)
     w = torch.randn(3)
-    assert _raises(lambda: feats * w.requires_grad_(), "Inference tensors cannot be saved for backward")
+    assert _raises(lambda: feats * w.requires_grad_(), message)
     w = w.detach()
     gradient = torch.func.grad(lambda v: (feats @ v).pow(2).sum())(w)
     assert torch.allclose(gradient, 2 * feats.t() @ (feats @ w))
     _, vjp = torch.func.vjp(lambda v: nn.functional.linear(feats, v.view(1, 3)), w)
     assert torch.allclose(vjp(torch.ones(5, 1))[0], feats.sum(0))
+    # the same transforms, with inputs that ordinary autograd records: the error comes back
+    trained = w.clone().requires_grad_()
+    assert _raises(lambda: torch.func.grad(lambda v: (feats @ v).pow(2).sum())(trained), message)
+    assert _raises(lambda: torch.func.vjp(lambda v: nn.functional.linear(feats, v.view(1, 3)), trained), message)
+    layer = nn.Linear(3, 1)
+
+    def loss(params):
+        return torch.func.functional_call(layer, params, (feats,)).pow(2).sum()
+
+    assert _raises(lambda: torch.func.grad(loss)(dict(layer.named_parameters())), message)
+    assert not _raises(lambda: torch.func.grad(loss)({k: v.detach() for k, v in layer.named_parameters()}), message)
 
 
 def mul_saves_only_what_the_other_gradient_needs():
@@ -235,7 +250,9 @@ def recording_allocates_nothing_extra_in_these_mlps():
 def transformer_layer_takes_a_fused_path_under_no_grad():
     """In eval() mode under no_grad, an nn.TransformerEncoderLayer built with batch_first=True runs
     one fused operation (its fast path), and dozens of others with gradients enabled; built with the
-    default batch_first=False, it does not take that path."""
+    default batch_first=False, it does not take that path. What decides is whether anything needs
+    recording: with gradients enabled, the layer with every parameter frozen takes the path too,
+    unless its input requires grad."""
     torch.manual_seed(0)
     ops = {}
     for batch_first in (True, False):
@@ -245,10 +262,17 @@ def transformer_layer_takes_a_fused_path_under_no_grad():
             with mode(), _allocated() as counter:
                 encoder(x)
             ops[batch_first, mode] = counter.ops
+    frozen = nn.TransformerEncoderLayer(128, 4, 512, batch_first=True).eval().requires_grad_(False)
+    for name, inputs in (("frozen", x), ("frozen, input requires grad", x.clone().requires_grad_())):
+        with torch.enable_grad(), _allocated() as counter:
+            frozen(inputs)
+        ops[name] = counter.ops
     fused = {key: any("_transformer_encoder_layer_fwd" in op for op in found) for key, found in ops.items()}
     assert len(ops[True, torch.no_grad]) == 1 and fused[True, torch.no_grad], ops[True, torch.no_grad]
     assert len(ops[True, torch.enable_grad]) >= 24 and not fused[True, torch.enable_grad]
     assert not fused[False, torch.no_grad] and len(ops[False, torch.no_grad]) >= 24, ops[False, torch.no_grad]
+    assert len(ops["frozen"]) == 1 and fused["frozen"], ops["frozen"]
+    assert not fused["frozen, input requires grad"] and len(ops["frozen, input requires grad"]) >= 24
 
 
 def seq_fixed_part_is_mostly_saved_weights():
@@ -339,6 +363,25 @@ def first_layers_frozen_both_ways_same_gradients():
             assert (p.grad is None and q.grad is None) or torch.equal(p.grad, q.grad)
 
 
+def detach_way_still_records_the_frozen_layers():
+    """With an input that does not require grad, the first layers frozen with `requires_grad_(False)`
+    record nothing (their output has no grad_fn) and the forward saves fewer tensors; cut with
+    `detach()` after them, they record a graph and save tensors for it that no backward reaches."""
+    def make():
+        torch.manual_seed(0)
+        return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+
+    torch.manual_seed(1)
+    x = torch.randn(8, 6)
+    for k in (1, 2, 3):
+        frozen, cut = make(), make()
+        frozen[:k].requires_grad_(False)
+        assert frozen[:k](x).grad_fn is None and cut[:k](x).grad_fn is not None
+        packed_frozen, _ = _saved(lambda: frozen(x))
+        packed_cut, _ = _saved(lambda: cut[k:](cut[:k](x).detach()))
+        assert len(packed_cut) > len(packed_frozen), (k, len(packed_cut), len(packed_frozen))
+
+
 class _TiedModel(nn.Module):
     """An embedding, a Linear, and an output layer that reuses the embedding's weight."""
 
@@ -409,6 +452,18 @@ def optimizers_skip_parameters_whose_grad_is_none():
             optimizer.step()
         assert torch.equal(skipped, torch.ones(3)) and skipped not in optimizer.state
         assert not torch.equal(used, torch.ones(3))
+
+
+def a_view_taken_under_no_grad_still_requires_grad():
+    """A view of a tensor that requires grad, taken inside `no_grad`, reports requires_grad=True with no
+    grad_fn; editing it in place inside the block is allowed, after the block it raises."""
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.no_grad():
+        view = w[:2]
+        assert not (w * 2).requires_grad
+        assert view.requires_grad and view.grad_fn is None
+        view.mul_(2)
+    assert _raises(lambda: view.mul_(2), "A view was created in no_grad mode and is being modified inplace")
 
 
 def dropout_mask_is_saved_only_in_train_mode():
@@ -500,7 +555,8 @@ _DDP_WAYS = ("wrapped again", "find_unused_parameters", "frozen after wrapping")
 def under_ddp_freezing_after_wrapping_breaks_the_average():
     """Two gloo ranks, DistributedDataParallel over Linear-ReLU-Linear, the first Linear frozen after one
     step: if the model was wrapped before freezing, the next backward leaves each rank its own gradient
-    of the last Linear, not the average, and the forward after it raises; wrapped again after freezing,
+    of the last Linear, not the average, and the next forward with gradients enabled raises (a no_grad
+    forward in between runs); wrapped again after freezing,
     or built with find_unused_parameters=True, the gradient is the average and training goes on."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
@@ -525,8 +581,9 @@ def under_ddp_freezing_after_wrapping_breaks_the_average():
         shutil.rmtree(folder, ignore_errors=True)
     for way in _DDP_WAYS:
         (local0, grad0, next0), (local1, grad1, next1) = (
-            (torch.tensor(local), torch.tensor(grad), after) for local, grad, after in (found[0][way], found[1][way]))
+            (torch.tensor(local), torch.tensor(grad), after) for local, grad, _, after in (found[0][way], found[1][way]))
         assert not torch.allclose(local0, local1)  # the ranks see different data
+        assert found[0][way][2] == found[1][way][2] == "ran", (way, found[0][way][2])  # no_grad pass
         if way == "frozen after wrapping":
             assert torch.equal(grad0, local0) and torch.equal(grad1, local1), way
             assert all("Expected to have finished reduction in the prior iteration" in after
@@ -561,11 +618,19 @@ def _freezing_worker(rank, store_path, results):
             grad = net[2].weight.grad.tolist()  # lists: tensors in the queue would need the worker alive
             local = torch.autograd.grad(net(x).sum(), net[2].weight)[0].tolist()  # this rank's own gradient
             try:
-                model(x).sum().backward()
+                with torch.no_grad():
+                    model(x)  # an evaluation pass
+                evaluated = "ran"
+            except RuntimeError as error:
+                evaluated = str(error)
+            try:
+                out = model(x)  # the next forward with gradients enabled
                 after = "ran"
             except RuntimeError as error:
                 after = str(error)
-            found[way] = (local, grad, after)
+            else:
+                out.sum().backward()
+            found[way] = (local, grad, evaluated, after)
         results.put((rank, found))
     finally:
         dist.destroy_process_group()

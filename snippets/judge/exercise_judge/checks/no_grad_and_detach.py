@@ -257,10 +257,10 @@ def freeze_two_ways(solution, check):
         raise Fail(f"after forward_cut, the parameters of {names[0]} no longer require grad",
                    f"forward_cut 之后，{names[1]} 的参数不再要梯度了",
                    expected="requires_grad True", found="requires_grad False",
-                   hint_en="that freezes those layers for every later forward too: forward_cut must cut the data "
-                           "flow, with detach() on the activation, and leave the parameters as they are",
-                   hint_zh="那样这些层在以后每次前向里都被冻结了：forward_cut 要切的是数据流，对中间结果 detach()，"
-                           "参数保持原样")
+                   hint_en="that freezes those layers for every later forward too: forward_cut must cut the graph "
+                           "at the activation, with detach(), and leave the parameters as they are",
+                   hint_zh="那样这些层在以后每次前向里都被冻结了：forward_cut 要切的是中间结果处的计算图，对中间结果 "
+                           "detach()，参数保持原样")
 
     check("with forward_cut, no gradient reaches the input: everything before the cut is cut off",
           "用 forward_cut 时，梯度到不了输入：切口之前的一切都被切断")
@@ -328,22 +328,31 @@ def check_cut_method(solution, k) -> None:
     same storage and the same version counter as model[k - 1]'s output (not .data, not a copy)."""
     model, recorded, outputs, received = make_model(), {}, [], []
 
-    def ran(index):
-        def hook(module, args, output):
-            # grad_fn now: a later detach_() would clear it
-            recorded.setdefault(index, []).append(output.grad_fn is not None)
-            if index == k - 1:
-                outputs.append(output)
-        return hook
+    def spy(index):
+        """model[index]'s own forward, wrapped on the instance: a call through module(...) and a direct
+        .forward(...) both go through it, where a module hook would miss the second."""
+        forward = model[index].forward
 
-    handles = [model[i].register_forward_hook(ran(i)) for i in range(k)]
-    handles.append(model[k].register_forward_pre_hook(lambda module, args: received.append(args[0])))
+        def spied(*args, **kwargs):
+            if index == k:
+                received.append(args[0] if args else next(iter(kwargs.values()), None))
+            output = forward(*args, **kwargs)
+            if index < k:
+                # grad_fn now: a later detach_() would clear it
+                recorded.setdefault(index, []).append(output.grad_fn is not None)
+                if index == k - 1:
+                    outputs.append(output)
+            return output
+        return spied
+
+    for i in range(k + 1):
+        model[i].forward = spy(i)
     try:
         with Detaches() as seen:
             solution.forward_cut(model, make_input(), k)
     finally:
-        for handle in handles:
-            handle.remove()
+        for i in range(k + 1):
+            del model[i].forward
     off_graph = sorted(i for i in range(k) if not recorded.get(i) or not all(recorded[i]))
     if off_graph:
         names = (f"model[:{k}]",) * 2 if off_graph == list(range(k)) else layer_names(model, off_graph)
@@ -373,7 +382,22 @@ def check_cut_method(solution, k) -> None:
                            "counter, so autograd still notices a later in-place edit",
                    hint_zh="detach() 返回一个共享数值、不在计算图上的张量，并且沿用同一个版本计数器，"
                            "之后的原地修改 autograd 依然能察觉")
+    if not received:
+        raise Fail(f"model[{k}] was never called: forward_cut computed the later layers without running them, so "
+                   "nothing shows what they were handed",
+                   f"model[{k}] 一次也没有被调用：forward_cut 没有运行后面的层，而是自己算出了它们的结果，"
+                   "看不出交给它们的是什么",
+                   expected=(f"model[{k}:](h) run on the tensor h that detach() returned",
+                             f"在 detach() 返回的张量 h 上运行 model[{k}:](h)"),
+                   found=(f"no call of model[{k}]", f"没有调用 model[{k}]"),
+                   hint_en=f"h = model[:{k}](x).detach(), then model[{k}:](h): run the model's own layers",
+                   hint_zh=f"h = model[:{k}](x).detach()，再算 model[{k}:](h)：要运行模型自己的层")
     for h in received:
+        if not isinstance(h, torch.Tensor):
+            raise Fail(f"model[{k}] was called without a tensor", f"调用 model[{k}] 时传的不是张量",
+                       expected=("the tensor detach() returned", "detach() 返回的张量"), found=repr(h)[:80],
+                       hint_en=f"h = model[:{k}](x).detach(), then model[{k}:](h)",
+                       hint_zh=f"h = model[:{k}](x).detach()，再算 model[{k}:](h)")
         if h.grad_fn is not None:
             raise Fail(f"model[{k}] received a tensor that is still on the graph", f"model[{k}] 收到的张量还在计算图上",
                        expected=("its input off the graph: grad_fn None", "它的输入不在计算图上：grad_fn 是 None"),
