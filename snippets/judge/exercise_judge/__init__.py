@@ -28,8 +28,13 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Union
+
+# A torch installed without numpy warns "Failed to initialize NumPy" when the checks import it. That
+# is the judge's import, not the reader's: it must not appear in the verdict as printed by their code.
+warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
 
 from exercise_judge.checking import Exercise, load
 from exercise_judge.runner import TIMEOUT_SECONDS, Launch, launch_subprocess, run
