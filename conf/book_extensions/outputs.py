@@ -2,7 +2,8 @@
 
 myst-nb highlights every printed output with the lexer ``nb_render_text_lexer`` names (conf.py
 names ``book-output``), and ``torch_differences`` its diffs with ``book-output-diff``. A line keeps
-its layout when it has a run of two or more spaces after its first character (a table's columns),
+its layout when it has a run of two or more spaces after its first character (a table's columns;
+not after a full stop, where a message puts two spaces between sentences),
 starts with four spaces (aligned under the line above) or opens a matrix (``tensor([[``): the
 output scrolls sideways instead. Any other line is free text (an error message, a warning); its
 token's class ends in ``-Message``, which book.css lets wrap. The text itself is never changed.
@@ -15,7 +16,7 @@ from pygments.token import Generic, Text
 
 from book_extensions import ENV_VERSION
 
-LAYOUT = r"(?: {4}|[ \t]*tensor\(\[\[|[ \t]*\S[^\n]*? {2,}\S)[^\n]*"
+LAYOUT = r"(?: {4}|[ \t]*tensor\(\[\[|[ \t]*\S(?:[^\n]*?[^.\s])? {2,}\S)[^\n]*"
 MESSAGE = r"[^\n]+"
 # A diff line's sign, the token of its sign and of a kept line, and the token of a message line.
 SIGNS = ((r"-", Generic.Deleted, Generic.Deleted.Message), (r"\+", Generic.Inserted, Generic.Inserted.Message),
