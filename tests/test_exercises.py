@@ -16,7 +16,7 @@ import exercise_judge
 from book_extensions import pages
 from book_settings import ROOT, exercise_file
 from exercise_judge import exercises, judge
-from exercise_judge.runner import TIMEOUT_SECONDS, run
+from exercise_judge.runner import TIMEOUT_SECONDS, launch_subprocess, run
 from exercise_judge.verdict import LANGUAGES, report
 
 EXERCISES = exercises()
@@ -138,6 +138,29 @@ def test_a_solution_that_hangs_or_floods_is_stopped(tmp_path, launch):
     assert not hung.passed and "did not finish" in hung.text
     flooded = judge(any_exercise, flood, "zh", launch=launch)
     assert not flooded.passed and "输出超过了" in flooded.text
+
+
+def slow_start(seconds: float):
+    """A launch whose child sleeps `seconds` before it imports anything: a busy machine's start."""
+    def launch(args, **popen):
+        module = args[args.index("-m") + 1]
+        delayed = [args[0], "-c", f"import runpy, sys, time; time.sleep({seconds}); sys.argv[0] = {module!r}; "
+                                  f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)", *args[3:]]
+        return launch_subprocess(delayed, **popen)
+    return launch
+
+
+@pytest.mark.torch_independent
+def test_the_time_limit_counts_the_solution_not_the_start(tmp_path):
+    """A child that takes 8 s to start still has its 6 s for the reader's code; one that has not begun
+    the reader's code within `startup` seconds is stopped and said to be slow to start."""
+    exercise = "leaf-tensors/why-none"
+    solution = exercise_file(exercise, solution=True)
+    late = judge(exercise, solution, timeout=6, launch=slow_start(8))
+    assert late.passed, late.text
+    never = run(exercise, solution, startup=3, launch=slow_start(30))
+    assert never.stopped == "slow-start" and never.checks is None
+    assert "still starting after" in report(EXERCISES[exercise], solution, never, "en", TIMEOUT_SECONDS).text
 
 
 def test_a_file_that_writes_the_result_itself_is_not_believed(tmp_path, launch):

@@ -72,16 +72,35 @@ def replace_code(page, n: int, code: str) -> None:
     page.keyboard.insert_text(code)
 
 
-def verdict(page, words: str) -> str:
+def verdict(page, words: str, server) -> str:
+    """The judge cell's output once it shows `words`; when it does not in time, fails with what every
+    cell shows instead, the kernel's state and the end of the server's log."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     output = cell(page, JUDGE_CELL).locator(".jp-OutputArea-output", has_text=words)
-    output.wait_for(timeout=WAIT_MS)
+    try:
+        output.wait_for(timeout=WAIT_MS)
+    except PlaywrightTimeout:
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        shown = [cells.nth(n).locator(".jp-OutputArea-output").all_inner_texts() for n in range(cells.count())]
+        status = page.evaluate("document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status"
+                               " ?? 'not shown'")
+        log = server.log.read_text(encoding="utf-8", errors="replace")[-3000:]
+        pytest.fail(f"no {words!r} in the judge cell after {WAIT_MS // 1000} s; kernel {status}; "
+                    f"cell outputs {shown}; end of {server.log}:\n{log}")
     return output.inner_text()
+
+
+def kernel_idle(page) -> None:
+    """Waits until the notebook's kernel has started and is idle, so that the verdict's wait is the judge's."""
+    page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').first.wait_for(timeout=WAIT_MS)
 
 
 def open_notebook(page, server, app: str) -> None:
     path = "lab/tree" if app == "lab" else "notebooks"
     page.goto(f"{server.base}{path}/{NOTEBOOK}?token={server.token}")
     cell(page, JUDGE_CELL).wait_for(timeout=WAIT_MS)
+    kernel_idle(page)
 
 
 def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(practice, page):
@@ -89,7 +108,7 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(practice, page):
     words = WORDS[language]
     open_notebook(page, server, "lab")
     run_all(page)
-    failed = verdict(page, words["fail"])
+    failed = verdict(page, words["fail"], server)
     assert "✘" in failed and "Traceback" not in failed, failed
     cell(page, JUDGE_CELL).scroll_into_view_if_needed()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -98,14 +117,14 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(practice, page):
     solution = exercise_file(EXERCISE, solution=True).read_text(encoding="utf-8")
     replace_code(page, SOLUTION_CELL, f"%%writefile {FILE}\n{solution}")
     run_all(page)
-    passed = verdict(page, words["pass"])
+    passed = verdict(page, words["pass"], server)
     assert "✘" not in passed, passed
 
     replace_code(page, SOLUTION_CELL, f"%%writefile {FILE}\nwhile True:\n    pass\n")
     replace_code(page, JUDGE_CELL, "from exercise_judge import judge\n\n"
                                    f"print(judge({EXERCISE!r}, {FILE!r}, language={language!r}, timeout=5).text)")
     run_all(page)
-    verdict(page, words["hang"])
+    verdict(page, words["hang"], server)
     replace_code(page, JUDGE_CELL, "print('kernel', 6 * 7)")
     run_all(page)
     cell(page, JUDGE_CELL).locator(".jp-OutputArea-output", has_text="kernel 42").wait_for(timeout=WAIT_MS)
@@ -115,5 +134,5 @@ def test_notebook_7_judges_the_starter(practice, page):
     language, server = practice
     open_notebook(page, server, "notebook")
     run_all(page)
-    failed = verdict(page, WORDS[language]["fail"])
+    failed = verdict(page, WORDS[language]["fail"], server)
     assert "✘" in failed, failed

@@ -3,8 +3,10 @@
 The reader's file runs in ``python -m exercise_judge.child``, so that a solution that hangs, floods
 the terminal or crashes is stopped and reported in plain words, never as a bare traceback. The
 limits are kept with what every operating system has: the parent reads the child's pipe on a
-thread, counts what it printed and kills the child after ``timeout`` seconds. The child runs in
-the solution file's folder with one thread (``RUN_ENV``: float32 reductions then give the same
+thread, counts what it printed and kills the child once the reader's code has run ``timeout``
+seconds. The clock starts when the child says it has begun (a file beside the result): starting
+Python and importing torch is the machine's time, not the solution's, and is capped separately.
+The child runs in the solution file's folder with one thread (``RUN_ENV``: float32 reductions then give the same
 digits on every machine, as in the book's own runs).
 """
 
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Optional, Union
 
 TIMEOUT_SECONDS = 60
+STARTUP_SECONDS = 180  # Python starting and importing torch and the checks, before the reader's code runs
 OUTPUT_LIMIT = 20_000  # characters a solution may print before it is stopped
 # The book's run environment (conf/book_settings.py's RUN_ENV holds the same; a test compares them).
 RUN_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
@@ -34,6 +37,8 @@ def launch_subprocess(args: list, *, env: dict, cwd: Union[str, Path]) -> subpro
     return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             encoding="utf-8", errors="replace", env=env, cwd=cwd)
 
+
+BEGAN = "began"  # the child creates this file beside the result when the reader's code is about to run
 
 # launch(args, env=..., cwd=...) -> a context manager with stdin, stdout, poll(), kill(), wait(), returncode:
 # launch_subprocess, or the book's tests' prewarmed.Server (forks of a process that imported torch once).
@@ -50,11 +55,14 @@ class Run:
     status: Optional[int]  # the child's exit status
 
 
-def run(exercise_id: str, file: Path, timeout: float = TIMEOUT_SECONDS, launch: Launch = launch_subprocess) -> Run:
-    """`launch` starts the child (see ``Launch``), in the folder of `file`."""
+def run(exercise_id: str, file: Path, timeout: float = TIMEOUT_SECONDS, launch: Launch = launch_subprocess,
+        startup: float = STARTUP_SECONDS) -> Run:
+    """`launch` starts the child (see ``Launch``), in the folder of `file`; the child is stopped when it
+    has not begun the reader's code after `startup` seconds, or has run it for `timeout` seconds."""
     file = file.resolve()
     with tempfile.TemporaryDirectory() as folder:
         result_path, token = Path(folder) / "result.json", secrets.token_hex(16)
+        began_path = result_path.with_name(BEGAN)
         with launch([sys.executable, "-m", "exercise_judge.child", exercise_id, str(file), str(result_path)],
                     env={**os.environ, **RUN_ENV, "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}, cwd=file.parent) as child:
             try:
@@ -65,9 +73,14 @@ def run(exercise_id: str, file: Path, timeout: float = TIMEOUT_SECONDS, launch: 
             printed, stopped = [], None
             reader = threading.Thread(target=lambda: printed.extend(iter(lambda: child.stdout.read(1024), "")))
             reader.start()
-            start = time.monotonic()
+            launched, began = time.monotonic(), None
             while child.poll() is None:
-                if time.monotonic() - start > timeout:
+                now = time.monotonic()
+                if began is None and began_path.exists():
+                    began = now
+                if began is None and now - launched > startup:
+                    stopped = "slow-start"
+                elif began is not None and now - began > timeout:
                     stopped = "timeout"
                 elif sum(map(len, printed)) > OUTPUT_LIMIT:
                     stopped = "flood"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exercise_judge.checking import Exercise
-from exercise_judge.runner import OUTPUT_LIMIT, Run
+from exercise_judge.runner import OUTPUT_LIMIT, STARTUP_SECONDS, Run
 
 WORDS = {
     "en": {
@@ -23,6 +23,8 @@ WORDS = {
         "died": "The process running your code ended abruptly (exit status {status}), before any check could report.",
         "where": " at {file} line {line}: {code}",
         "timeout": "Stopped after {seconds} s: the solution did not finish (an endless loop, or far too much work).",
+        "slow-start": "Stopped: Python and torch were still starting after {startup} s, before your code ran. "
+                      "The machine is too busy; run the judge again when it is quieter.",
         "flood": "Stopped: the solution printed more than {limit} characters. Remove the prints in loops.",
         "missing": "{file} has no `{name}`: keep the names of the starter file.",
         "no-file": "There is no file {file}.",
@@ -48,6 +50,8 @@ WORDS = {
         "died": "运行你代码的进程意外结束（退出码 {status}），没有任何检查来得及报告。",
         "where": "，位置 {file} 第 {line} 行：{code}",
         "timeout": "{seconds} 秒后仍未结束，已停止：可能是死循环，或者计算量太大。",
+        "slow-start": "已停止：过了 {startup} 秒，Python 和 torch 还没启动完，你的代码还没开始运行。"
+                      "机器太忙了，等它空闲些再运行一次评测。",
         "flood": "已停止：输出超过了 {limit} 个字符。去掉循环里的 print。",
         "missing": "{file} 里没有 `{name}`：请保留起始文件里的名字。",
         "no-file": "找不到文件 {file}。",
@@ -86,7 +90,7 @@ def report(exercise: Exercise, file: Path, run: Run, language: str, timeout: flo
     say = WORDS[language]
     lines = [say["exercise"].format(id=exercise.id, title=exercise.title[language])]
     if run.stopped:
-        stopped = say[run.stopped].format(seconds=int(timeout), limit=OUTPUT_LIMIT)
+        stopped = say[run.stopped].format(seconds=int(timeout), limit=OUTPUT_LIMIT, startup=STARTUP_SECONDS)
         return Verdict(exercise.id, False, lines + [stopped] + _printed(run.output, say))
     if run.checks is None:
         return Verdict(exercise.id, False, lines + [say["died"].format(status=run.status)] + _printed(run.output, say))
