@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ FILE = exercise_file(EXERCISE).name
 SOLUTION_CELL, JUDGE_CELL = exercises.CELL_IDS.index("solution"), exercises.CELL_IDS.index("judge")
 WORDS = {"en": {"fail": "Not yet: check", "pass": "Passed: all", "hang": "Stopped after 5 s"},
          "zh": {"fail": "还没通过：第", "pass": "通过：", "hang": "5 秒后仍未结束，已停止"}}
+RUN_ALL = re.compile(r"^Run All Cells$")
 SCREENSHOTS = book_settings.BUILD / "screenshots"
 WAIT_MS = 180_000  # a cold kernel imports torch, then the judge's child does: slow on a loaded 2-core machine
 
@@ -56,8 +58,29 @@ def page(browser):
 
 
 def run_all(page) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    """Run → Run All Cells, as a reader does, and returns once the judge cell is queued or has run (its
+    prompt changed). JupyterLab greys the item out while the notebook is not its current widget, and
+    a click on a greyed item does nothing: then the reader's next move, a click in the notebook and
+    the menu again, until the deadline."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    prompt = cell(page, JUDGE_CELL).locator(".jp-InputPrompt")
+    before = prompt.inner_text()
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        item = page.locator(".lm-Menu-item", has=page.locator(".lm-Menu-itemLabel", has_text=RUN_ALL))
+        if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
+            item.click()
+            try:
+                page.wait_for_function("([element, text]) => element.innerText !== text",
+                                       arg=[prompt.element_handle(), before], timeout=20_000)
+                return
+            except PlaywrightTimeout:
+                pass
+        page.keyboard.press("Escape")
+        cell(page, 0).click()
+    pytest.fail(f"Run All Cells did not start the notebook within {WAIT_MS // 1000} s (judge cell prompt {before!r})")
 
 
 def cell(page, n: int):
