@@ -143,9 +143,10 @@ def test_a_solution_that_hangs_or_floods_is_stopped(tmp_path, launch):
 def slow_start(seconds: float):
     """A launch whose child sleeps `seconds` before it imports anything: a busy machine's start."""
     def launch(args, **popen):
-        module = args[args.index("-m") + 1]
+        at = args.index("-m") + 1
+        module, arguments = args[at], args[at + 1:]
         delayed = [args[0], "-c", f"import runpy, sys, time; time.sleep({seconds}); sys.argv[0] = {module!r}; "
-                                  f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)", *args[3:]]
+                                  f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)", *arguments]
         return launch_subprocess(delayed, **popen)
     return launch
 

@@ -6,8 +6,8 @@ limits are kept with what every operating system has: the parent reads the child
 thread, counts what it printed and kills the child once the reader's code has run ``timeout``
 seconds. The clock starts when the child says it has begun (a file beside the result): starting
 Python and importing torch is the machine's time, not the solution's, and is capped separately.
-The child runs in the solution file's folder with one thread (``RUN_ENV``: float32 reductions then give the same
-digits on every machine, as in the book's own runs).
+The child runs in the solution file's folder with one thread (``RUN_ENV``: float32 reductions
+then give the same digits on every machine, as in the book's own runs).
 """
 
 from __future__ import annotations
