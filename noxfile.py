@@ -370,33 +370,31 @@ def preview(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 @nox.parametrize("torch", TORCH_VERSIONS, ids=TORCH_IDS)
 def tests(session: nox.Session, torch: str) -> None:
-    """Build the site, then run every page's code (Sybil), the snippet snapshots and the site checks."""
+    """Run every page's code (Sybil), the snippet snapshots and the claim checks with this torch; with the
+    default torch, also build the site (the one published) and run the site and machinery checks."""
     python = use_torch_env(session, torch)
-    site = build_site(session, python, torch)
+    default = torch == DEFAULT_TORCH
+    site = build_site(session, python, torch) if default else None
     # One pytest-xdist worker per core, each file's tests on one worker, in order: a page's cells share
     # a namespace, and a module's fixtures are made once. (Not --dist loadgroup: xdist 3.8 cannot tag
     # its groups under pytest 9.2, which no longer reads the Item._nodeid that xdist rewrites.)
     parallel = ["--numprocesses", "auto", "--dist", "loadfile"]
-    # The build machinery and the prose are the same whatever the torch: tested with the default only.
-    selected = [] if torch == DEFAULT_TORCH else ["-m", "not browser and not torch_independent"]
+    # The build machinery, the prose and the published site are the default torch's: tested with it only.
+    selected = [] if default else ["-m", "not browser and not torch_independent and not built_site"]
+    env = {"BOOK_RECORDS": str(RECORDS), **({"BOOK_SITE": str(site)} if site else {})}
     try:
-        session.run(str(python), "-m", "pytest", *parallel, *selected, *session.posargs,
-                    env={"BOOK_SITE": str(site), "BOOK_RECORDS": str(RECORDS)})
+        session.run(str(python), "-m", "pytest", *parallel, *selected, *session.posargs, env=env)
     finally:
-        # The run just wrote its record: the site is rebuilt, so that the verification appendix and the
-        # claim marks show this run, not the previous one. Except in a one-shot clone (.ci/run sets
-        # BOOK_DISCARD_VENVS), where nothing reads this site before a build that sees the record anyway:
-        # the default torch's site is rebuilt by nox -s browser, which runs after every torch's tests, so
-        # with every torch's record; another torch's site is read by nothing (drift reads the records).
-        # Nor has that clone a use for a venv once its torch is tested: the four together (up to 5.5 GB
-        # each) once filled CI's disk. The default torch's stays for the browser.
-        if not os.environ.get("BOOK_DISCARD_VENVS"):
+        # The run just wrote its record, which the site shows (the verification appendix, the claim marks):
+        # the default torch's site is rebuilt to show it. Not in a one-shot clone (.ci/run sets
+        # BOOK_DISCARD_VENVS), where nox -s browser rebuilds it after every torch's tests. There no venv
+        # but the default torch's (which the browser tests use) is kept once its tests ran: disk.
+        one_shot = bool(os.environ.get("BOOK_DISCARD_VENVS"))
+        if default and not one_shot:
             build_site(session, python, torch)
-        elif torch != DEFAULT_TORCH:
-            session.log(f"BOOK_DISCARD_VENVS: removing {python.parents[1].relative_to(ROOT)}, not rebuilding its site")
+        elif not default and one_shot:
+            session.log(f"BOOK_DISCARD_VENVS: removing {python.parents[1].relative_to(ROOT)}")
             shutil.rmtree(python.parents[1])
-        else:
-            session.log("BOOK_DISCARD_VENVS: not rebuilding the site now; the next build shows this run's record")
 
 
 @nox.session(venv_backend="none")
@@ -475,12 +473,16 @@ def practice(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def judge_wheel(session: nox.Session) -> None:
     """A reader's install: nox -s judge_wheel -- <torch> makes a fresh venv with only that torch and the judge
-    from a locally served site, and judges every solution, starter and wrong attempt outside the repository."""
+    from a locally served judge/ folder (the one the site build publishes, made by the same publish_judge),
+    and judges every solution, starter and wrong attempt outside the repository."""
     torch = session.posargs[0] if session.posargs else DEFAULT_TORCH
     if torch not in TORCH_VERSIONS:
         session.error(f"no torch {torch} in pyproject.toml; supported: {', '.join(TORCH_VERSIONS)}")
+    session.env.update(RUN_ENV)
     pinned = locked_torch(lock_file(torch))  # 2.13.0+cpu
-    site = build_site(session, use_torch_env(session, DEFAULT_TORCH), DEFAULT_TORCH)
+    site = BUILD / "judge-wheel" / f"site-{torch}"
+    shutil.rmtree(site, ignore_errors=True)
+    publish_judge(site / JUDGE_SITE_FOLDER, build_judge_wheel(session))
     venv = BUILD / "judge-wheel" / f"torch-{torch}"
     shutil.rmtree(venv, ignore_errors=True)
     session.run(sys.executable, "-m", "venv", str(venv))

@@ -146,7 +146,7 @@ def main() -> None:
         tests = step(f"nox -s tests(torch-{torch})", [*nox, "-s", f"tests(torch-{torch})"])
         # What every other torch runs: its session leaves out the torch-independent tests (noxfile).
         per_torch = step("the same, torch-dependent tests only (as each other torch)",
-                         [*nox, "-s", f"tests(torch-{torch})", "--", "-m", "not browser and not torch_independent"])
+                         [*nox, "-s", f"tests(torch-{torch})", "--", "-m", "not browser and not torch_independent and not built_site"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -11,7 +11,7 @@ from book_extensions import pages
 from records import Records
 from snippet_runs import all_loaded_cells
 
-# `nox -s tests` builds the site of its torch and says where; bare pytest looks at the default's.
+# `nox -s tests` builds the default torch's site and says where; bare pytest looks at build/site.
 SITE = Path(os.environ.get("BOOK_SITE", book_settings.BUILD / "site"))
 RECORDS = Path(os.environ.get("BOOK_RECORDS", book_settings.RECORDS))
 
@@ -38,6 +38,14 @@ def records(request):
 
 
 RECORDS_KEY = pytest.StashKey[Records]()
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that reads the built site (the `site` or `build` fixture) is marked built_site: `nox -s
+    tests` builds only the default torch's site, the one published, and deselects these on the others."""
+    for item in items:
+        if {"site", "build"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.built_site)
 
 
 # What the server imports before it forks. Besides torch, what torch imports on first use (torch._dynamo
