@@ -472,9 +472,10 @@ def practice(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def judge_wheel(session: nox.Session) -> None:
-    """A reader's install: nox -s judge_wheel -- <torch> makes a fresh venv with only that torch and the judge
-    from a locally served judge/ folder (the one the site build publishes, made by the same publish_judge),
-    and judges every solution, starter and wrong attempt outside the repository."""
+    """A reader's install: nox -s judge_wheel -- <torch> [--no-wrong-attempts] makes a fresh venv with only that
+    torch and the judge from a locally served judge/ folder (the one the site build publishes, made by the same
+    publish_judge), and judges every solution, starter and wrong attempt (tests/judge_wheel.py) outside the
+    repository."""
     torch = session.posargs[0] if session.posargs else DEFAULT_TORCH
     if torch not in TORCH_VERSIONS:
         session.error(f"no torch {torch} in pyproject.toml; supported: {', '.join(TORCH_VERSIONS)}")
@@ -502,8 +503,8 @@ def judge_wheel(session: nox.Session) -> None:
     # From a folder outside the repository, nothing of it on the path (no PYTHONPATH=conf, no project).
     env = {key: value for key, value in command_environment(session).items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     with tempfile.TemporaryDirectory() as outside:
-        checked = subprocess.run([str(python), "-I", str(ROOT / "tests" / "judge_wheel.py"), str(ROOT)],
-                                 cwd=outside, env=env)
+        checked = subprocess.run([str(python), "-I", str(ROOT / "tests" / "judge_wheel.py"), str(ROOT),
+                                  *session.posargs[1:]], cwd=outside, env=env)
     if os.environ.get("BOOK_DISCARD_VENVS"):  # a one-shot clone (.ci/run): PyPI's torch with CUDA is GBs
         shutil.rmtree(venv)
     if checked.returncode:

@@ -2,11 +2,12 @@
 from a folder outside the repository (`nox -s judge_wheel -- <torch>`, and the GitHub workflow's
 judge job on Linux, macOS and Windows)::
 
-    python -I tests/judge_wheel.py [REPOSITORY]
+    python -I tests/judge_wheel.py [REPOSITORY] [--no-wrong-attempts]
 
 Every reference solution passes, every starter fails, and every wrong attempt in tests/wrong_attempts
 gets its expected verdict (its first line: `# expect: <words>`), each judged from a copy in a scratch
-folder. A wrong attempt that uses numpy is skipped, and counted as skipped, where numpy is not
+folder. `--no-wrong-attempts` judges the solutions and starters only: `.ci/run` passes it, because
+`nox -s tests` judges every wrong attempt with the same installed wheel on every supported torch. A wrong attempt that uses numpy is skipped, and counted as skipped, where numpy is not
 installed (torch does not require it). The repository is read as data only: the judge must not be
 imported from it. Exit status 1 names each case that went wrong.
 """
@@ -23,21 +24,23 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 
-def cases(root: Path, ids: list[str]) -> list[tuple[str, Path, bool, str]]:
+def cases(root: Path, ids: list[str], wrong_attempts: bool) -> list[tuple[str, Path, bool, str]]:
     """(exercise, file, whether it must pass, words its verdict must contain)."""
     found = []
     for exercise in ids:
         chapter, name = exercise.split("/")
         starter = root / "snippets" / chapter / f"exercise-{name}.py"
         found += [(exercise, starter.with_name(f"exercise-{name}-solution.py"), True, ""), (exercise, starter, False, "✘")]
-    for attempt in sorted((root / "tests" / "wrong_attempts").glob("*.py")):
+    for attempt in sorted((root / "tests" / "wrong_attempts").glob("*.py")) if wrong_attempts else []:
         expected = attempt.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect:").strip()
         found.append(("/".join(attempt.stem.split("--")[:2]), attempt, False, expected))
     return found
 
 
 def main() -> int:
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]).resolve()
+    arguments = [argument for argument in sys.argv[1:] if argument != "--no-wrong-attempts"]
+    wrong_attempts = len(arguments) == len(sys.argv) - 1
+    root = Path(arguments[0] if arguments else Path(__file__).resolve().parents[1]).resolve()
     import exercise_judge
     from exercise_judge import exercises, judge
 
@@ -51,7 +54,7 @@ def main() -> int:
     if support != "ok":
         print(judge("", "").text)
         return 1
-    todo = cases(root, sorted(exercises()))
+    todo = cases(root, sorted(exercises()), wrong_attempts)
     if importlib.util.find_spec("numpy") is None:
         skipped = [case for case in todo if "numpy" in case[1].read_text(encoding="utf-8")]
         todo = [case for case in todo if case not in skipped]
@@ -76,7 +79,7 @@ def main() -> int:
         print(f"\nFAIL {exercise} {source.name}: expected {'a pass' if must_pass else 'a fail'}"
               f"{f' with {words!r}' if words else ''}; the verdict:\n{verdict.text}")
     print(f"\n{len(results) - len(failed)} of {len(results)} verdicts as expected "
-          f"({len(exercises())} exercises: solutions, starters, wrong attempts)")
+          f"({len(exercises())} exercises: solutions, starters{', wrong attempts' if wrong_attempts else ''})")
     return 1 if failed else 0
 
 
