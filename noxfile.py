@@ -475,36 +475,45 @@ def judge_wheel(session: nox.Session) -> None:
     """A reader's install: nox -s judge_wheel -- <torch> [--no-wrong-attempts] makes a fresh venv with only that
     torch and the judge from a locally served judge/ folder (the one the site build publishes, made by the same
     publish_judge), and judges every solution, starter and wrong attempt (tests/judge_wheel.py) outside the
-    repository."""
-    torch = session.posargs[0] if session.posargs else DEFAULT_TORCH
+    repository. `-- <torch> --install-only` makes that venv and stops; the next judging run uses it once."""
+    torch, *options = session.posargs or [DEFAULT_TORCH]
     if torch not in TORCH_VERSIONS:
         session.error(f"no torch {torch} in pyproject.toml; supported: {', '.join(TORCH_VERSIONS)}")
     session.env.update(RUN_ENV)
     pinned = locked_torch(lock_file(torch))  # 2.13.0+cpu
-    site = BUILD / "judge-wheel" / f"site-{torch}"
-    shutil.rmtree(site, ignore_errors=True)
-    publish_judge(site / JUDGE_SITE_FOLDER, build_judge_wheel(session))
     venv = BUILD / "judge-wheel" / f"torch-{torch}"
-    shutil.rmtree(venv, ignore_errors=True)
-    session.run(sys.executable, "-m", "venv", str(venv))
     python = venv / "bin" / "python"
-    label = pinned.partition("+")[2]
-    index = ["--extra-index-url", PYTORCH_INDEX.format(label)] if label else []
-    session.run(str(python), "-m", "pip", "install", "--quiet", f"torch=={pinned}", *index)
-    server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], cwd=site,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
-        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-index", "--find-links",
-                    f"http://127.0.0.1:{port}/{JUDGE_SITE_FOLDER}/", book_settings.JUDGE_DISTRIBUTION)
-    finally:
-        server.terminate()
-        server.wait()
+    made = venv / "made-by-install-only.txt"  # names the judge wheel it holds
+    wheel = build_judge_wheel(session)
+    if made.is_file() and made.read_text() == wheel.name and "--install-only" not in options:
+        session.log(f"{venv.relative_to(ROOT)}: made by --install-only for this check, used once")
+        made.unlink()
+    else:
+        shutil.rmtree(venv, ignore_errors=True)
+        session.run(sys.executable, "-m", "venv", str(venv))
+        label = pinned.partition("+")[2]
+        index = ["--extra-index-url", PYTORCH_INDEX.format(label)] if label else []
+        session.run(str(python), "-m", "pip", "install", "--quiet", f"torch=={pinned}", *index)
+        site = BUILD / "judge-wheel" / f"site-{torch}"
+        shutil.rmtree(site, ignore_errors=True)
+        publish_judge(site / JUDGE_SITE_FOLDER, wheel)
+        server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], cwd=site,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
+            session.run(str(python), "-m", "pip", "install", "--quiet", "--no-index", "--find-links",
+                        f"http://127.0.0.1:{port}/{JUDGE_SITE_FOLDER}/", book_settings.JUDGE_DISTRIBUTION)
+        finally:
+            server.terminate()
+            server.wait()
+        if "--install-only" in options:
+            made.write_text(wheel.name)
+            return
     # From a folder outside the repository, nothing of it on the path (no PYTHONPATH=conf, no project).
     env = {key: value for key, value in command_environment(session).items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     with tempfile.TemporaryDirectory() as outside:
-        checked = subprocess.run([str(python), "-I", str(ROOT / "tests" / "judge_wheel.py"), str(ROOT),
-                                  *session.posargs[1:]], cwd=outside, env=env)
+        checked = subprocess.run([str(python), "-I", str(ROOT / "tests" / "judge_wheel.py"), str(ROOT), *options],
+                                 cwd=outside, env=env)
     if os.environ.get("BOOK_DISCARD_VENVS"):  # a one-shot clone (.ci/run): PyPI's torch with CUDA is GBs
         shutil.rmtree(venv)
     if checked.returncode:
