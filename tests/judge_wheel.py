@@ -7,8 +7,9 @@ judge job on Linux, macOS and Windows)::
 Every reference solution passes, every starter fails, and every wrong attempt in tests/wrong_attempts
 gets its expected verdict (its first line: `# expect: <words>`), each judged from a copy in a scratch
 folder. `--no-wrong-attempts` judges the solutions and starters only: `.ci/run` passes it, because
-`nox -s tests` judges every wrong attempt with the same installed wheel on every supported torch. A wrong attempt that uses numpy is skipped, and counted as skipped, where numpy is not
-installed (torch does not require it). The repository is read as data only: the judge must not be
+`nox -s tests` judges every wrong attempt with the same installed wheel on every supported torch.
+A wrong attempt that uses numpy is skipped, and counted as skipped, where numpy is not installed
+(torch does not require it). The repository is read as data only: the judge must not be
 imported from it. Exit status 1 names each case that went wrong.
 """
 
@@ -38,8 +39,8 @@ def cases(root: Path, ids: list[str], wrong_attempts: bool) -> list[tuple[str, P
 
 
 def main() -> int:
+    wrong_attempts = "--no-wrong-attempts" not in sys.argv[1:]
     arguments = [argument for argument in sys.argv[1:] if argument != "--no-wrong-attempts"]
-    wrong_attempts = len(arguments) == len(sys.argv) - 1
     root = Path(arguments[0] if arguments else Path(__file__).resolve().parents[1]).resolve()
     import exercise_judge
     from exercise_judge import exercises, judge
