@@ -3,6 +3,7 @@
 import contextlib
 import linecache
 import os
+import random
 import sys
 
 import torch
@@ -20,9 +21,13 @@ from exercise_judge.spies import autograd_passes, counted
 EARLIER_SCALE = 2.0**20
 TOLERANCE = 1e-5  # relative, on each norm
 # The judge's own hook, which runs before the solution's, multiplies the k-th gradient arriving at a parameter
-# by 1 + (k + 1) * RESCALE_STEP: the gradient this backward hands to the solution's hooks differs by about 1 %
-# from the unhooked gradient and from that of any other pass, so only a value read in a hook matches it.
+# by 1 + (k + 1 + u) * RESCALE_STEP, with u drawn anew for every call from the operating system's randomness
+# (uniform in [0, 1/2): no seed the solution sets reaches it). The gradient this backward hands to the
+# solution's hooks differs by about 1 % from the unhooked gradient and by at least RESCALE_STEP / 2 from that
+# of any other pass, and its factor cannot be known in advance: a norm computed apart and multiplied by a
+# guessed factor misses it by up to 0.4 %, 400 times the tolerance. Only a value read in a hook matches it.
 RESCALE_STEP = 2.0**-7
+_FACTORS = random.SystemRandom()
 
 
 def _left_hooks(model) -> list[str]:
@@ -128,14 +133,14 @@ def _one_model(solution, check, file, case, seed):
 
     # The judge's own hook on each parameter, registered before the solution's: it runs first, as each
     # gradient arrives, writes down what .grad held then and how many of the solution's hooks were in place,
-    # and hands on the gradient rescaled by a factor that changes with every call (RESCALE_STEP).
+    # and hands on the gradient rescaled by a random factor drawn anew for every call (RESCALE_STEP).
     arrived, made, handed = {}, [], {}
 
     def arriving(grad, name, p):
         held = None if p.grad is None else p.grad.clone()
         arrived.setdefault(name, (held, sum(_live(handle) for handle, _ in made)))
         calls = handed.setdefault(name, [])
-        factor = 1.0 + (len(calls) + 1) * RESCALE_STEP
+        factor = 1.0 + (len(calls) + 1 + _FACTORS.random() / 2) * RESCALE_STEP
         calls.append((factor, grad * factor))
         return calls[-1][1].clone()
 
@@ -247,6 +252,12 @@ def _one_model(solution, check, file, case, seed):
         others = [("the gradient without that factor", "没乘这个系数的梯度", new[name])] + [
             (f"the gradient of another pass, ×{f:.4f}", f"另一次反向传播的梯度（×{f:.4f}）", g)
             for f, g in handed.get(name, []) if f != factor]
+        # The unhooked gradient times a factor near the judge's: a norm computed apart and scaled by a guess.
+        unhooked = new[name].norm().item()
+        guess = value / unhooked if unhooked else 0.0
+        if abs(guess - factor) < 2 * RESCALE_STEP:
+            others.append((f"the gradient without that factor, times {guess:.4f}",
+                           f"没乘这个系数的梯度再乘上 {guess:.4f}", new[name] * guess))
         for what_en, what_zh, other in others:
             if _close(value, other.norm().item()):
                 raise Fail(f"{name}: not the norm of the gradient this backward handed to grad_norms' hooks: no hook "
