@@ -961,3 +961,52 @@ def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
     x, y, w = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), torch.randn(3)
     ((y * 1 + EditGradOutput.apply(x)) * w).sum().backward()
     assert torch.allclose(x.grad, w) and not torch.allclose(y.grad, w)
+
+
+def custom_bwd_reads_the_autocast_record_from_backwards_first_argument():
+    """custom_fwd stores _fwd_used_autocast and _dtype on forward's first argument; custom_bwd reads
+    them from backward's first argument and runs backward under torch.autocast with them. In the
+    older style both arguments are the same ctx object; in the setup_context style custom_bwd works
+    as soon as backward's ctx carries the two attributes, whoever put them there."""
+    seen = {}
+
+    class OldStyle(torch.autograd.Function):
+        @staticmethod
+        @torch.amp.custom_fwd(device_type="cpu")
+        def forward(ctx, a):
+            seen["forward ctx"] = ctx
+            return a * 2
+
+        @staticmethod
+        @torch.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, grad):
+            seen["backward ctx"] = ctx
+            seen["old"] = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))
+            return grad * 2
+
+    a = torch.ones(2, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = OldStyle.apply(a)
+    assert (out.grad_fn._fwd_used_autocast, out.grad_fn._dtype) == (True, torch.bfloat16)
+    out.sum().backward()
+    assert seen["forward ctx"] is seen["backward ctx"] is out.grad_fn
+    assert seen["old"] == (True, torch.bfloat16), seen["old"]
+
+    class RecordedBySetupContext(torch.autograd.Function):
+        @staticmethod
+        def forward(a):
+            return a * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx._fwd_used_autocast, ctx._dtype = True, torch.float16
+
+        @staticmethod
+        @torch.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, grad):
+            seen["new"] = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))
+            return grad * 2
+
+    RecordedBySetupContext.apply(torch.ones(2, requires_grad=True)).sum().backward()  # no autocast at all
+    assert seen["new"] == (True, torch.float16), seen["new"]
+    assert not torch.is_autocast_enabled("cpu")
