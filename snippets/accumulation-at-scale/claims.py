@@ -191,6 +191,39 @@ def the_scale_falls_after_update_exactly_when_step_was_skipped():
     assert taken == ["a"] and scaler.get_scale() == 32768.0, (taken, scaler.get_scale())
 
 
+def scaler_step_skips_a_non_fused_optimizer_entirely():
+    """For SGD (with and without momentum, with and without foreach), Adam and AdamW made without
+    fused=True, scaler.step does not call optimizer.step() when a gradient holds inf or NaN: neither the
+    parameters nor the optimizer's state (momentum buffer; Adam's moments and step count) change, whether
+    the skipped step is the first one (the state stays empty) or comes after a step taken."""
+    makers = {"SGD": lambda p: torch.optim.SGD(p, lr=0.1),
+              "SGD momentum": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
+              "SGD momentum foreach": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, foreach=True),
+              "Adam": lambda p: torch.optim.Adam(p, lr=0.1), "AdamW": lambda p: torch.optim.AdamW(p, lr=0.1)}
+    for name, make in makers.items():
+        torch.manual_seed(0)
+        parameter = nn.Parameter(torch.randn(4))
+        optimizer = make([parameter])
+        called = []
+        optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: called.append(1))
+        scaler, found = torch.amp.GradScaler("cpu"), []
+        for factor in (float("inf"), 1.0, float("nan"), 1.0):
+            before = parameter.detach().clone()
+            state = {key: value.clone() if torch.is_tensor(value) else value
+                     for key, value in optimizer.state[parameter].items()}
+            calls = len(called)
+            scaler.scale((parameter * factor * torch.arange(1.0, 5.0)).sum()).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+            after = optimizer.state[parameter]
+            unchanged = torch.equal(parameter, before) and after.keys() == state.keys() and all(
+                torch.equal(torch.as_tensor(after[key]), torch.as_tensor(state[key])) for key in state)
+            found.append((len(called) - calls, unchanged))
+        # inf: not called, nothing changed; clean: called, parameters and state changed
+        assert found == [(0, True), (1, False), (0, True), (1, False)], (name, found)
+
+
 def the_scheduler_warns_only_at_its_first_step():
     """A learning-rate scheduler checks whether optimizer.step() has run only at its own first step():
     with GradScaler skipping steps 1 and 2, scheduler.step() warns after step 1 and not after step 2,
