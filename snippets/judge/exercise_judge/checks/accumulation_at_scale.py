@@ -11,16 +11,18 @@ from exercise_judge.spies import autograd_passes, counted
 MICRO_BATCHES, ROWS, LR = 4, 16, 0.1
 SCALE = 65536.0  # the scale a fresh GradScaler("cpu") starts at
 OTHER_MICRO_BATCHES = 3  # a second count, so that a number of micro-batches written out fails
+OTHER_SCALE = 1024.0  # the second run's scaler starts here, so that a scale written out fails
 
 
 class RecordingScaler(torch.amp.GradScaler):
-    """A GradScaler("cpu") that writes down every call the solution makes, the gradients' total norm
-    each time unscale_ starts (so that a clip before it shows), whether unscale_ found an inf or NaN,
-    for each tensor scale() returned, the backward passes (numbered from 1 in `passes`) that reached
-    it, and, for each call of step, whether it was handed `optimizer`, the solution's own."""
+    """A GradScaler("cpu") starting at `init_scale` that writes down every call the solution makes, the
+    gradients' total norm each time unscale_ starts (so that a clip before it shows), whether unscale_
+    found an inf or NaN, for each tensor scale() returned, the backward passes (numbered from 1 in
+    `passes`) that reached it, and, for each call of step, whether it was handed `optimizer`, the
+    solution's own."""
 
-    def __init__(self, passes, optimizer):
-        super().__init__("cpu")
+    def __init__(self, passes, optimizer, init_scale=SCALE):
+        super().__init__("cpu", init_scale=init_scale)
         self.calls, self.norms_at_unscale, self.found_non_finite, self._in_step = [], [], False, False
         self.passes, self.reached, self.optimizer, self.stepped_own = passes, [], optimizer, []
 
@@ -57,9 +59,10 @@ class RecordingScaler(torch.amp.GradScaler):
 
 class Run:
     """What one call of accumulated_step did: the parameters' change, the scaler, the rows of each
-    forward of the model, the dtype its first Linear returned each time, the backward passes by the
-    reader's file, the gradient that reached each loss loss_fn returned (the factor the backward
-    multiplied that loss by), and, for each optimizer.step(), whether it ran inside scaler.step."""
+    forward of the model, (name, dtype) for every output of any of its Linear layers, the backward
+    passes by the reader's file, the gradient that reached each loss loss_fn returned (the factor the
+    backward multiplied that loss by), and, for each optimizer.step(), whether it ran inside
+    scaler.step."""
 
     def __init__(self, change, scaler, rows, dtypes, passes, arrived, inside_step):
         self.change, self.scaler, self.rows, self.dtypes, self.passes = change, scaler, rows, dtypes, passes
@@ -88,11 +91,13 @@ def _reference_update(model, x, y, max_norm):
     return _flat(model) - before, norm
 
 
-def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES):
+def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES, init_scale=SCALE):
     model = copy.deepcopy(model)
     rows, dtypes = [], []
     model.register_forward_pre_hook(lambda module, args: rows.append(len(args[0]) if args else 0))
-    model[0].register_forward_hook(lambda module, args, output: dtypes.append(output.dtype))
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Linear):  # every one: autocast around part of the forward shows
+            module.register_forward_hook(lambda module, args, output, name=name: dtypes.append((name, output.dtype)))
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
     inside_step, arrived = [], []
     optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: inside_step.append(scaler._in_step))
@@ -106,7 +111,7 @@ def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES):
     before = _flat(model)
     parts = list(zip(x.chunk(micro_batches), y.chunk(micro_batches)))
     with autograd_passes() as passes:
-        scaler = RecordingScaler(passes, optimizer)
+        scaler = RecordingScaler(passes, optimizer, init_scale)
         solution.accumulated_step(model, loss_fn, optimizer, scaler, parts, max_norm)
     return Run(_flat(model) - before, scaler, rows, dtypes, [found for found in passes if found.by(solution.__file__)],
                arrived, inside_step)
@@ -170,17 +175,33 @@ def grad_scaler_step(solution, check):
                    hint_zh="梯度累加是一个微批次一个微批次地算：对 micro_batches 里的每个 (x, y) 调用 model(x)，"
                            "不要把整批拼起来一次算")
 
-    check("each forward runs under float16 autocast: the first Linear returns float16",
-          "每次前向都在 float16 的 autocast 里运行：第一个 Linear 返回 float16")
-    if any(dtype != torch.float16 for dtype in run.dtypes):
-        shown = ", ".join(sorted({str(dtype).removeprefix("torch.") for dtype in run.dtypes}))
-        raise Fail(f"the model's first Linear returned {shown}: the forward did not run under float16 autocast",
-                   f"模型的第一个 Linear 返回的是 {shown}：前向没有在 float16 的 autocast 里运行",
-                   expected="float16", found=shown,
-                   hint_en='with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y); the '
-                           "GradScaler exists for float16's narrow range",
-                   hint_zh='with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)；'
-                           "GradScaler 就是为 float16 的窄范围准备的")
+    check("each forward runs under float16 autocast: every Linear of the model returns float16",
+          "每次前向都在 float16 的 autocast 里运行：模型的每个 Linear 都返回 float16")
+    linears = [name for name, module in model.named_modules() if isinstance(module, nn.Linear)]
+    outputs = {name: [dtype for called, dtype in run.dtypes if called == name] for name in linears}
+    wrong = [name for name in linears if outputs[name] != [torch.float16] * MICRO_BATCHES]
+    if wrong:
+        shown = "; ".join(f"Linear {name}: {', '.join(str(dtype).removeprefix('torch.') for dtype in outputs[name])}"
+                          for name in linears)
+        if len(wrong) == len(linears):
+            text = ("no Linear of the model returned float16: the forward did not run under float16 autocast",
+                    "模型没有一个 Linear 返回 float16：前向没有在 float16 的 autocast 里运行")
+            hint = ('with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y); the GradScaler '
+                    "exists for float16's narrow range",
+                    'with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)；'
+                    "GradScaler 就是为 float16 的窄范围准备的")
+        else:
+            text = (f"the model's Linear {', '.join(wrong)} did not return float16: only part of the forward ran "
+                    f"under float16 autocast",
+                    f"模型的 Linear {', '.join(wrong)} 没有返回 float16：只有一部分前向在 float16 的 autocast 里运行")
+            hint = ('run the whole forward inside with torch.autocast("cpu", dtype=torch.float16): loss = '
+                    "loss_fn(model(x), y), with no hook or cast that turns part of it back to float32",
+                    '整个前向都放进 with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)，'
+                    "不要用钩子或类型转换把其中一部分改回 float32")
+        raise Fail(*text,
+                   expected=(f"float16 from each Linear, {MICRO_BATCHES} times",
+                             f"每个 Linear 都返回 float16，各 {MICRO_BATCHES} 次"),
+                   found=shown, hint_en=hint[0], hint_zh=hint[1])
 
     check(f"scaler.scale is called once per micro-batch, and each micro-batch's loss goes through its own "
           f"backward() multiplied by the scale ({MICRO_BATCHES} in all)",
@@ -282,13 +303,30 @@ def grad_scaler_step(solution, check):
                    hint_zh="只通过 scaler.step(optimizer) 更新：没 unscale_ 时它会先做，梯度里有 inf 或 NaN 时它会"
                            "跳过这一步，之后 update() 再调低放大倍数")
 
+    check(f"after this clean step, scaler.update() leaves the scale at {SCALE:g} and counts one step without inf or "
+          f"NaN", f"这一步没有溢出：scaler.update() 之后放大倍数还是 {SCALE:g}，没有 inf 或 NaN 的步数记为 1")
+    tracker = int(scaler.state_dict()["_growth_tracker"])
+    if scaler.get_scale() != SCALE or tracker != 1:
+        raise Fail("after a step without inf or NaN the scaler did not do what scaler.update() does",
+                   "一步没有 inf 或 NaN，GradScaler 的状态却和 scaler.update() 留下的不一样",
+                   expected=(f"scale {SCALE:g}, clean steps counted 1", f"放大倍数 {SCALE:g}，正常步数 1"),
+                   found=(f"scale {scaler.get_scale():g}, clean steps counted {tracker}",
+                          f"放大倍数 {scaler.get_scale():g}，正常步数 {tracker}"),
+                   hint_en="call scaler.update() with no argument: it lowers the scale only after a step with inf "
+                           "or NaN, and counts the clean ones until it may raise it; a scale you pass in, or set "
+                           "yourself, replaces that",
+                   hint_zh="不带参数调用 scaler.update()：只有出现 inf 或 NaN 的那一步之后它才调低放大倍数，正常的步它会计数，"
+                           "数够了再调高；自己传入或设置放大倍数，就把这套机制换掉了")
+
     check("without clipping in the way, the parameters move as one float32 step on the whole batch would",
           "裁剪不起作用时，参数的变化和整批一次 float32 更新相同")
     _compare(run.change, expected, MICRO_BATCHES)
-    check(f"the same with {OTHER_MICRO_BATCHES} micro-batches", f"换成 {OTHER_MICRO_BATCHES} 个微批次也一样")
+    check(f"the same with {OTHER_MICRO_BATCHES} micro-batches and a GradScaler that starts at {OTHER_SCALE:g}",
+          f"换成 {OTHER_MICRO_BATCHES} 个微批次、放大倍数从 {OTHER_SCALE:g} 开始的 GradScaler，也一样")
     other_model, other_x, other_y = _setup(1, OTHER_MICRO_BATCHES)
     other_expected, _ = _reference_update(other_model, other_x, other_y, max_norm=1e6)
-    other = _run(solution, other_model, other_x, other_y, max_norm=1e6, micro_batches=OTHER_MICRO_BATCHES)
+    other = _run(solution, other_model, other_x, other_y, max_norm=1e6, micro_batches=OTHER_MICRO_BATCHES,
+                 init_scale=OTHER_SCALE)
     if other.rows != [ROWS] * OTHER_MICRO_BATCHES or len(other.passes) != OTHER_MICRO_BATCHES:
         raise Fail(f"with {OTHER_MICRO_BATCHES} micro-batches the model ran {len(other.rows)} forwards and "
                    f"{len(other.passes)} backward() calls",
@@ -297,6 +335,20 @@ def grad_scaler_step(solution, check):
                    found=(f"forwards of {', '.join(map(str, other.rows)) or '0'} rows",
                           f"前向的行数 {'、'.join(map(str, other.rows)) or '0'}"),
                    hint_en="loop over micro_batches, whatever their number", hint_zh="遍历 micro_batches，不管有几个")
+    # scaler.scale multiplies by the scaler's own scale: the factor a loss's backward carries is at most that
+    if other.arrived and max(other.arrived) > 1.01 * OTHER_SCALE:
+        shown = ", ".join(f"{factor:.3g}" for factor in other.arrived)
+        raise Fail(f"the losses' backward multiplied them by more than the scaler's scale, {OTHER_SCALE:g}: the scale "
+                   f"came from somewhere else than scaler.scale",
+                   f"损失的反向传播乘上的倍数比 GradScaler 的放大倍数 {OTHER_SCALE:g} 还大：放大倍数不是来自 scaler.scale",
+                   expected=(f"each loss multiplied by {OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}",
+                             f"每个损失乘上 {OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}"),
+                   found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
+                   hint_en="the scale changes as training goes (update() halves it after an overflow), and a "
+                           "scaler can start anywhere: multiply only through scaler.scale(loss / len(micro_batches)), "
+                           "never by a number written out",
+                   hint_zh="放大倍数在训练中会变（溢出后 update() 会把它减半），GradScaler 也可以从任何值开始：只通过 "
+                           "scaler.scale(loss / len(micro_batches)) 放大，不要乘一个写死的数")
     _compare(other.change, other_expected, OTHER_MICRO_BATCHES)
 
     max_norm = true_norm / 4
