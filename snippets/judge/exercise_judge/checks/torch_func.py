@@ -2,6 +2,7 @@
 
 import contextlib
 import copy
+import random
 from dataclasses import dataclass
 
 import torch
@@ -11,6 +12,12 @@ from exercise_judge.checking import Fail, described, exercise, times
 from exercise_judge.spies import autograd_passes, counted
 
 MARK = 7.0  # what every .grad holds before the reader's function runs: it must still hold it after
+# The loss_fn the reader's function gets multiplies every loss by a factor drawn anew for every call of it,
+# from the operating system's randomness (no seed the solution sets reaches it), between 1.5 and 2.5: its
+# norms are that many times those of the plain loss. Norms computed apart from it (the loss function found
+# by name or written out, on a copy of the model) miss by that factor, which cannot be known in advance.
+SCALES = (1.5, 2.5)
+_SCALES = random.SystemRandom()
 
 
 def _model(widths, seed):
@@ -50,6 +57,7 @@ class _Run:
     numel: int  # elements of its input, as the function sees it (under vmap: one sample's)
     mapped: bool  # under vmap: the input is a batched tensor, and vmap refuses .item() on it
     own: list  # the model's own Parameters it ran with, by name (functional_call swaps them out)
+    stack: list  # the torch.func transforms running, outermost first (_stack)
 
 
 def _mapped(tensor) -> bool:
@@ -78,12 +86,31 @@ def _transforms(tensor):
         tensor = functorch.get_unwrapped(tensor)
 
 
-def _observed(loss_fn, calls):
-    """loss_fn as the reader's function gets it: each call appends the transforms around the loss it
-    returned. It keeps no __wrapped__, so that the reader cannot call the loss unseen that way."""
+def _stack():
+    """The torch.func transforms running now, outermost first, as (kind, level): kind "Vmap", "Grad"
+    (grad, vjp, jacrev: reverse mode) or "Jvp" (jvp, jacfwd: forward mode). None on a torch without
+    torch._C._functorch.get_interpreter_stack."""
+    functorch = getattr(torch._C, "_functorch", None)
+    if not hasattr(functorch, "get_interpreter_stack"):
+        return None
+    return [(i.key().name, i.level()) for i in functorch.get_interpreter_stack() or ()]
+
+
+@dataclass
+class _Loss:
+    """One call of the loss_fn the reader's function gets."""
+    around: list  # the transforms wrapped around the loss it returned, innermost first (_transforms)
+    stack: list  # the transforms running at the call, outermost first (_stack)
+
+
+def _observed(loss_fn, scale, calls):
+    """loss_fn as the reader's function gets it, times `scale`: each call appends a _Loss. It keeps no
+    __wrapped__, so that the reader cannot call the loss unseen that way."""
     def observed(*args, **kwargs):
         loss = loss_fn(*args, **kwargs)
-        calls.append(_transforms(loss))
+        # A tensor of the loss's dtype: under jvp, a Python float would turn the result into float64.
+        loss = loss * torch.tensor(scale, dtype=loss.dtype)
+        calls.append(_Loss(_transforms(loss), _stack()))
         return loss
     observed.__name__ = observed.__qualname__ = loss_fn.__name__
     return observed
@@ -102,7 +129,7 @@ def _instrumented(model):
             first = args[0] if args and isinstance(args[0], torch.Tensor) else None
             seen[name].append(_Run(first.numel() if first is not None else 0,
                                    first is not None and _mapped(first),
-                                   [prefix + n for n, p in own.items() if getattr(module, n) is p]))
+                                   [prefix + n for n, p in own.items() if getattr(module, n) is p], _stack()))
         handles.append(module.register_forward_pre_hook(hook))
     try:
         yield seen
@@ -120,7 +147,13 @@ def per_sample_norms(solution, check):
              ("smooth_l1_loss", nn.functional.smooth_l1_loss, _model([3, 6, 6, 2], 1),
               torch.randn(8, 3), 2 * torch.randn(8, 2))]
     # Every case is judged on the call that gave its numbers: the method, not only the result.
-    for loss_name, loss_fn, model, x, y in cases:
+    for loss_name, plain_loss_fn, model, x, y in cases:
+        scale = _SCALES.uniform(*SCALES)
+
+        def loss_fn(*args, plain=plain_loss_fn, scale=scale, **kwargs):
+            return plain(*args, **kwargs) * scale
+
+        loss_fn.__name__ = loss_fn.__qualname__ = plain_loss_fn.__name__
         expected = _reference(model, loss_fn, x, y)
         batch = len(x)
         call = f"per_sample_norms(model, {loss_name}, x, y)"
@@ -132,13 +165,15 @@ def per_sample_norms(solution, check):
             p.grad = torch.full_like(p, MARK)
         losses = []
         with _instrumented(model) as seen, autograd_passes() as passes:
-            found = solution.per_sample_norms(model, _observed(loss_fn, losses), x, y)
+            found = solution.per_sample_norms(model, _observed(plain_loss_fn, scale, losses), x, y)
         if not isinstance(found, torch.Tensor):
             raise Fail("per_sample_norms must return a tensor", "per_sample_norms 应当返回一个张量",
                        expected=(f"a tensor of shape [{batch}]", f"形状为 [{batch}] 的张量"), found=described(found),
                        hint_en="stack the norms into one tensor, one entry per sample",
                        hint_zh="把范数拼成一个张量，每个样本一个分量")
         found = found.detach()
+        if found.is_floating_point():  # a float64 result is compared as float32, as the reference is
+            found = found.to(expected.dtype)
         if found.numel() == 1:
             whole = _batch_norm(model, loss_fn, x, y)
             same = abs(found.item() - whole) <= 1e-4 * max(1.0, whole)
@@ -161,6 +196,17 @@ def per_sample_norms(solution, check):
                                "对所有参数的平方求和，再开方")
 
         if not torch.allclose(found, expected, rtol=1e-4, atol=1e-6):
+            plain = expected / scale
+            if torch.allclose(found, plain, rtol=1e-4, atol=1e-6):
+                raise Fail(f"the norms of {loss_name} itself, not of the loss_fn passed in, which multiplies every "
+                           f"loss by {scale:.4f}: they were computed apart from what vmap(grad(...)) returned for it",
+                           f"这是 {loss_name} 本身的范数，不是传进来的 loss_fn 的：它把每个损失都乘了 {scale:.4f}；"
+                           "这些范数不是从 vmap(grad(...)) 对它的返回值算出来的",
+                           expected=_show(expected), found=_show(found),
+                           hint_en="differentiate the loss_fn you are given, and compute the norms from what "
+                                   "vmap(grad(loss_of_one), in_dims=(None, 0, 0)) returns",
+                           hint_zh="对传进来的 loss_fn 求导，范数要从 vmap(grad(loss_of_one), in_dims=(None, 0, 0)) "
+                                   "的返回值算出来")
             smaller = bool((found < expected * (1 - 1e-4)).all())
             raise Fail(f"the norms differ from those of a per-sample loop ({loss_name})",
                        f"范数和逐样本循环算出的不同（{loss_name}）",
@@ -290,7 +336,31 @@ def per_sample_norms(solution, check):
                                "of the losses (a loop, a copy of the model) is another method",
                        hint_zh="范数要从 vmap(grad(loss_of_one)) 的返回值算出来；另外再算一遍损失（循环、模型的副本）"
                                "就是另一种方法了")
-        (around,) = losses
+        (call_seen,) = losses
+        around, stack = call_seen.around, call_seen.stack
+        if stack is not None and stack and stack[-1][0] == "Jvp":
+            raise Fail(f"the loss was differentiated in forward mode (jvp, jacfwd), not by grad ({loss_name})",
+                       f"损失是用前向模式（jvp、jacfwd）求导的，而不是用 grad（{loss_name}）",
+                       expected=("the innermost transform around the loss: grad (reverse mode), inside vmap",
+                                 "损失最内层的变换：grad（反向模式），在 vmap 里面"),
+                       found=(" > ".join(kind for kind, _ in stack), " > ".join(kind for kind, _ in stack)),
+                       hint_en="forward mode needs one Jacobian-vector product per parameter entry; grad takes the "
+                               "gradient of the one-number loss in one backward pass: "
+                               "vmap(grad(loss_of_one), in_dims=(None, 0, 0))",
+                       hint_zh="前向模式每个参数分量都要做一次雅可比-向量积；grad 做一次反向传播就得到单个数的损失的梯度："
+                               "vmap(grad(loss_of_one), in_dims=(None, 0, 0))")
+        if stack is not None and stack != run.stack:
+            raise Fail(f"loss_fn ran in other torch.func transforms than the model's one run ({loss_name}): the loss "
+                       "was not computed from that run's output",
+                       f"loss_fn 运行时所在的 torch.func 变换和模型那一次运行的不同（{loss_name}）：损失不是用那次运行的"
+                       "输出算的",
+                       expected=("the transforms of the model's run: " + " > ".join(k for k, _ in run.stack),
+                                 "模型那次运行所在的变换：" + " > ".join(k for k, _ in run.stack)),
+                       found=(" > ".join(k for k, _ in stack) or "none", " > ".join(k for k, _ in stack) or "没有"),
+                       hint_en="call the model and loss_fn in the same function, loss_of_one(params, xi, yi), and "
+                               "take vmap(grad(loss_of_one), in_dims=(None, 0, 0))",
+                       hint_zh="在同一个函数 loss_of_one(params, xi, yi) 里调用模型和 loss_fn，"
+                               "再用 vmap(grad(loss_of_one), in_dims=(None, 0, 0))")
         if around is not None and not (around[:1] == ["grad"] and "vmap" in around[1:]):
             said = (", ".join(around) or "none", "、".join(around) or "没有")
             raise Fail(f"the loss was differentiated outside vmap, not by grad inside it ({loss_name})",
