@@ -12,21 +12,51 @@ from exercise_judge.spies import TorchCalls, autograd_passes, counted
 CASES = (((5,), 0, 1.5), ((2, 3), 1, -0.7))
 # Ops that only forward-mode AD calls (torch.autograd.forward_ad, and torch.func.jvp, jacfwd on it).
 FORWARD_MODE = ("_make_dual", "_unpack_dual")
+# Calls that make a complex tensor from real ones: the complex-step method starts with one of them.
+COMPLEX = ("complex", "view_as_complex", "polar")
+# Tensor methods that leave torch for NumPy or Python numbers.
+LEAVE_TORCH = ("numpy", "__array__", "tolist", "item")
+
+
+def makes_new(name: str) -> bool:
+    """A call that makes a tensor from another's shape, dtype or device, not from its values."""
+    return name.startswith("new_") or name.endswith("_like") or name in ("size", "numel", "dim")
 
 
 class TorchResults(TorchCalls):
-    """TorchCalls that also keeps, detached, every tensor the recorded calls return."""
+    """TorchCalls that also keeps, detached, every tensor the recorded calls return, with the number of
+    elements of the largest tensor each call was given (a result with fewer is a reduction)."""
 
     def __init__(self):
         super().__init__()
-        self.results: list[tuple[str, torch.Tensor]] = []
+        self.results: list[tuple[str, torch.Tensor, int]] = []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         result = super().__torch_function__(func, types, args, kwargs)
+        given = [value for value in (*args, *(kwargs or {}).values()) if isinstance(value, torch.Tensor)]
+        given += [item for value in args if isinstance(value, (tuple, list)) for item in value
+                  if isinstance(item, torch.Tensor)]
+        widest = max((value.numel() for value in given), default=0)
         for value in result if isinstance(result, (tuple, list)) else (result,):
             if isinstance(value, torch.Tensor):
-                self.results.append((getattr(func, "__name__", ""), value.detach()))
+                self.results.append((getattr(func, "__name__", ""), value.detach(), widest))
         return result
+
+
+def affine_image(value, true):
+    """Whether value is a * true + b elementwise for some a != 0 and b (true with at least 3 distinct
+    values, compared in float64 to a relative 1e-9): the gradient itself, or the gradient shifted or
+    scaled so that no tensor equals it."""
+    if value.numel() != true.numel() or value.is_complex() or not value.is_floating_point():
+        return False
+    found, want = value.reshape(-1).to(torch.float64), true.reshape(-1).to(torch.float64)
+    centred = want - want.mean()
+    if not bool(torch.isfinite(found).all()) or centred.abs().max() <= 1e-9 * want.abs().max():
+        return False
+    a = (found - found.mean()).dot(centred) / centred.dot(centred)
+    residual = found - found.mean() - a * centred
+    scale = found.abs().max().clamp_min(1e-300)
+    return bool(a.abs() * centred.abs().max() > 1e-6 * scale and residual.abs().max() <= 1e-9 * scale)
 
 
 def draw(shape, seed, beta, x_grad=True, beta_grad=True):
@@ -86,6 +116,23 @@ def refuse_autograd_in_backward(passes, seen):
     refuse_passes(passes, (f"Swish.backward asked autograd for the derivative ({asked_en}): the exercise is to "
                            "write it by hand", f"Swish.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你"
                            "亲手写出导数"), expected, hint)
+    complex_calls = [call.name for call in seen.calls
+                     if call.name in COMPLEX or (call.tensor is not None and call.tensor.is_complex())]
+    complex_calls += [name for name, value, _ in seen.results if value.is_complex() and name not in complex_calls]
+    complex_calls = sorted({name for name in complex_calls if not name.startswith("__")} or set(complex_calls))
+    if complex_calls:
+        raise Fail("Swish.backward computed with complex numbers (the complex-step method): that is a numerical "
+                   "derivative, and the exercise is to write the derivative by hand",
+                   "Swish.backward 用复数来算（复步长法）：那是数值求导，这道练习要你亲手写出导数",
+                   expected=expected, found=", ".join(complex_calls), hint_en=hint[0], hint_zh=hint[1])
+    left = sorted({call.name for call in seen.calls if call.name in LEAVE_TORCH})
+    if left:
+        raise Fail("Swish.backward left torch for NumPy or Python numbers: the exercise asks for torch operations "
+                   "on the saved tensors", "Swish.backward 离开了 torch，改用 NumPy 或 Python 数来算：这道练习要的是"
+                   "对保存的张量做 torch 运算",
+                   expected=expected, found=", ".join(f".{name}()" for name in left),
+                   hint_en=hint[0] + "; torch.func.grad, save_on_cpu and a GPU all need the tensors to stay tensors",
+                   hint_zh=hint[1] + "；torch.func.grad、save_on_cpu 和 GPU 都要求张量始终是张量")
     forward_mode = [call.name for call in seen.calls if call.name in FORWARD_MODE]
     if forward_mode:
         raise Fail("Swish.backward asked autograd for the derivative in forward mode (dual numbers: "
@@ -277,8 +324,10 @@ def swish(solution, check):
                        hint_zh="在 backward 里 x, beta = ctx.saved_tensors，只用它们来算：保存张量的钩子"
                                "（比如 save_on_cpu）只能管到经过 save_for_backward 的张量")
 
-        check(f"{case_en}: Swish.backward computes both derivatives itself, without asking autograd (reverse or "
-              "forward mode)", f"{case_zh}：Swish.backward 自己算出两个导数，不让 autograd 代劳（反向模式、前向模式都不行）")
+        check(f"{case_en}: Swish.backward computes both derivatives itself in torch operations, without asking "
+              "autograd (reverse or forward mode), a complex step or NumPy",
+              f"{case_zh}：Swish.backward 用 torch 运算自己算出两个导数，不让 autograd 代劳（反向模式、前向模式都不行），"
+              "也不用复步长法或 NumPy")
         returned, passes, seen = call_backward(solution, *draw(shape, seed, beta_value))
         refuse_autograd_in_backward(passes, seen)
         both_calls = len(seen.calls)
@@ -322,16 +371,25 @@ def swish(solution, check):
                            hint_zh="算每个梯度之前先看 ctx.needs_input_grad[i]，不要梯度的输入就返回 None：反正 autograd "
                                    "会把那个梯度扔掉，算它纯属白费")
             true_skipped = expected_grads(x, beta)[index]
-            computed = next((name for name, value in seen.results if value.shape == true_skipped.shape
-                             and torch.allclose(value, true_skipped, rtol=1e-10, atol=1e-12)), None)
+            if skipped == "x":  # x's gradient is elementwise: the gradient itself, shifted or scaled
+                computed = next((name for name, value, _ in seen.results if affine_image(value, true_skipped)),
+                                None)
+            else:  # beta's gradient is a sum over x's elements: any reduction of something as large as x
+                computed = next((f"{name}" for name, value, widest in seen.results
+                                 if widest >= x.numel() > value.numel() and not makes_new(name)), None)
             if computed is not None:
                 raise Fail(f"backward computed the gradient for {skipped} although {skipped} does not require "
                            "grad, and returned None afterwards",
                            f"{skipped} 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
-                           expected=(f"no tensor inside backward equal to the gradient for {skipped}",
-                                     f"backward 里没有哪个张量等于对 {skipped} 的梯度"),
-                           found=(f"torch.{computed} returned the gradient for {skipped}",
-                                  f"torch.{computed} 算出了对 {skipped} 的梯度"),
+                           expected=("no tensor inside backward equal to the gradient for x, shifted or scaled "
+                                     "or not", "backward 里没有哪个张量等于对 x 的梯度（平移、缩放过的也算）")
+                           if skipped == "x" else ("no reduction inside backward: grad_x is elementwise",
+                                                   "backward 里没有任何归约：grad_x 是逐元素算的"),
+                           found=(f"torch.{computed} returned the gradient for x (or an affine image of it)",
+                                  f"torch.{computed} 算出了对 x 的梯度（或它的平移、缩放）") if skipped == "x" else
+                                 (f"torch.{computed} reduced a tensor at least as large as x ({x.numel()} elements), "
+                                  "as only the gradient for beta needs", f"torch.{computed} 把不小于 x（{x.numel()} "
+                                  "个元素）的张量归约了，而只有对 beta 的梯度才需要归约"),
                            hint_en=f"compute the gradient for {skipped} inside `if ctx.needs_input_grad[{index}]:`, "
                                    "not before it",
                            hint_zh=f"对 {skipped} 的梯度放在 `if ctx.needs_input_grad[{index}]:` 里面算，不要先算好再判断")
