@@ -176,17 +176,26 @@ def autograd_grad_inside_func_grad_needs_create_graph():
     assert torch.equal(grad(derivative(False))(x), torch.tensor([0.0]))
 
 
-def item_inside_vmap_raises():
-    """Calling .item() inside a function that vmap maps raises a RuntimeError; under grad alone it works."""
+def item_raises_under_vmap_on_a_mapped_tensor_only():
+    """Inside a function that vmap maps, .item() on a tensor computed from the mapped input raises a
+    RuntimeError; on a tensor that is the same for every sample (captured from outside, or made inside the
+    function) it works. Under grad alone .item() works, on the input too."""
     assert ".item()" in _raises(vmap(lambda t: t.sum().item()), torch.ones(3, 2))
+    captured = torch.tensor([2.0, 3.0])
+    assert torch.equal(vmap(lambda t: t * captured.sum().item())(torch.ones(3, 2)), torch.full((3, 2), 5.0))
+    assert torch.equal(vmap(lambda t: t * torch.full((2,), 2.0).sum().item())(torch.ones(3, 2)),
+                       torch.full((3, 2), 4.0))
     found = grad(lambda t: t.sum() * t.sum().item())(torch.tensor([1.0, 2.0]))
     assert torch.equal(found, torch.tensor([3.0, 3.0]))
 
 
 def data_dependent_control_flow_raises_under_vmap_not_under_grad():
-    """A Python if on a tensor's value raises inside vmap ("data-dependent control flow") and works inside
-    grad alone."""
+    """A Python if on the value of a tensor computed from the mapped input raises inside vmap ("data-dependent
+    control flow"); on a captured tensor, the same for every sample, it works; inside grad alone it works on
+    the input too."""
     assert "data-dependent control flow" in _raises(vmap(lambda t: t if t.sum() > 0 else -t), torch.ones(3, 2))
+    captured = torch.tensor([2.0, 3.0])
+    assert torch.equal(vmap(lambda t: t if captured.sum() > 0 else -t)(torch.ones(3, 2)), torch.ones(3, 2))
 
     def branching(t):
         return (t**2).sum() if t.sum() > 0 else t.sum()
