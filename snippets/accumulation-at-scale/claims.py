@@ -41,8 +41,10 @@ class _Dtypes(TorchDispatchMode):
 def backward_runs_each_autocast_op_in_its_forward_dtype():
     """Under CPU autocast (bfloat16 and float16), the operations the backward pass runs take the dtype of
     their forward: the matrix products (mm, for addmm), ReLU's and LayerNorm's backward in the low dtype,
-    log_softmax's and nll_loss's (cross_entropy) in float32. backward() called inside the autocast block
-    runs the same operations in the same dtypes and leaves the same .grad as called outside it."""
+    log_softmax's and nll_loss's (cross_entropy) in float32. For that model, backward() called inside the
+    autocast block runs the same operations in the same dtypes and leaves the same .grad as called outside
+    it; but a Linear run in float32 under autocast(enabled=False) has its backward's matrix products in
+    float32 when backward() is called outside the block, in the low dtype when it is called inside."""
     for dtype in (torch.bfloat16, torch.float16):
         inside = {}
         for backward_inside in (True, False):
@@ -67,6 +69,25 @@ def backward_runs_each_autocast_op_in_its_forward_dtype():
         assert backward.of("_log_softmax_backward_data") == [[torch.float32, torch.float32]]
         assert forward.of("nll_loss_forward")[0][0] == torch.float32
         assert backward.of("nll_loss_backward")[0][:2] == [torch.float32, torch.float32]
+
+        products = {}  # backward() inside the block or not -> dtypes of each mm the backward ran
+        for backward_inside in (True, False):
+            torch.manual_seed(0)
+            low, high = nn.Linear(8, 8), nn.Linear(8, 1)
+            with torch.autocast("cpu", dtype=dtype):
+                hidden = low(torch.randn(4, 8))
+                with torch.autocast("cpu", enabled=False):
+                    loss = high(hidden.float()).sum()
+                if backward_inside:
+                    with _Dtypes() as backward:
+                        loss.backward()
+            if not backward_inside:
+                with _Dtypes() as backward:
+                    loss.backward()
+            products[backward_inside] = backward.of("mm")
+        # outside: high's two products in float32, low's weight gradient in the low dtype; inside: all low
+        assert products[False] == [[torch.float32] * 2] * 2 + [[dtype] * 2], products
+        assert products[True] == [[dtype] * 2] * 3, products
 
 
 class _GradientAs(torch.autograd.Function):
