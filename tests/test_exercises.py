@@ -21,6 +21,7 @@ from exercise_judge.verdict import LANGUAGES, report
 
 EXERCISES = exercises()
 WRONG = Path(__file__).parent / "wrong_attempts"
+ACCEPTED = Path(__file__).parent / "accepted_attempts"
 
 
 @pytest.mark.torch_independent
@@ -114,6 +115,16 @@ def test_a_wrong_attempt_gets_its_specific_verdict(attempt, launch):
     verdict = judge(exercise, attempt, launch=launch)
     text = verdict.text
     assert not verdict.passed and expected in text, f"expected {expected!r} in:\n{text}"
+
+
+@pytest.mark.parametrize("attempt", sorted(ACCEPTED.glob("*.py")), ids=lambda path: path.stem)
+def test_an_accepted_alternative_passes(attempt, launch):
+    """Every file in tests/accepted_attempts/, <chapter>--<name>--<how-it-differs>.py: a right solution
+    written otherwise than the reference, which a method check could mistake for a shortcut."""
+    exercise = "/".join(attempt.stem.split("--")[:2])
+    assert exercise in EXERCISES, f"{pages.relative(attempt)} names no exercise"
+    verdict = judge(exercise, attempt, launch=launch)
+    assert verdict.passed, verdict.text
 
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
