@@ -508,9 +508,10 @@ def _forward_decides_worker(rank, store_path, results):
 
 
 def an_overflow_in_one_ddp_process_skips_the_step_in_every_process():
-    """Two gloo ranks, DDP under float16 autocast with a GradScaler each: when only rank 1's input makes
-    its gradient overflow, the all-reduce brings inf or NaN to rank 0 too, and both ranks' scaler.step
-    skip the step and halve the scale; with clean inputs both take it."""
+    """Two gloo ranks, DDP under float16 autocast with a GradScaler each, two micro-batches per step, the
+    first one's forward inside no_sync(): when only rank 1's first micro-batch overflows, rank 0's .grad is
+    still finite after that micro-batch and holds inf or NaN after the second one's all-reduce, and both
+    ranks' scaler.step skip the step and halve the scale; with clean inputs both take it."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
     results = context.Queue()
@@ -526,8 +527,10 @@ def an_overflow_in_one_ddp_process_skips_the_step_in_every_process():
     finally:
         _stop(workers)
         shutil.rmtree(folder, ignore_errors=True)
-    # per rank: (steps taken, scale after) for the clean step, then for the step rank 1 spoils
-    assert found == [(0, (1, 65536.0), (0, 32768.0)), (1, (1, 65536.0), (0, 32768.0))], found
+    # per rank and step: (.grad non-finite after micro-batch 1, after micro-batch 2, steps taken, scale after),
+    # the clean step first, then the one whose first micro-batch rank 1 spoils
+    assert found == [(0, (False, False, 1, 65536.0), (False, True, 0, 32768.0)),
+                     (1, (False, False, 1, 65536.0), (True, True, 0, 32768.0))], found
 
 
 def _scaler_worker(rank, store_path, results):
@@ -544,15 +547,18 @@ def _scaler_worker(rank, store_path, results):
         optimizer.register_step_post_hook(lambda optimizer, args, kwargs: taken.append(1))
         scaler, outcome = torch.amp.GradScaler("cpu"), [rank]
         for spoil in (False, rank == 1):
-            x = torch.randn(8, 4) / 10 * (1e5 if spoil else 1.0)
-            with torch.autocast("cpu", dtype=torch.float16):
-                loss = nn.functional.mse_loss(model(x), torch.zeros(8, 1))
-            steps = len(taken)
-            scaler.scale(loss).backward()
+            steps, non_finite = len(taken), []
+            for micro_batch in (1, 2):
+                x = torch.randn(8, 4) / 10 * (1e5 if spoil and micro_batch == 1 else 1.0)
+                with model.no_sync() if micro_batch == 1 else contextlib.nullcontext():
+                    with torch.autocast("cpu", dtype=torch.float16):
+                        loss = nn.functional.mse_loss(model(x), torch.zeros(8, 1))
+                scaler.scale(loss / 2).backward()
+                non_finite.append(any(not p.grad.isfinite().all() for p in model.parameters()))
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad()
-            outcome.append((len(taken) - steps, scaler.get_scale()))
+            outcome.append((*non_finite, len(taken) - steps, scaler.get_scale()))
         results.put(tuple(outcome))
     finally:
         dist.destroy_process_group()
