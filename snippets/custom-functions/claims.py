@@ -1010,3 +1010,42 @@ def custom_bwd_reads_the_autocast_record_from_backwards_first_argument():
     RecordedBySetupContext.apply(torch.ones(2, requires_grad=True)).sum().backward()  # no autocast at all
     assert seen["new"] == (True, torch.float16), seen["new"]
     assert not torch.is_autocast_enabled("cpu")
+
+
+def autograd_checks_a_returned_gradients_shape_and_device_and_trusts_its_values():
+    """For an input that requires grad, autograd refuses a gradient from backward whose shape does not
+    fit the input's or whose device differs, casts one of another dtype (an integer one included) to
+    the input's dtype, and accepts any values: a gradient a thousand times too large goes through."""
+
+    def make(returned):
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x * 2
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def backward(ctx, grad_y):
+                return returned(grad_y)
+
+        return Double
+
+    x = torch.randn(5, requires_grad=True)
+    for wrong, words in ((lambda g: torch.ones(3), "expected shape compatible"),
+                         (lambda g: torch.ones(5, device="meta"), "expected device")):
+        try:
+            make(wrong).apply(x).sum().backward()
+        except RuntimeError as error:
+            assert "returned an invalid gradient" in str(error) and words in str(error), error
+        else:
+            raise AssertionError("a gradient of the wrong shape or device was accepted")
+    for other in (torch.float64, torch.int64):
+        x.grad = None
+        make(lambda g: torch.ones(5, dtype=other)).apply(x).sum().backward()
+        assert x.grad.dtype == torch.float32 and bool((x.grad == 1).all())
+    x.grad = None
+    make(lambda g: g * 2000).apply(x).sum().backward()
+    assert bool((x.grad == 2000).all())
