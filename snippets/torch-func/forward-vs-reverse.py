@@ -73,6 +73,8 @@ glue("tf_sweep_disagree", disagree, varies=True)
 glue("tf_sweep_shapes", len(results))
 glue("tf_sweep_16_16_jacrev_ms", results[16, 16]["jacrev"][1], varies=True)
 glue("tf_sweep_16_16_jacfwd_ms", results[16, 16]["jacfwd"][1], varies=True)
+for n_out in (4, 64, 1024):
+    glue(f"tf_sweep_16_{n_out}_jacrev_ms", results[16, n_out]["jacrev"][1], varies=True)
 torch.set_num_threads(threads)
 
 fig, panels = figure(7.0, 3.2)
