@@ -600,9 +600,10 @@ def mark_dirty_returns_the_same_tensor_object():
 
 def a_node_that_saved_the_edited_tensor_raises_with_or_without_mark_dirty():
     """An in-place Function edits a tensor that some node saved before the edit, the node that made
-    it (tanh saves its output) or an earlier use (h * w saves h): a backward that reaches that node
-    raises the in-place error, with mark_dirty or without; where no node saved it (h = a * 1, no
-    other use), the unmarked Function's gradient is silently the one of the unedited tensor."""
+    it (tanh saves its output) or an earlier use (h * w saves h when w requires grad): a backward that
+    reaches that node raises the in-place error, with mark_dirty or without; where no node saved it
+    (h = a * 1, no other use, or a use h * w with a w that requires no grad), the unmarked Function's
+    gradient is silently the one of the unedited tensor."""
 
     def make(dirty):
         class ReLUInPlace(torch.autograd.Function):
@@ -639,6 +640,12 @@ def a_node_that_saved_the_edited_tensor_raises_with_or_without_mark_dirty():
     make(False).apply(h)
     (grad,) = torch.autograd.grad(h.sum(), a)
     assert (a < 0).any() and torch.equal(grad, torch.ones_like(a))
+    w_data = w.detach()
+    h = a * 1
+    loss = (h * w_data).sum()  # MulBackward0 saves only w_data: a is the one that needs a gradient
+    make(False).apply(h)
+    (grad,) = torch.autograd.grad(loss, a)
+    assert torch.equal(grad, w_data)
 
 
 def only_mark_dirty_makes_autograd_refuse_an_in_place_function_on_a_leaf():
