@@ -1,4 +1,4 @@
-# expect: Swish.backward returned gradients of other shapes than its inputs
+# expect: Swish.backward returned gradients whose shapes differ from its inputs'
 # Right numbers after autograd's own reduction: the gradient for the 0-dim beta is returned elementwise,
 # and autograd sums it down.
 import torch

@@ -308,8 +308,8 @@ def swish(solution, check):
             at_given = expected_grads(x, beta)
             elsewhere = all(value is not None and value.shape == true.shape and torch.allclose(value, true)
                             for value, true in zip(found, at_given))
-            raise Fail("Swish.backward does not read x and beta from ctx.saved_tensors: it computes with other values "
-                       "than those ctx.saved_tensors gives back",
+            raise Fail("Swish.backward does not read x and beta from ctx.saved_tensors: the values it computes with "
+                       "are not the ones ctx.saved_tensors gives back",
                        "Swish.backward 不是从 ctx.saved_tensors 取的 x 和 beta：它算梯度用的值不是 ctx.saved_tensors "
                        "交回的那些",
                        expected=("with a saved-tensor hook that gives back 2x and 2beta, the gradients at 2x and 2beta",
@@ -337,7 +337,7 @@ def swish(solution, check):
               "beta 是 ()")
         shapes = [tuple(value.shape) if isinstance(value, torch.Tensor) else value for value in returned]
         if len(returned) != 2 or shapes != [shape, ()]:
-            raise Fail("Swish.backward returned gradients of other shapes than its inputs",
+            raise Fail("Swish.backward returned gradients whose shapes differ from its inputs'",
                        "Swish.backward 返回的梯度和输入的形状不一样",
                        expected=f"(tensor{shape}, tensor())",
                        found=f"{described(returned)}",
@@ -423,7 +423,7 @@ def swish(solution, check):
         pairs = list(zip(by_func, (true_x, true_beta)))
         if not all(torch.allclose(found, true, rtol=1e-10, atol=1e-12) for found, true in pairs):
             off = max((found - true).abs().max().item() for found, true in pairs)
-            raise Fail("torch.func.grad gives other gradients than plain autograd",
+            raise Fail("torch.func.grad gives different gradients from plain autograd",
                        "torch.func.grad 给出的梯度和普通 autograd 的不一样",
                        expected=("the gradients checked above", "上面检查过的那两个梯度"),
                        found=(f"off by up to {off:.3g}", f"最多差 {off:.3g}"),
