@@ -151,11 +151,15 @@ def bfloat16_has_float32s_range_and_fewer_digits_than_float16():
 
 def float16_rounds_below_half_its_smallest_subnormal_to_zero():
     """float16's smallest subnormal is 2**-24 (about 6.0e-8): a float32 value just below half of it becomes 0,
-    one just above half of it becomes 2**-24."""
+    one just above half of it becomes 2**-24. Below the smallest normal number (2**-14) every value is a
+    multiple of 2**-24, so the smaller it is the fewer digits it keeps: 1 + 2**-10 times 2**-14 survives the
+    cast, 1 + 2**-9 times 2**-20 becomes 2**-20, 1.2 times 2**-23 becomes 2**-23."""
     half = torch.finfo(torch.float16)
     assert half.smallest_normal * half.eps == 2 ** -24
     values = torch.tensor([0.99 * 2 ** -25, 1.01 * 2 ** -25, 0.99 * 2 ** -24]).half().float()
     assert values.tolist() == [0.0, 2 ** -24, 2 ** -24]
+    digits = torch.tensor([(1 + 2 ** -10) * 2 ** -14, (1 + 2 ** -9) * 2 ** -20, 1.2 * 2 ** -23]).half().float()
+    assert digits.tolist() == [(1 + 2 ** -10) * 2 ** -14, 2 ** -20, 2 ** -23], digits.tolist()
 
 
 def grad_scaler_defaults():
