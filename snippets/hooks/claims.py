@@ -281,15 +281,39 @@ def a_post_accumulate_hook_must_return_none():
 
 def a_forward_pre_hook_gets_the_positional_inputs_as_a_tuple():
     """A forward pre-hook receives the positional inputs as a tuple; an input passed by keyword is
-    not in it."""
+    not in it. Registered with with_kwargs=True, it gets the keyword inputs too, as a dict."""
     layer = nn.Linear(3, 2)
     seen = []
-    layer.register_forward_pre_hook(lambda m, args: seen.append(args))
+    handle = layer.register_forward_pre_hook(lambda m, args: seen.append(args))
     x = torch.ones(1, 3)
     layer(x)
     layer(input=x)
     assert type(seen[0]) is tuple and len(seen[0]) == 1 and seen[0][0] is x
     assert seen[1] == ()
+    handle.remove()
+    layer.register_forward_pre_hook(lambda m, args, kwargs: seen.append((args, kwargs)), with_kwargs=True)
+    layer(input=x)
+    assert seen[2][0] == () and list(seen[2][1]) == ["input"] and seen[2][1]["input"] is x
+
+
+def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
+    """register_multi_grad_hook in its default mode ("all") calls the hook once in a backward that reaches
+    any of its tensors, with None for a tensor it does not reach, and not at all in a backward that reaches
+    none of them; with mode="any" it calls it once, with the first gradient to arrive, a single tensor."""
+    from torch.autograd.graph import register_multi_grad_hook
+    x, w, other = (torch.ones(2, requires_grad=True) for _ in range(3))
+    calls = []
+    handle = register_multi_grad_hook((x, w), lambda grads: calls.append([g is not None for g in grads]))
+    (x * w).sum().backward()
+    other.sum().backward()
+    (x * 2).sum().backward()
+    assert calls == [[True, True], [True, False]]
+    handle.remove()
+    calls.clear()
+    handle = register_multi_grad_hook((x, w), calls.append, mode="any")
+    (x * w).sum().backward()
+    handle.remove()
+    assert len(calls) == 1 and isinstance(calls[0], torch.Tensor)
 
 
 def clipping_each_gradient_in_a_hook_is_not_clip_grad_norm():
