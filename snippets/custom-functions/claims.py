@@ -971,7 +971,8 @@ def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
 
 
 def custom_bwd_reads_the_autocast_record_from_backwards_first_argument():
-    """custom_fwd stores _fwd_used_autocast and _dtype on forward's first argument; custom_bwd reads
+    """custom_fwd stores on forward's first argument whether forward runs with autocast on
+    (_fwd_used_autocast: False under cast_inputs, which turns it off) and _dtype; custom_bwd reads
     them from backward's first argument and runs backward under torch.autocast with them. In the
     older style both arguments are the same ctx object; in the setup_context style custom_bwd works
     as soon as backward's ctx carries the two attributes, whoever put them there."""
@@ -998,6 +999,19 @@ def custom_bwd_reads_the_autocast_record_from_backwards_first_argument():
     out.sum().backward()
     assert seen["forward ctx"] is seen["backward ctx"] is out.grad_fn
     assert seen["old"] == (True, torch.bfloat16), seen["old"]
+
+    class CastInputs(OldStyle):  # forward runs with autocast off, and that is what is recorded
+        @staticmethod
+        @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
+        def forward(ctx, a):
+            seen["cast forward"] = torch.is_autocast_enabled("cpu")
+            return a * 2
+
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = CastInputs.apply(a)
+    assert out.grad_fn._fwd_used_autocast is False and seen["cast forward"] is False
+    out.sum().backward()
+    assert seen["old"][0] is False, seen["old"]
 
     class RecordedBySetupContext(torch.autograd.Function):
         @staticmethod
