@@ -257,7 +257,7 @@ def _one_model(solution, check, file, case, seed):
         guess = value / unhooked if unhooked else 0.0
         if abs(guess - factor) < 2 * RESCALE_STEP:
             others.append((f"the gradient without that factor, times {guess:.4f}",
-                           f"没乘这个系数的梯度再乘上 {guess:.4f}", new[name] * guess))
+                           f"没乘这个系数、另乘了 {guess:.4f} 的梯度", new[name] * guess))
         for what_en, what_zh, other in others:
             if _close(value, other.norm().item()):
                 raise Fail(f"{name}: not the norm of the gradient this backward handed to grad_norms' hooks: no hook "
