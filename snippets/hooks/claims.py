@@ -316,6 +316,26 @@ def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
     assert len(calls) == 1 and isinstance(calls[0], torch.Tensor)
 
 
+def zeroing_grad_input_leaves_another_paths_gradient():
+    """A full backward hook that zeroes grad_input zeroes what flows back through the module's input only:
+    a layer before it whose output also reaches the loss by another path (a residual connection) gets that
+    path's gradient, exactly as if the hooked layer were not there; in a plain sequence it gets zeros."""
+    torch.manual_seed(0)
+    first, hooked = nn.Linear(3, 3), nn.Linear(3, 3)
+    x = torch.randn(4, 3)
+    handle = hooked.register_full_backward_hook(lambda module, grad_input, grad_output: (grad_input[0] * 0,))
+    z = first(x)
+    (hooked(z) + z).sum().backward()
+    residual = first.weight.grad.clone()
+    first.zero_grad()
+    hooked(first(x)).sum().backward()
+    handle.remove()
+    assert torch.equal(first.weight.grad, torch.zeros_like(first.weight))
+    first.zero_grad()
+    first(x).sum().backward()  # the residual path alone
+    assert residual.abs().sum() > 0 and torch.allclose(residual, first.weight.grad)
+
+
 def clipping_each_gradient_in_a_hook_is_not_clip_grad_norm():
     """Clipping each parameter's gradient in its own hook (to a norm of at most 1) can give other
     gradients than clip_grad_norm_(parameters, 1.0), which scales all of them by one common factor."""
