@@ -61,12 +61,20 @@ class Run:
     """What one call of accumulated_step did: the parameters' change, the scaler, the rows of each
     forward of the model, (name, dtype) for every output of any of its Linear layers, the backward
     passes by the reader's file, the gradient that reached each loss loss_fn returned (the factor the
-    backward multiplied that loss by), and, for each optimizer.step(), whether it ran inside
-    scaler.step."""
+    backward multiplied that loss by), for each optimizer.step(), whether it ran inside scaler.step,
+    and for each forward, how many backward passes had run before it."""
 
-    def __init__(self, change, scaler, rows, dtypes, passes, arrived, inside_step):
+    def __init__(self, change, scaler, rows, dtypes, passes, arrived, inside_step, before):
         self.change, self.scaler, self.rows, self.dtypes, self.passes = change, scaler, rows, dtypes, passes
-        self.arrived, self.inside_step = arrived, inside_step
+        self.arrived, self.inside_step, self.before = arrived, inside_step, before
+
+    def order(self):
+        """'forward, backward(), forward, ...': the order in which the forwards and the passes ran."""
+        events, done = [], 0
+        for before in self.before:
+            events += ["backward()"] * (before - done) + ["forward"]
+            done = before
+        return ", ".join(events + ["backward()"] * (len(self.passes) - done))
 
 
 def _setup(seed, micro_batches=MICRO_BATCHES):
@@ -91,10 +99,29 @@ def _reference_update(model, x, y, max_norm):
     return _flat(model) - before, norm
 
 
+def _float16_update(model, x, y, micro_batches=MICRO_BATCHES):
+    """The change of the parameters that the method makes, unwatched: float16 forwards, scaled backward
+    passes, unscale_, step (no clipping)."""
+    model = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=LR)
+    scaler = torch.amp.GradScaler("cpu", init_scale=SCALE)
+    before = _flat(model)
+    for part_x, part_y in zip(x.chunk(micro_batches), y.chunk(micro_batches)):
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = nn.functional.mse_loss(model(part_x), part_y)
+        scaler.scale(loss / micro_batches).backward()
+    scaler.unscale_(optimizer)
+    scaler.step(optimizer)
+    scaler.update()
+    return _flat(model) - before
+
+
 def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES, init_scale=SCALE):
     model = copy.deepcopy(model)
-    rows, dtypes = [], []
+    rows, dtypes, before, counted_passes = [], [], [], []
     model.register_forward_pre_hook(lambda module, args: rows.append(len(args[0]) if args else 0))
+    model.register_forward_pre_hook(
+        lambda module, args: before.append(len(counted_passes[0]) if counted_passes else 0))
     for name, module in model.named_modules():
         if isinstance(module, nn.Linear):  # every one: autocast around part of the forward shows
             module.register_forward_hook(lambda module, args, output, name=name: dtypes.append((name, output.dtype)))
@@ -108,13 +135,14 @@ def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES, init_scal
             loss.register_hook(lambda grad: arrived.append(grad.float().mean().item()))
         return loss
 
-    before = _flat(model)
+    start = _flat(model)
     parts = list(zip(x.chunk(micro_batches), y.chunk(micro_batches)))
     with autograd_passes() as passes:
+        counted_passes.append(passes)
         scaler = RecordingScaler(passes, optimizer, init_scale)
         solution.accumulated_step(model, loss_fn, optimizer, scaler, parts, max_norm)
-    return Run(_flat(model) - before, scaler, rows, dtypes, [found for found in passes if found.by(solution.__file__)],
-               arrived, inside_step)
+    return Run(_flat(model) - start, scaler, rows, dtypes, [found for found in passes if found.by(solution.__file__)],
+               arrived, inside_step, before)
 
 
 def _calls(scaler):
@@ -204,8 +232,9 @@ def grad_scaler_step(solution, check):
                    found=shown, hint_en=hint[0], hint_zh=hint[1])
 
     check(f"scaler.scale is called once per micro-batch, and each micro-batch's loss goes through its own "
-          f"backward() multiplied by the scale ({MICRO_BATCHES} in all)",
-          f"每个微批次调用一次 scaler.scale，每个微批次的损失乘上放大倍数，各自做一次 backward()（共 {MICRO_BATCHES} 次）")
+          f"backward() multiplied by the scale ({MICRO_BATCHES} in all), before the next micro-batch's forward",
+          f"每个微批次调用一次 scaler.scale，每个微批次的损失乘上放大倍数，各自做一次 backward()（共 {MICRO_BATCHES} 次），"
+          f"并且在下一个微批次的前向之前")
     scaler = run.scaler
     counts = {name: scaler.calls.count(name) for name in ("scale", "unscale_", "step", "update")}
     if counts["scale"] != MICRO_BATCHES:
@@ -229,6 +258,17 @@ def grad_scaler_step(solution, check):
                            "graph alive until the end, the memory that accumulation is meant to save",
                    hint_zh="每个微批次的损失一算出来，就调用 scaler.scale(loss / len(micro_batches)).backward()：把损失"
                            "加起来最后只调用一次 backward()，会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
+    if run.before != list(range(MICRO_BATCHES)):
+        raise Fail("the forwards and the backward() calls ran in another order than one micro-batch after the other",
+                   "前向和 backward() 的顺序不是一个微批次接一个微批次",
+                   expected=(", ".join(["forward, backward()"] * MICRO_BATCHES),
+                             "，".join(["前向，backward()"] * MICRO_BATCHES)),
+                   found=run.order(),
+                   hint_en="finish each micro-batch before the next one starts: forward, loss, "
+                           "scaler.scale(loss / len(micro_batches)).backward(). With every forward first, all their "
+                           "graphs are alive at once, the memory of the whole batch that accumulation is meant to save",
+                   hint_zh="一个微批次做完再开始下一个：前向、损失、scaler.scale(loss / len(micro_batches)).backward()。"
+                           "先把所有前向都做完，所有微批次的计算图就同时存在，占的是整批的内存，而省下这份内存正是梯度累加的目的")
     # The gradient reaching a loss is the factor its backward multiplied it by: SCALE / MICRO_BATCHES for
     # scaler.scale(loss / len(micro_batches)), less when the scaled loss is divided again before backward()
     lowest = SCALE / MICRO_BATCHES
@@ -318,9 +358,26 @@ def grad_scaler_step(solution, check):
                    hint_zh="不带参数调用 scaler.update()：只有出现 inf 或 NaN 的那一步之后它才调低放大倍数，正常的步它会计数，"
                            "数够了再调高；自己传入或设置放大倍数，就把这套机制换掉了")
 
-    check("without clipping in the way, the parameters move as one float32 step on the whole batch would",
-          "裁剪不起作用时，参数的变化和整批一次 float32 更新相同")
+    check("without clipping in the way, the parameters move as one float32 step on the whole batch would, up to "
+          "float16 rounding: exactly as the unscaled float16 gradient moves them",
+          "裁剪不起作用时，参数的变化和整批一次 float32 更新相同，只差 float16 的舍入：和缩回原值的 float16 梯度给出的更新完全一致")
     _compare(run.change, expected, MICRO_BATCHES)
+    # float16 rounding makes this step differ from the float32 one by a few 1e-4 (relative), and every run of the
+    # method (4 micro-batches, scale 65536: powers of 2, exact) gives the same step to the last bit: a step made
+    # from another gradient than the float16 one shows here
+    made_by_method = _float16_update(model, x, y)
+    drift = ((run.change - made_by_method).norm() / made_by_method.norm()).item()
+    if drift > 1e-5:
+        raise Fail("the step was not made from the gradient the float16 backward passes left: it differs from that "
+                   "step by more than float32 rounding",
+                   "这一步更新用的不是 float16 反向传播留下的梯度：和那一步的差异超出了 float32 的舍入误差",
+                   expected=("the step of the float16 gradient, unscaled (relative difference below 1e-5)",
+                             "由缩回原值的 float16 梯度得到的更新（相对差异小于 1e-5）"),
+                   found=(f"relative difference {drift:.2g}", f"相对差异 {drift:.2g}"),
+                   hint_en="between scaler.unscale_(optimizer) and scaler.step(optimizer) only clip_grad_norm_ touches "
+                           ".grad: a gradient computed some other way (in float32, on a copy) is not the method",
+                   hint_zh="在 scaler.unscale_(optimizer) 和 scaler.step(optimizer) 之间，只有 clip_grad_norm_ 可以动 "
+                           ".grad：用别的办法（float32、模型副本）另算的梯度不是这个练习要的方法")
     check(f"the same with {OTHER_MICRO_BATCHES} micro-batches and a GradScaler that starts at {OTHER_SCALE:g}",
           f"换成 {OTHER_MICRO_BATCHES} 个微批次、放大倍数从 {OTHER_SCALE:g} 开始的 GradScaler，也一样")
     other_model, other_x, other_y = _setup(1, OTHER_MICRO_BATCHES)
