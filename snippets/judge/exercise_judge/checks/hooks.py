@@ -25,7 +25,10 @@ TOLERANCE = 1e-5  # relative, on each norm
 # (uniform in [0, 1/2): no seed the solution sets reaches it). The gradient this backward hands to the
 # solution's hooks differs by about 1 % from the unhooked gradient and by at least RESCALE_STEP / 2 from that
 # of any other pass, and its factor cannot be known in advance: a norm computed apart and multiplied by a
-# guessed factor misses it by up to 0.4 %, 400 times the tolerance. Only a value read in a hook matches it.
+# guessed factor misses it by up to 0.4 %, 400 times the tolerance. The judge also checks that a function
+# of the solution is registered on each parameter (or on the node that adds into its .grad), that .grad
+# stays a plain tensor, and that .grad holds the earlier gradient plus this one as soon as AccumulateGrad has
+# added it, not only after the call returns.
 RESCALE_STEP = 2.0**-7
 _FACTORS = random.SystemRandom()
 
@@ -134,11 +137,15 @@ def _one_model(solution, check, file, case, seed):
     # The judge's own hook on each parameter, registered before the solution's: it runs first, as each
     # gradient arrives, writes down what .grad held then and how many of the solution's hooks were in place,
     # and hands on the gradient rescaled by a random factor drawn anew for every call (RESCALE_STEP).
-    arrived, made, handed = {}, [], {}
+    # Only the solution's hooks on that parameter count: in its hook dict, or in those of its AccumulateGrad node.
+    arrived, made, handed, hook_dicts = {}, [], {}, {}
 
     def arriving(grad, name, p):
-        held = None if p.grad is None else p.grad.clone()
-        arrived.setdefault(name, (held, sum(_live(handle) for handle, _ in made)))
+        kind = None if p.grad is None or type(p.grad) is torch.Tensor else type(p.grad).__name__
+        held = p.grad.clone() if p.grad is not None and kind is None else None
+        dicts = (*hook_dicts[name], p._post_accumulate_grad_hooks)  # that one is made by the first registration
+        on_it = sum(_live(handle) and any(handle.hooks_dict_ref() is hooks for hooks in dicts) for handle, _ in made)
+        arrived.setdefault(name, (held, on_it, kind))
         calls = handed.setdefault(name, [])
         factor = 1.0 + (len(calls) + 1 + _FACTORS.random() / 2) * RESCALE_STEP
         calls.append((factor, grad * factor))
@@ -148,17 +155,22 @@ def _one_model(solution, check, file, case, seed):
                      for name, p in model.named_parameters()]
     # And a hook on the node that adds into each .grad: it sees the gradient added, after every tensor hook.
     # What the judge's hook handed on in the pass that reaches .grad: the gradient this backward delivered.
-    added, delivered = {}, {}
+    # It also records whether .grad, at that moment, is a plain tensor holding the earlier gradient plus this one.
+    added, delivered, summed = {}, {}, {}
 
-    def adding(grad_outputs, name):
+    def adding(grad_outputs, name, p):
         added.setdefault(name, grad_outputs[0].clone())
+        summed.setdefault(name, type(p.grad) is torch.Tensor and torch.equal(p.grad, old[name] + grad_outputs[0]))
         if name in handed:
             delivered.setdefault(name, handed[name][-1])
 
     for name, p in model.named_parameters():
         accumulate = p.view_as(p).grad_fn.next_functions[0][0]  # the same node that loss's graph ends in
         judge_handles.append(accumulate.register_hook(
-            lambda grad_inputs, grad_outputs, name=name: adding(grad_outputs, name)))
+            lambda grad_inputs, grad_outputs, name=name, p=p: adding(grad_outputs, name, p)))
+        probe = accumulate.register_prehook(lambda grad_outputs: None)  # only to learn the node's pre-hook dict
+        hook_dicts[name] = (p._backward_hooks, judge_handles[-1].hooks_dict_ref(), probe.hooks_dict_ref())
+        probe.remove()
 
     check(en + "grad_norms(model, loss) returns a dict with one float per parameter name",
           zh + "grad_norms(model, loss) 返回一个字典，每个参数名对应一个 float")
@@ -186,7 +198,17 @@ def _one_model(solution, check, file, case, seed):
     check(en + "when this backward's gradient reached each parameter, its .grad still held the earlier gradient",
           zh + "这次反向传播的梯度到达每个参数时，它的 .grad 里还是之前的梯度")
     for name in names:
-        held = arrived.get(name, (None, 0))[0]
+        held, _, kind = arrived.get(name, (None, 0, None))
+        if kind is not None:
+            raise Fail(f"{name}: when this backward's gradient arrived, .grad was not a plain tensor but a "
+                       f"{kind}: grad_norms replaced .grad "
+                       "to watch what backward adds into it, instead of reading the gradient in a hook",
+                       f"{name}：这次反向传播的梯度到达时，.grad 已经不是普通张量了：grad_norms 换掉了 .grad，"
+                       "去偷看反向传播往里加的东西，而不是在钩子里读梯度",
+                       expected=("a torch.Tensor", "torch.Tensor"), found=("a tensor subclass", "张量子类"),
+                       hint_en="leave .grad alone: p.register_hook(fn) calls fn with the gradient as it arrives, "
+                               "before it is added into .grad",
+                       hint_zh="别动 .grad：p.register_hook(fn) 在梯度到达、还没加进 .grad 时就用它调用 fn")
         if name not in arrived or held is None or not torch.equal(held, old[name]):
             raise Fail(f"{name}: when this backward's gradient arrived, .grad did not hold the earlier micro-batch's "
                        "gradient: grad_norms set .grad aside to read the new gradient from it afterwards, "
@@ -200,17 +222,19 @@ def _one_model(solution, check, file, case, seed):
                                "before it is added into .grad",
                        hint_zh="别动 .grad：p.register_hook(fn) 在梯度到达、还没加进 .grad 时就用它调用 fn")
 
-    check(en + "hooks registered by grad_norms were in place when the gradients arrived",
-          zh + "梯度到达时，grad_norms 注册的钩子已经挂好")
-    in_place = max((count for _, count in arrived.values()), default=0)
-    if not in_place:
-        raise Fail("no hook registered by grad_norms was in place when the gradients arrived: the norms were not "
-                   "read from the gradients as backward delivered them",
-                   "梯度到达时，grad_norms 没有挂着任何钩子：范数不是从反向传播送来的梯度上读的",
+    check(en + "a hook registered by grad_norms was in place on each parameter when its gradient arrived",
+          zh + "每个参数的梯度到达时，grad_norms 已经在它上面挂好了钩子")
+    bare = [name for name in names if not arrived.get(name, (None, 0, None))[1]]
+    if bare:
+        raise Fail(f"{bare[0]}: no hook registered by grad_norms was in place on this parameter (or on the node that "
+                   "adds into its .grad) when its gradient arrived: the norm was not read from the gradient as "
+                   "backward delivered it",
+                   f"{bare[0]}：梯度到达时，grad_norms 没有在这个参数上（或往它的 .grad 里累加的节点上）挂着钩子："
+                   "范数不是从反向传播送来的梯度上读的",
                    expected=("a hook on each parameter, registered before loss.backward()",
                              "每个参数上一个钩子，在 loss.backward() 之前注册"),
-                   found=(f"{len(made)} hooks registered during grad_norms, none in place then",
-                          f"grad_norms 期间注册了 {len(made)} 个钩子，当时一个也没挂着"),
+                   found=(f"{len(made)} hooks registered during grad_norms, none on this parameter then",
+                          f"grad_norms 期间注册了 {len(made)} 个钩子，当时没有一个挂在这个参数上"),
                    hint_en="register a hook on each parameter with p.register_hook(fn) before loss.backward(): "
                            "backward calls fn(grad) with each gradient as it arrives",
                    hint_zh="在 loss.backward() 之前用 p.register_hook(fn) 给每个参数注册钩子："
@@ -292,6 +316,17 @@ def _one_model(solution, check, file, case, seed):
                               "没有梯度加进去" if name not in added else f"范数为 {added[name].norm().item():.6g} 的梯度"),
                        hint_en="a hook that only watches returns None and does not modify its argument in place",
                        hint_zh="只看不改的钩子返回 None，也不原地修改收到的梯度")
+        if not summed.get(name):
+            raise Fail(f"{name}: when AccumulateGrad had added this backward's gradient, .grad was not the earlier "
+                       "gradient plus it: grad_norms moved .grad aside while backward ran, and put it back afterwards",
+                       f"{name}：AccumulateGrad 把这次的梯度加进去之后，.grad 并不等于之前的梯度加上它："
+                       "grad_norms 在反向传播期间把 .grad 挪开了，事后才放回去",
+                       expected=("the earlier gradient plus this one, in a plain tensor",
+                                 "之前的梯度加上这一次的，放在普通张量里"),
+                       found=("another tensor", "另一个张量"),
+                       hint_en="leave .grad alone and read the norm from the hook's argument: "
+                               "norms[name] = grad.norm().item()",
+                       hint_zh="别动 .grad，用钩子收到的参数算范数：norms[name] = grad.norm().item()")
         if p.grad is None or not torch.equal(p.grad, old[name] + delivered[name][1]):
             raise Fail(f"{name}.grad is not the earlier gradient plus this backward's: the monitor changed training",
                        f"{name}.grad 不等于之前的梯度加上这一次的：监控改变了训练",
