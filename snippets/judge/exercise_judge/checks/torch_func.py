@@ -12,10 +12,12 @@ from exercise_judge.checking import Fail, described, exercise, times
 from exercise_judge.spies import autograd_passes, counted
 
 MARK = 7.0  # what every .grad holds before the reader's function runs: it must still hold it after
-# The loss_fn the reader's function gets multiplies every loss by a factor drawn anew for every call of it,
-# from the operating system's randomness (no seed the solution sets reaches it), between 1.5 and 2.5: its
-# norms are that many times those of the plain loss. Norms computed apart from it (the loss function found
-# by name or written out, on a copy of the model) miss by that factor, which cannot be known in advance.
+# The loss_fn the reader's function gets multiplies the gradient of every loss, not its value, by a factor
+# drawn anew for every call of it, from the operating system's randomness (no seed the solution sets reaches
+# it), between 1.5 and 2.5: its norms are that many times those of the plain loss, while the loss it returns
+# is the plain one. Norms computed apart from it (the loss function found by name or written out, on a copy
+# of the model) miss by that factor, and its value does not reveal it. Python lets a solution read the factor
+# out of the function's closure; the judge does not claim to stop that, and the book does not say it does.
 SCALES = (1.5, 2.5)
 _SCALES = random.SystemRandom()
 
@@ -104,12 +106,13 @@ class _Loss:
 
 
 def _observed(loss_fn, scale, calls):
-    """loss_fn as the reader's function gets it, times `scale`: each call appends a _Loss. It keeps no
-    __wrapped__, so that the reader cannot call the loss unseen that way."""
+    """loss_fn as the reader's function gets it, its gradient times `scale` and its value unchanged: each call
+    appends a _Loss. It keeps no __wrapped__, so that the reader cannot call the loss unseen that way."""
     def observed(*args, **kwargs):
         loss = loss_fn(*args, **kwargs)
         # A tensor of the loss's dtype: under jvp, a Python float would turn the result into float64.
-        loss = loss * torch.tensor(scale, dtype=loss.dtype)
+        # loss + (k - 1) * (loss - loss.detach()): the value of loss, the gradient k times loss's.
+        loss = loss + (torch.tensor(scale, dtype=loss.dtype) - 1) * (loss - loss.detach())
         calls.append(_Loss(_transforms(loss), _stack()))
         return loss
     observed.__name__ = observed.__qualname__ = loss_fn.__name__
@@ -151,7 +154,8 @@ def per_sample_norms(solution, check):
         scale = _SCALES.uniform(*SCALES)
 
         def loss_fn(*args, plain=plain_loss_fn, scale=scale, **kwargs):
-            return plain(*args, **kwargs) * scale
+            loss = plain(*args, **kwargs)
+            return loss + (scale - 1) * (loss - loss.detach())
 
         loss_fn.__name__ = loss_fn.__qualname__ = plain_loss_fn.__name__
         expected = _reference(model, loss_fn, x, y)
@@ -198,9 +202,10 @@ def per_sample_norms(solution, check):
         if not torch.allclose(found, expected, rtol=1e-4, atol=1e-6):
             plain = expected / scale
             if torch.allclose(found, plain, rtol=1e-4, atol=1e-6):
-                raise Fail(f"the norms of {loss_name} itself, not of the loss_fn passed in, which multiplies every "
-                           f"loss by {scale:.4f}: they were computed apart from what vmap(grad(...)) returned for it",
-                           f"这是 {loss_name} 本身的范数，不是传进来的 loss_fn 的：它把每个损失都乘了 {scale:.4f}；"
+                raise Fail(f"the norms of {loss_name} itself, not of the loss_fn passed in, which multiplies the "
+                           f"gradient of every loss by {scale:.4f}: they were computed apart from what "
+                           "vmap(grad(...)) returned for it",
+                           f"这是 {loss_name} 本身的范数，不是传进来的 loss_fn 的：它把每个损失的梯度都乘了 {scale:.4f}；"
                            "这些范数不是从 vmap(grad(...)) 对它的返回值算出来的",
                            expected=_show(expected), found=_show(found),
                            hint_en="differentiate the loss_fn you are given, and compute the norms from what "
@@ -300,9 +305,9 @@ def per_sample_norms(solution, check):
                         f"一次 {whole} 个样本" if whole else f"{run.numel} 个元素的输入")
                 if not run.mapped:
                     said = (said[0] + ", not under vmap", said[1] + "，不在 vmap 里")
-            raise Fail(f"the model ran on {said[0]} ({loss_name}): vmap(grad(...)) runs it on the loss of one "
-                       "sample, mapped over the batch",
-                       f"模型的输入是{said[1]}（{loss_name}）：vmap(grad(...)) 让模型处理单个样本的损失，再映射到整个批次",
+            raise Fail(f"the model ran on {said[0]} ({loss_name}): vmap(grad(...)) runs it on one sample, "
+                       "mapped over the batch",
+                       f"模型的输入是{said[1]}（{loss_name}）：vmap(grad(...)) 让模型处理单个样本，再映射到整个批次",
                        expected=(f"one sample under vmap: an input of {one} elements, batched by vmap",
                                  f"vmap 下的单个样本：{one} 个元素的输入，由 vmap 批量处理"),
                        found=said,
