@@ -63,23 +63,24 @@ for steps in (1, 8, 64):
             half_seen = {index: (inputs.half(), grad, float32_seen[index]) for index, (inputs, grad) in seen.items()}
 
 # Each weight entry (i, j) of a Linear is a sum over the rows of (gradient at output i) x (input j),
-# each bias entry i a sum of gradients at output i: is one of those terms a gradient float16 made 0?
-built_on_a_zero = []
+# each bias entry i a sum of gradients at output i. The float16 backward adds the terms as float16 left
+# them (the sum itself in float32) and rounds the sum to float16: recompute that sum.
+recomputed = []
 for index in (0, 2, 4):
-    inputs, grad, float32_grad = half_seen[index]
-    rounded_to_zero = ((grad == 0) & (float32_grad != 0)).float()
-    built_on_a_zero += [rounded_to_zero.T @ (inputs != 0).float() > 0, rounded_to_zero.sum(0) > 0]
-built_on_a_zero = torch.cat([entries.flatten() for entries in built_on_a_zero])
+    inputs, grad, _ = half_seen[index]
+    recomputed += [grad.float().T @ inputs.float(), grad.float().sum(0)]
+recomputed = torch.cat([entries.flatten() for entries in recomputed])
 rest = lost & ~own
 half = torch.finfo(torch.float16)
 print(f"{exact.numel()} gradient entries; float16's smallest normal number {half.smallest_normal:.1e}, "
       f"smallest subnormal {half.smallest_normal * half.eps:.1e}, half of it {half.smallest_normal * half.eps / 2:.1e}")
 print(f"the {lost.sum().item()} entries float16 zeroed at loss / 64: {own.sum().item()} below half its smallest "
       f"subnormal in float32 too; the other {rest.sum().item()}, up to {largest_zeroed:.1e}, "
-      f"{(rest & built_on_a_zero).sum().item()} of them built on a gradient float16 had made 0")
+      f"{(rest & (recomputed.abs() <= 2.0**-25)).sum().item()} of them summed from float16 terms to at most half "
+      f"the smallest subnormal")
 glue("scale_init", SCALE)
 glue("scale_entries", exact.numel())
 glue("scale_largest_zeroed", float(f"{largest_zeroed:.1e}"))
 glue("scale_zeroed_own", own.sum().item())
 glue("scale_zeroed_rest", rest.sum().item())
-glue("scale_zeroed_built", (rest & built_on_a_zero).sum().item())
+glue("scale_zeroed_summed", (rest & (recomputed.abs() <= 2.0**-25)).sum().item())

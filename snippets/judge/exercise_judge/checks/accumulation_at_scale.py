@@ -259,7 +259,7 @@ def grad_scaler_step(solution, check):
                    hint_zh="每个微批次的损失一算出来，就调用 scaler.scale(loss / len(micro_batches)).backward()：把损失"
                            "加起来最后只调用一次 backward()，会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
     if run.before != list(range(MICRO_BATCHES)):
-        raise Fail("the forwards and the backward() calls ran in another order than one micro-batch after the other",
+        raise Fail("the forwards and the backward() calls did not run one micro-batch after the other",
                    "前向和 backward() 的顺序不是一个微批次接一个微批次",
                    expected=(", ".join(["forward, backward()"] * MICRO_BATCHES),
                              "，".join(["前向，backward()"] * MICRO_BATCHES)),
@@ -329,7 +329,7 @@ def grad_scaler_step(solution, check):
     if not all(scaler.stepped_own) or not all(run.inside_step):
         outside = run.inside_step.count(False)
         raise Fail("optimizer.step() ran outside scaler.step" if outside else
-                   "scaler.step was handed another optimizer than the one accumulated_step received",
+                   "scaler.step was handed an optimizer other than the one accumulated_step received",
                    "optimizer.step() 是在 scaler.step 之外调用的" if outside else
                    "交给 scaler.step 的不是 accumulated_step 收到的那个优化器",
                    expected=("scaler.step(optimizer) with the optimizer passed in, which calls optimizer.step() "
@@ -396,7 +396,7 @@ def grad_scaler_step(solution, check):
     if other.arrived and max(other.arrived) > 1.01 * OTHER_SCALE:
         shown = ", ".join(f"{factor:.3g}" for factor in other.arrived)
         raise Fail(f"the losses' backward multiplied them by more than the scaler's scale, {OTHER_SCALE:g}: the scale "
-                   f"came from somewhere else than scaler.scale",
+                   f"came from somewhere other than scaler.scale",
                    f"损失的反向传播乘上的倍数比 GradScaler 的放大倍数 {OTHER_SCALE:g} 还大：放大倍数不是来自 scaler.scale",
                    expected=(f"each loss multiplied by {OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}",
                              f"每个损失乘上 {OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}"),
