@@ -117,7 +117,9 @@ def a_hook_on_an_intermediate_dies_with_it():
 def a_tensor_hook_fires_once_per_backward_of_a_parameter_used_twice():
     """A parameter used twice in one forward calls its hook once per backward pass, with the summed
     gradient; with each use inside its own reentrant checkpoint, each part runs a backward pass of its
-    own and the hook is called once per part (a non-reentrant checkpoint still calls it once)."""
+    own and the hook is called once per part (a non-reentrant checkpoint still calls it once); when no
+    input of a reentrant checkpoint requires grad, no gradient reaches the parameter: the hook is not called
+    and .grad stays None."""
     w = nn.Parameter(torch.tensor([1.0]))
     seen = []
     w.register_hook(lambda grad: seen.append(grad.item()))
@@ -130,6 +132,14 @@ def a_tensor_hook_fires_once_per_backward_of_a_parameter_used_twice():
              + checkpoint(lambda t: t * w * 5, x, use_reentrant=reentrant))
         y.sum().backward()
         assert sorted(seen) == expected, (reentrant, seen)
+    seen.clear()
+    w.grad = None
+    x = torch.ones(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "None of the inputs have requires_grad=True"
+        y = (checkpoint(lambda t: t * w * 3, x, use_reentrant=True)
+             + checkpoint(lambda t: t * w * 5, x, use_reentrant=True))
+    assert not y.requires_grad and seen == [] and w.grad is None, (y.requires_grad, seen, w.grad)
 
 
 def a_hook_on_a_node_lives_as_long_as_the_node():
@@ -299,7 +309,8 @@ def a_forward_pre_hook_gets_the_positional_inputs_as_a_tuple():
 def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
     """register_multi_grad_hook in its default mode ("all") calls the hook once in a backward that reaches
     any of its tensors, with None for a tensor it does not reach, and not at all in a backward that reaches
-    none of them; with mode="any" it calls it once, with the first gradient to arrive, a single tensor."""
+    none of them; with mode="any" it calls it once per backward, with the first gradient to arrive, a
+    single tensor (two backward passes, two calls)."""
     from torch.autograd.graph import register_multi_grad_hook
     x, w, other = (torch.ones(2, requires_grad=True) for _ in range(3))
     calls = []
@@ -312,8 +323,10 @@ def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
     calls.clear()
     handle = register_multi_grad_hook((x, w), calls.append, mode="any")
     (x * w).sum().backward()
+    assert len(calls) == 1 and isinstance(calls[0], torch.Tensor), calls
+    (x * w).sum().backward()
     handle.remove()
-    assert len(calls) == 1 and isinstance(calls[0], torch.Tensor)
+    assert len(calls) == 2 and all(isinstance(call, torch.Tensor) for call in calls), calls
 
 
 def zeroing_grad_input_leaves_another_paths_gradient():
@@ -522,7 +535,9 @@ _ALIVE = []
 def under_ddp_gradient_hooks_see_this_processs_gradient_before_the_average():
     """Two gloo ranks, DistributedDataParallel over a weight whose local gradients are 1 and 3: on each
     rank, a register_hook hook and a post-accumulate hook see that rank's own gradient (1 or 3), and
-    .grad after backward holds the average, 2, on both."""
+    .grad after backward holds the average, 2, on both. Then a second weight, 0 on both ranks, stepped by
+    SGD (lr 1) in a post-accumulate hook that sets .grad to None: the weights end apart, -1 on rank 0 and
+    -3 on rank 1, and .grad after backward is not None but 0 (written back by DDP)."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
     results = context.Queue()
@@ -544,7 +559,7 @@ def under_ddp_gradient_hooks_see_this_processs_gradient_before_the_average():
                 process.kill()
                 process.join()
         shutil.rmtree(folder, ignore_errors=True)
-    assert found == [(0, 1.0, 1.0, 2.0), (1, 3.0, 3.0, 2.0)], found
+    assert found == [(0, 1.0, 1.0, 2.0, -1.0, 0.0), (1, 3.0, 3.0, 2.0, -3.0, 0.0)], found
 
 
 def _hooked_worker(rank, store_path, results):
@@ -560,6 +575,19 @@ def _hooked_worker(rank, store_path, results):
         layer.weight.register_hook(lambda grad: arriving.append(grad.item()))
         layer.weight.register_post_accumulate_grad_hook(lambda p: accumulated.append(p.grad.item()))
         model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()  # gradient 1 on rank 0, 3 on rank 1
-        results.put((rank, *arriving, *accumulated, layer.weight.grad.item()))
+        stepped = nn.Linear(1, 1, bias=False)
+        nn.init.zeros_(stepped.weight)
+        model = nn.parallel.DistributedDataParallel(stepped)
+        _ALIVE.append(model)
+        optimizer = torch.optim.SGD([stepped.weight], lr=1.0)
+
+        def step(p):
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+
+        stepped.weight.register_post_accumulate_grad_hook(step)
+        model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()
+        after = None if stepped.weight.grad is None else stepped.weight.grad.item()
+        results.put((rank, *arriving, *accumulated, layer.weight.grad.item(), stepped.weight.item(), after))
     finally:
         dist.destroy_process_group()
