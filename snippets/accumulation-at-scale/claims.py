@@ -250,24 +250,47 @@ def scaler_step_skips_a_non_fused_optimizer_entirely():
 
 
 def the_scheduler_warns_only_at_its_first_step():
-    """A learning-rate scheduler checks whether optimizer.step() has run only at its own first step():
-    with GradScaler skipping steps 1 and 2, scheduler.step() warns after step 1 and not after step 2,
-    although optimizer.step() has still not run."""
+    """A learning-rate scheduler such as StepLR (or LambdaLR) checks whether optimizer.step() has run only
+    at its own first step(): with GradScaler skipping steps 1 and 2, scheduler.step() warns after step 1
+    and not after step 2, although optimizer.step() has still not run."""
+    for make in (lambda optimizer: torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5),
+                 lambda optimizer: torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epoch: 0.5 ** epoch)):
+        parameter = nn.Parameter(torch.ones(2))
+        optimizer = torch.optim.SGD([parameter], lr=0.1)
+        scheduler = make(optimizer)
+        scaler, taken, warned = torch.amp.GradScaler("cpu"), [], []
+        optimizer.register_step_post_hook(lambda optimizer, args, kwargs: taken.append(1))
+        for factor in (float("inf"), float("inf"), 1.0):
+            scaler.scale((parameter * factor).sum()).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                scheduler.step()
+            warned.append(any("before `optimizer.step()`" in str(w.message) for w in caught))
+        assert len(taken) == 1 and warned == [True, False, False], (type(scheduler).__name__, taken, warned)
+
+
+def reduce_lr_on_plateau_does_not_check_optimizer_step():
+    """ReduceLROnPlateau does not check whether optimizer.step() has run: with GradScaler skipping
+    steps 1 and 2, scheduler.step(metric) warns at none of them (a StepLR warns at step 1, see
+    the_scheduler_warns_only_at_its_first_step, so the warning is not filtered away here)."""
     parameter = nn.Parameter(torch.ones(2))
     optimizer = torch.optim.SGD([parameter], lr=0.1)
-    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
-    scaler, taken, warned = torch.amp.GradScaler("cpu"), [], []
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+    scaler, taken, caught_all = torch.amp.GradScaler("cpu"), [], []
     optimizer.register_step_post_hook(lambda optimizer, args, kwargs: taken.append(1))
-    for factor in (float("inf"), float("inf"), 1.0):
+    for factor in (float("inf"), float("inf")):
         scaler.scale((parameter * factor).sum()).backward()
         scaler.step(optimizer)
         scaler.update()
         optimizer.zero_grad()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            scheduler.step()
-        warned.append(any("before `optimizer.step()`" in str(w.message) for w in caught))
-    assert len(taken) == 1 and warned == [True, False, False], (taken, warned)
+            scheduler.step(1.0)
+        caught_all += [str(w.message) for w in caught]
+    assert not taken and not any("optimizer.step()" in message for message in caught_all), (taken, caught_all)
 
 
 def unscale_twice_before_update_raises():
