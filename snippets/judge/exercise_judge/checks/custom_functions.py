@@ -2,6 +2,7 @@
 
 import torch
 from torch.autograd import gradcheck
+from torch.utils._python_dispatch import TorchDispatchMode
 from torch.autograd.gradcheck import GradcheckError
 
 from exercise_judge.checking import Fail, exercise
@@ -30,8 +31,16 @@ class TorchResults(TorchCalls):
     def __init__(self):
         super().__init__()
         self.results: list[tuple[str, torch.Tensor, int]] = []
+        self.inside = 0  # > 0 while a recorded call runs (the mode is off the stack then)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.inside += 1
+        try:
+            return self.record(func, types, args, kwargs)
+        finally:
+            self.inside -= 1
+
+    def record(self, func, types, args, kwargs):
         result = super().__torch_function__(func, types, args, kwargs)
         given = [value for value in (*args, *(kwargs or {}).values()) if isinstance(value, torch.Tensor)]
         given += [item for value in args if isinstance(value, (tuple, list)) for item in value
@@ -41,6 +50,60 @@ class TorchResults(TorchCalls):
             if isinstance(value, torch.Tensor):
                 self.results.append((getattr(func, "__name__", ""), value.detach(), widest))
         return result
+
+
+class AtenResults(TorchDispatchMode):
+    """Records, below the Python layer, every aten operation, what it returned (detached) and whether it
+    was a view; and which operations ran while the TorchResults beside it was switched off
+    (torch._C.DisableTorchFunction, a popped mode stack), which a backward does only to hide from it."""
+
+    def __init__(self, above: TorchResults):
+        super().__init__()
+        self.above = above
+        self.results: list[tuple[str, torch.Tensor, bool]] = []
+        self.unseen: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.overloadpacket.__name__
+        watched = self.above.inside > 0 or (
+            torch._C._is_torch_function_mode_enabled()
+            and any(mode is self.above for mode in torch.overrides._get_current_function_mode_stack()))
+        if not watched:
+            self.unseen.append(name)
+        result = func(*args, **(kwargs or {}))
+        for value in result if isinstance(result, (tuple, list)) else (result,):
+            if isinstance(value, torch.Tensor):
+                self.results.append((name, value.detach(), bool(func.is_view)))
+        return result
+
+
+class LeftTorch:
+    """Records the Tensor methods that hand values to NumPy or Python (LEAVE_TORCH), however the torch
+    function layer is set: they are wrapped on torch.Tensor itself while the block runs."""
+
+    def __init__(self):
+        self.names: list[str] = []
+        self.saved = {}
+
+    def __enter__(self):
+        for name in LEAVE_TORCH:
+            original = getattr(torch.Tensor, name)
+            self.saved[name] = torch.Tensor.__dict__.get(name)
+
+            def wrapper(tensor, *args, _original=original, _name=name, **kwargs):
+                self.names.append(_name)
+                return _original(tensor, *args, **kwargs)
+
+            setattr(torch.Tensor, name, wrapper)
+        return self
+
+    def __exit__(self, *exc):
+        for name, original in self.saved.items():
+            if original is None:
+                delattr(torch.Tensor, name)
+            else:
+                setattr(torch.Tensor, name, original)
+        return False
 
 
 def affine_image(value, true):
@@ -57,6 +120,21 @@ def affine_image(value, true):
     residual = found - found.mean() - a * centred
     scale = found.abs().max().clamp_min(1e-300)
     return bool(a.abs() * centred.abs().max() > 1e-6 * scale and residual.abs().max() <= 1e-9 * scale)
+
+
+def slices_like(value, n):
+    """value itself, and, when it is larger than n elements and a multiple of n, each of its rows of n
+    (reshape(-1, n)) and each of its columns of n (reshape(n, -1)): where a gradient packed together
+    with other terms would sit."""
+    yield value
+    if value.numel() > n and value.numel() % n == 0:
+        yield from value.reshape(-1, n)
+        yield from value.reshape(n, -1).T
+
+
+def produced(seen) -> int:
+    """The elements made by the aten operations that are not views: the work a backward did."""
+    return sum(value.numel() for _, value, view in seen.aten.results if not view)
 
 
 def draw(shape, seed, beta, x_grad=True, beta_grad=True):
@@ -100,7 +178,7 @@ def call_backward(solution, x, beta):
         returned = node.apply(grad_output)
     out = solution.swish(x, beta)
     node, grad_output = out.grad_fn, torch.ones_like(out)
-    with TorchResults() as seen:
+    with TorchResults() as seen, AtenResults(seen) as seen.aten, LeftTorch() as seen.left:
         node.apply(grad_output)
     return (returned if isinstance(returned, tuple) else (returned,)), passes, seen
 
@@ -116,16 +194,27 @@ def refuse_autograd_in_backward(passes, seen):
     refuse_passes(passes, (f"Swish.backward asked autograd for the derivative ({asked_en}): the exercise is to "
                            "write it by hand", f"Swish.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你"
                            "亲手写出导数"), expected, hint)
+    if seen.aten.unseen:
+        unseen = sorted(set(seen.aten.unseen))
+        raise Fail("Swish.backward switched off torch's function layer (torch._C.DisableTorchFunction or a popped "
+                   "mode stack) around part of its work: the judge cannot see how that part computes, so it cannot "
+                   "pass", "Swish.backward 在部分计算外面关掉了 torch 的函数层（torch._C.DisableTorchFunction，或弹出"
+                   "模式栈）：这部分怎么算的判题程序看不到，所以不能通过",
+                   expected=expected, found=(f"aten operations run unseen: {', '.join(unseen)}",
+                                             f"没被看到的 aten 运算：{'、'.join(unseen)}"),
+                   hint_en=hint[0], hint_zh=hint[1])
     complex_calls = [call.name for call in seen.calls
                      if call.name in COMPLEX or (call.tensor is not None and call.tensor.is_complex())]
     complex_calls += [name for name, value, _ in seen.results if value.is_complex() and name not in complex_calls]
+    if not complex_calls:  # the Python layer saw none: name the aten operations that made them
+        complex_calls = [f"aten.{name}" for name, value, _ in seen.aten.results if value.is_complex()]
     complex_calls = sorted({name for name in complex_calls if not name.startswith("__")} or set(complex_calls))
     if complex_calls:
         raise Fail("Swish.backward computed with complex numbers (the complex-step method): that is a numerical "
                    "derivative, and the exercise is to write the derivative by hand",
                    "Swish.backward 用复数来算（复步长法）：那是数值求导，这道练习要你亲手写出导数",
                    expected=expected, found=", ".join(complex_calls), hint_en=hint[0], hint_zh=hint[1])
-    left = sorted({call.name for call in seen.calls if call.name in LEAVE_TORCH})
+    left = sorted({call.name for call in seen.calls if call.name in LEAVE_TORCH} | set(seen.left.names))
     if left:
         raise Fail("Swish.backward left torch for NumPy or Python numbers: the exercise asks for torch operations "
                    "on the saved tensors", "Swish.backward 离开了 torch，改用 NumPy 或 Python 数来算：这道练习要的是"
@@ -134,6 +223,7 @@ def refuse_autograd_in_backward(passes, seen):
                    hint_en=hint[0] + "; torch.func.grad, save_on_cpu and a GPU all need the tensors to stay tensors",
                    hint_zh=hint[1] + "；torch.func.grad、save_on_cpu 和 GPU 都要求张量始终是张量")
     forward_mode = [call.name for call in seen.calls if call.name in FORWARD_MODE]
+    forward_mode += [name for name, _, _ in seen.aten.results if name in FORWARD_MODE and name not in forward_mode]
     if forward_mode:
         raise Fail("Swish.backward asked autograd for the derivative in forward mode (dual numbers: "
                    "torch.autograd.forward_ad, or torch.func.jvp, jacfwd): the exercise is to write it by hand",
@@ -330,7 +420,7 @@ def swish(solution, check):
               "也不用复步长法或 NumPy")
         returned, passes, seen = call_backward(solution, *draw(shape, seed, beta_value))
         refuse_autograd_in_backward(passes, seen)
-        both_calls = len(seen.calls)
+        both_calls, both_elements = len(seen.calls), produced(seen)
 
         check(f"{case_en}: Swish.backward returns a gradient shaped like each input: {shape} for x, "
               "() for beta", f"{case_zh}：Swish.backward 返回的梯度和各自的输入同形状：x 是 {shape}，"
@@ -372,7 +462,10 @@ def swish(solution, check):
                                    "会把那个梯度扔掉，算它纯属白费")
             true_skipped = expected_grads(x, beta)[index]
             if skipped == "x":  # x's gradient is elementwise: the gradient itself, shifted or scaled
-                computed = next((name for name, value, _ in seen.results if affine_image(value, true_skipped)),
+                results = [(name, value) for name, value, _ in seen.results]
+                results += [(f"aten.{name}", value) for name, value, _ in seen.aten.results]
+                computed = next((name for name, value in results
+                                 if any(affine_image(part, true_skipped) for part in slices_like(value, x.numel()))),
                                 None)
             else:  # beta's gradient is a sum over x's elements: any reduction of something as large as x
                 computed = next((f"{name}" for name, value, widest in seen.results
@@ -393,6 +486,19 @@ def swish(solution, check):
                            hint_en=f"compute the gradient for {skipped} inside `if ctx.needs_input_grad[{index}]:`, "
                                    "not before it",
                            hint_zh=f"对 {skipped} 的梯度放在 `if ctx.needs_input_grad[{index}]:` 里面算，不要先算好再判断")
+            if skipped == "x" and both_elements - produced(seen) < 2 * x.numel():
+                raise Fail("backward computed the gradient for x although x does not require grad, and returned "
+                           "None afterwards", "x 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
+                           expected=(f"at least {2 * x.numel()} fewer elements made by torch operations (not views) "
+                                     f"than the {both_elements} made when both require grad: grad_x's own "
+                                     "elementwise terms are skipped",
+                                     f"torch 运算（视图不算）产生的元素比两者都要梯度时的 {both_elements} 个至少少 "
+                                     f"{2 * x.numel()} 个：grad_x 自己那几项逐元素运算都省掉了"),
+                           found=(f"{produced(seen)} elements", f"{produced(seen)} 个元素"),
+                           hint_en="compute the gradient for x inside `if ctx.needs_input_grad[0]:`, not before it, "
+                                   "and not packed together with beta's terms",
+                           hint_zh="对 x 的梯度放在 `if ctx.needs_input_grad[0]:` 里面算，不要先算好再判断，"
+                                   "也不要和 beta 的那几项拼在一起算")
             if calls >= both_calls:
                 raise Fail(f"backward computed the gradient for {skipped} although {skipped} does not require "
                            "grad, and returned None afterwards",
