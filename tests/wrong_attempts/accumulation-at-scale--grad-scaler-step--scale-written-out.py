@@ -1,4 +1,4 @@
-# expect: the scale came from somewhere else than scaler.scale
+# expect: the scale came from somewhere other than scaler.scale
 # The scale written out: backward() on the loss times 65536, the scale a fresh GradScaler starts at,
 # with scaler.scale called only so that its output is part of the graph.
 import torch
