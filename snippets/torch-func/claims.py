@@ -191,11 +191,15 @@ def item_raises_under_vmap_on_a_mapped_tensor_only():
 
 def data_dependent_control_flow_raises_under_vmap_not_under_grad():
     """A Python if on the value of a tensor computed from the mapped input raises inside vmap ("data-dependent
-    control flow"); on a captured tensor, the same for every sample, it works; inside grad alone it works on
-    the input too."""
+    control flow"); on a tensor the same for every sample, captured or made inside the function, it works;
+    inside grad alone it works on the input too."""
     assert "data-dependent control flow" in _raises(vmap(lambda t: t if t.sum() > 0 else -t), torch.ones(3, 2))
     captured = torch.tensor([2.0, 3.0])
     assert torch.equal(vmap(lambda t: t if captured.sum() > 0 else -t)(torch.ones(3, 2)), torch.ones(3, 2))
+    assert torch.equal(vmap(lambda t: t if torch.full((2,), 2.0).sum() > 0 else -t)(torch.ones(3, 2)),
+                       torch.ones(3, 2))
+    assert torch.equal(vmap(lambda t: t if torch.full((2,), -2.0).sum() > 0 else -t)(torch.ones(3, 2)),
+                       -torch.ones(3, 2))
 
     def branching(t):
         return (t**2).sum() if t.sum() > 0 else t.sum()
@@ -509,8 +513,29 @@ def batchnorm_per_sample_fails_with_one_value_per_channel():
     """Per sample in training mode (running statistics removed by replace_all_batch_norm_modules_), a
     BatchNorm1d on (N, C) raises: a batch of one has one value per channel. A BatchNorm1d on (N, C, L) and a
     BatchNorm2d on (N, C, H, W) run, each sample normalised over its own positions, and match a loop of
-    one backward() per sample in training mode."""
+    one backward() per sample in training mode. With their running statistics kept, both run per sample
+    only with one copy of them per sample: captured, its in-place update raises; passed as one shared
+    copy, vmap refuses to update the unbatched buffers."""
     from torch.func import replace_all_batch_norm_modules_
+
+    for kept, shape in ((nn.BatchNorm1d(3), (4, 3, 5)), (nn.BatchNorm2d(3), (4, 3, 2, 2))):
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(0))
+        params = {name: p.detach() for name, p in kept.named_parameters()}
+        buffers = {name: b.clone() for name, b in kept.named_buffers()}
+
+        def captured(params, xi, kept=kept):
+            return (functional_call(kept, params, (xi[None],)) ** 3).sum()
+
+        def passed(params, buffers, xi, kept=kept):
+            return (functional_call(kept, (params, buffers), (xi[None],)) ** 3).sum()
+        assert "in-place operation" in _raises(vmap(grad(captured), in_dims=(None, 0)), params, x)
+        assert "were not batched" in _raises(vmap(grad(passed), in_dims=(None, None, 0)), params, buffers, x)
+        per_sample = {name: b.expand(len(x), *b.shape).clone() for name, b in buffers.items()}
+        found = vmap(grad(passed), in_dims=(None, 0, 0))(params, per_sample, x)
+        for i in range(len(x)):
+            kept.zero_grad()
+            (kept(x[i:i + 1]) ** 3).sum().backward()
+            assert torch.allclose(found["weight"][i], kept.weight.grad, atol=1e-4), (shape, "buffers per sample", i)
 
     for norm, shape, works in ((nn.BatchNorm1d(3), (4, 3), False), (nn.BatchNorm1d(3), (4, 3, 5), True),
                                (nn.BatchNorm2d(3), (4, 3, 2, 2), True)):
@@ -532,6 +557,35 @@ def batchnorm_per_sample_fails_with_one_value_per_channel():
             norm.zero_grad()
             (norm(x[i:i + 1]) ** 3).sum().backward()
             assert torch.allclose(found["weight"][i], norm.weight.grad, atol=1e-4), (shape, i)
+
+
+def autograd_functional_jvp_runs_backward_passes_func_jvp_none():
+    """On a function of 3 inputs and 3 outputs, torch.autograd.functional.jvp calls torch.autograd.grad twice
+    (the double-backward trick), torch.func.jvp not at all (forward mode); torch.autograd.functional.jacobian
+    calls it once per output, 3 times, and once with vectorize=True."""
+    import torch.autograd.functional as AF
+
+    def f(t):
+        return torch.stack([t[0] * t[1], t[1] ** 2, t[0] + 3 * t[2]])
+    x, u = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 0.0, 0.0])
+    calls = {"grad": 0}
+    original = torch.autograd.grad
+
+    def counted(*args, **kwargs):
+        calls["grad"] += 1
+        return original(*args, **kwargs)
+    found = {}
+    torch.autograd.grad = counted
+    try:
+        for name, run in (("AF.jvp", lambda: AF.jvp(f, x, u)), ("func.jvp", lambda: jvp(f, (x,), (u,))),
+                          ("AF.jacobian", lambda: AF.jacobian(f, x)),
+                          ("AF.jacobian vectorize", lambda: AF.jacobian(f, x, vectorize=True))):
+            calls["grad"] = 0
+            run()
+            found[name] = calls["grad"]
+    finally:
+        torch.autograd.grad = original
+    assert found == {"AF.jvp": 2, "func.jvp": 0, "AF.jacobian": 3, "AF.jacobian vectorize": 1}, found
 
 
 def jacrev_runs_one_backward_pass_for_all_rows():
