@@ -563,6 +563,9 @@ def under_ddp_a_second_backward_through_one_forward_raises_and_the_sum_runs():
                     _raises(loss_b.backward, "Expected to mark a variable ready only once")
                     break
             finally:
+                # The DDP Reducer goes before its process group: ~ProcessGroupGloo run from a Reducer
+                # freed after destroy_process_group() can wait forever (seen on 2.13.0).
+                model = a = b = loss_a = loss_b = None
                 dist.destroy_process_group()
     finally:
         if saved is None:
