@@ -925,7 +925,8 @@ def gradcheck_checks_a_jvp_only_with_check_forward_ad():
 
 def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
     """After .sum(), backward's grad_output is an expanded tensor of ones (every stride 0), and an
-    in-place edit of it raises. Where autograd hands one gradient tensor to both inputs of an addition,
+    in-place edit of it raises when the output has more than one element; for a one-element output
+    the edit runs without an error. Where autograd hands one gradient tensor to both inputs of an addition,
     an in-place edit in one input's backward silently changes the other input's gradient."""
     seen = {}
 
@@ -964,6 +965,9 @@ def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
     x = torch.randn(3, 4, requires_grad=True)
     Peek.apply(x).sum().backward()
     assert seen["stride"] == (0, 0) and "more than one element of the written-to tensor" in seen["error"], seen
+    seen.clear()
+    Peek.apply(torch.randn(1, requires_grad=True)).sum().backward()
+    assert "error" not in seen, seen
     torch.manual_seed(0)
     x, y, w = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), torch.randn(3)
     ((y * 1 + EditGradOutput.apply(x)) * w).sum().backward()
@@ -1034,9 +1038,11 @@ def custom_bwd_reads_the_autocast_record_from_backwards_first_argument():
 
 
 def autograd_checks_a_returned_gradients_shape_and_device_and_trusts_its_values():
-    """For an input that requires grad, autograd refuses a gradient from backward whose shape does not
-    fit the input's or whose device differs, casts one of another dtype (an integer one included) to
-    the input's dtype, and accepts any values: a gradient a thousand times too large goes through."""
+    """For an input that requires grad, autograd refuses a gradient from backward whose shape it cannot
+    sum down to the input's, or whose device differs; one with extra leading or size-1 dimensions it
+    sums down silently ((3, 5) and (1, 5) for a (5,) input); it casts one of another dtype (an integer
+    one included) to the input's dtype, and accepts any values: a gradient a thousand times too large
+    goes through."""
 
     def make(returned):
         class Double(torch.autograd.Function):
@@ -1063,6 +1069,10 @@ def autograd_checks_a_returned_gradients_shape_and_device_and_trusts_its_values(
             assert "returned an invalid gradient" in str(error) and words in str(error), error
         else:
             raise AssertionError("a gradient of the wrong shape or device was accepted")
+    for summed, factor in (((3, 5), 3), ((1, 5), 1)):
+        x.grad = None
+        make(lambda g: torch.ones(summed)).apply(x).sum().backward()
+        assert x.grad.shape == (5,) and bool((x.grad == factor).all()), (summed, x.grad)
     for other in (torch.float64, torch.int64):
         x.grad = None
         make(lambda g: torch.ones(5, dtype=other)).apply(x).sum().backward()
@@ -1070,3 +1080,31 @@ def autograd_checks_a_returned_gradients_shape_and_device_and_trusts_its_values(
     x.grad = None
     make(lambda g: g * 2000).apply(x).sum().backward()
     assert bool((x.grad == 2000).all())
+
+
+def cast_inputs_casts_floating_inputs_but_float64_and_only_inside_autocast():
+    """custom_fwd(device_type="cpu", cast_inputs=torch.float32) casts forward's floating inputs to
+    float32 only when autocast is on at the call, and only those on the CPU: a float64 input stays
+    float64, a bfloat16 one on another device (meta) stays bfloat16; forward runs with autocast off."""
+    seen = []
+
+    class Cast(torch.autograd.Function):
+        @staticmethod
+        @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
+        def forward(ctx, a):
+            seen.append((a.dtype, torch.is_autocast_enabled("cpu")))
+            return a * 2
+
+        @staticmethod
+        @torch.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, grad):
+            return grad * 2
+
+    inputs = [torch.ones(2, dtype=dtype, requires_grad=True) for dtype in (torch.bfloat16, torch.float64)]
+    inputs.append(torch.ones(2, dtype=torch.bfloat16, device="meta", requires_grad=True))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        for a in inputs:
+            Cast.apply(a)
+    Cast.apply(inputs[0])
+    assert seen == [(torch.float32, False), (torch.float64, False), (torch.bfloat16, False),
+                    (torch.bfloat16, False)], seen
