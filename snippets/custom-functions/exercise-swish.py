@@ -8,8 +8,9 @@ Fill in `Swish` and `swish`, then judge them:
 The judge wants, for x of two shapes and two values of beta: the right value and gradients for x and
 beta (gradcheck in float64), and the method: the setup_context style (torch.func.grad accepts it), x
 and beta kept with ctx.save_for_backward (an in-place edit of either before backward must raise), a
-backward that writes both derivatives itself in torch operations (no autograd pass, no complex step,
-no NumPy inside it), and backward returning None
+backward that computes with the values ctx.saved_tensors gives back and writes both derivatives
+itself in torch operations (no autograd pass in reverse or forward mode, no dual numbers, no complex
+step, no NumPy inside it), a gradient for beta of shape () like beta's, and backward returning None
 for an input that does not require grad (ctx.needs_input_grad), without computing that gradient.
 """
 
