@@ -95,6 +95,24 @@ BROKEN_COLUMNS = """() => {
   }
   return {tables, broken};
 }"""
+# What hinders reading on a phone: a copy button over the first line of its code or output (a
+# phone shows them without hover), a glued number broken over two lines, a section heading set
+# larger than the chapter title.
+PHONE_READING = """() => {
+  const covering = [], brokenNumbers = [];
+  for (const button of document.querySelectorAll(".highlight > button.copybtn")) {
+    const pre = button.parentElement.querySelector(":scope > pre");
+    if (!pre || !button.getClientRects().length) continue;
+    const textTop = pre.getBoundingClientRect().top + parseFloat(getComputedStyle(pre).paddingTop);
+    if (button.getBoundingClientRect().bottom > textTop + 1) covering.push(pre.textContent.split("\\n")[0]);
+  }
+  for (const number of document.querySelectorAll("span.pasted-text")) {
+    const lines = new Set([...number.getClientRects()].filter((r) => r.width).map((r) => Math.round(r.top)));
+    if (lines.size > 1) brokenNumbers.push(number.textContent);
+  }
+  const size = (selector) => { const e = document.querySelector(selector); return e && parseFloat(getComputedStyle(e).fontSize); };
+  return {covering, brokenNumbers, title: size(".bd-article h1"), section: size(".bd-article h2")};
+}"""
 # The drawers the article header's buttons open below the theme's breakpoints: chapters, sections.
 DRAWERS = {".primary-toggle": "#pst-primary-sidebar-modal", ".secondary-toggle": "#pst-secondary-sidebar-modal"}
 # Each value <html data-theme> had when a script set it once the <body> had begun (in the <head>,
@@ -299,6 +317,11 @@ def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
         f"{book_page} is {found['scrollWidth']} px wide on a {found['width']} px phone; too wide: {found['culprits']}")
     columns = page.evaluate(BROKEN_COLUMNS)
     assert not columns["broken"], f"{book_page}: table lines wrapped on a phone: {columns['broken'][:5]}"
+    reading = page.evaluate(PHONE_READING)
+    assert not reading["covering"], f"{book_page}: copy buttons cover the first line of {reading['covering'][:3]}"
+    assert not reading["brokenNumbers"], f"{book_page}: glued numbers broken over two lines: {reading['brokenNumbers'][:5]}"
+    assert not reading["section"] or reading["section"] < reading["title"], (
+        f"{book_page}: a section heading ({reading['section']} px) is larger than the title ({reading['title']} px)")
     if scheme == "light":
         assert_drawers_open_and_close(page, book_page, "phone")
         marks = page.locator("button.claim-mark").filter(visible=True)
