@@ -16,7 +16,7 @@ from urllib.parse import unquote
 import pytest
 
 import book_settings
-from book_extensions import pages
+from book_extensions import pages, stand_ins
 from snippet_runs import expected_snapshot, normalise, read_within_limits
 
 pytestmark = pytest.mark.torch_independent  # what the downloads hold is the build's, the same on every torch
@@ -68,3 +68,21 @@ def test_every_download_runs_with_torch_alone(site, launch, tmp_path):
             failures.append(f"{pages.relative(file)} ({name}): exit {process.returncode}\n{output[-2000:]}")
     assert len(found) > 50, f"only {len(found)} downloads found: the links' markup changed?"
     assert not failures, "\n\n".join(failures)
+
+
+def test_a_download_that_draws_asks_for_matplotlib_before_it_runs(site, launch, tmp_path):
+    """Without matplotlib, a download whose snippet draws a figure stops at once with a line saying
+    what to install, having printed nothing of the snippet's own output."""
+    wrapper = tmp_path / "without_matplotlib.py"
+    wrapper.write_text(f'import sys\nsys.modules["matplotlib"] = None\n{WITHOUT_THE_BOOK}')
+    drawing = {name: file for name, file in downloads(site, "en").items()
+               if "figure" in stand_ins.helper_imports(pages.SNIPPETS / name)}
+    assert drawing, "no download draws a figure: the check below checks nothing"
+    wrong = []
+    for name, file in sorted(drawing.items()):
+        with launch([sys.executable, str(wrapper), str(file)], env=ENV, cwd=tmp_path) as process:
+            process.stdin.close()
+            output = read_within_limits(process, name)
+        if process.returncode == 0 or output.strip() != stand_ins.MATPLOTLIB_MESSAGE:
+            wrong.append(f"{name}: exit {process.returncode}, output {output[-300:]!r}")
+    assert not wrong, "\n".join(wrong)

@@ -35,6 +35,15 @@ def glue(name, value, *, varies=False):
         plt.close(value)  # the page shows a glued figure in its prose, not under the cell
 '''
 GLUE_NEEDS = {"_python_scalar", "_is_figure"}
+# A download whose snippet draws (`figure`) needs matplotlib besides torch: it says so before it runs
+# anything, rather than stopping at the first figure with a bare ModuleNotFoundError.
+MATPLOTLIB_MESSAGE = "This snippet draws a figure: it needs matplotlib besides torch (pip install matplotlib)."
+MATPLOTLIB_FIRST = f'''\
+try:
+    import matplotlib  # noqa: F401  (this snippet draws a figure)
+except ImportError:
+    raise SystemExit("{MATPLOTLIB_MESSAGE}")
+'''
 
 
 def helper_imports(snippet: Path) -> list[str]:
@@ -115,4 +124,5 @@ def standalone(snippet: Path) -> str:
     if not names:
         return code
     stand_ins = stand_in_code(names, importers=f"{pages.relative(snippet)} (below) imports")
-    return f"{stand_ins}\n\n# ---- {pages.relative(snippet)}, as the book runs it ----\n\n{code}"
+    first = f"{MATPLOTLIB_FIRST}\n\n" if "figure" in names else ""
+    return f"{first}{stand_ins}\n\n# ---- {pages.relative(snippet)}, as the book runs it ----\n\n{code}"
