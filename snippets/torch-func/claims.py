@@ -138,7 +138,9 @@ def hessian_is_jacfwd_of_jacrev():
 def backward_inside_a_transform_raises():
     """Inside a function that torch.func.grad or vmap transforms, .backward() raises a RuntimeError, and so
     does requires_grad_(), on a tensor made from the input or on a fresh one, and with it
-    torch.autograd.functional."""
+    torch.autograd.functional with its default create_graph=False. With create_graph=True it calls no
+    requires_grad_() on an input that already requires grad, as grad's does: it works inside grad (the
+    gradient of the summed Jacobian of s³ at [3, 1] is [18, 6]) and still raises inside vmap."""
     def backward_inside(t):
         (t**2).sum().backward()
         return t.sum()
@@ -153,19 +155,25 @@ def backward_inside_a_transform_raises():
     def fresh_needs_grad(t):
         return (t * torch.ones(2).requires_grad_()).sum()
 
-    def functional(t):
-        return torch.autograd.functional.jacobian(lambda s: s**2, t).sum()
+    def functional(t, create_graph=False):
+        return torch.autograd.functional.jacobian(lambda s: s**3, t, create_graph=create_graph).sum()
+
+    def functional_with_graph(t):
+        return functional(t, create_graph=True)
     for transform, x in ((grad, torch.ones(2)), (vmap, torch.ones(3, 2))):
         for f in (backward_inside, fresh_backward):
             assert "backward() called inside a functorch transform" in _raises(transform(f), x)
         for f in (needs_grad, fresh_needs_grad, functional):
             assert "requires_grad_()" in _raises(transform(f), x)
+    assert torch.equal(grad(functional_with_graph)(torch.tensor([3.0, 1.0])), torch.tensor([18.0, 6.0]))
+    assert "requires_grad_()" in _raises(vmap(functional_with_graph), torch.ones(3, 2))
 
 
 def autograd_grad_inside_func_grad_needs_create_graph():
     """torch.autograd.grad(..., create_graph=True) inside a function that torch.func.grad transforms works:
     grad of the sum of the derivative of x³, 3x², is 6x, 18 at 3. Without create_graph, no error: the outer
-    grad treats the inner derivative as a constant, and the same second derivative comes out 0."""
+    grad treats the inner derivative as a constant, and the same second derivative comes out 0. Inside vmap
+    alone it raises: the mapped input does not require grad."""
     def derivative(create_graph):
         def inner(t):
             (d,) = torch.autograd.grad((t**3).sum(), t, create_graph=create_graph)
@@ -174,6 +182,7 @@ def autograd_grad_inside_func_grad_needs_create_graph():
     x = torch.tensor([3.0])
     assert torch.equal(grad(derivative(True))(x), torch.tensor([18.0]))
     assert torch.equal(grad(derivative(False))(x), torch.tensor([0.0]))
+    assert "does not require grad" in _raises(vmap(derivative(True)), torch.ones(3, 1))
 
 
 def item_raises_under_vmap_on_a_mapped_tensor_only():
