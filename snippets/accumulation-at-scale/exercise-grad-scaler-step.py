@@ -12,8 +12,10 @@ from torch import nn
 def accumulated_step(model, loss_fn, optimizer, scaler, micro_batches, max_norm):
     """For each (x, y) of `micro_batches`, one at a time: run the forward under
     torch.autocast("cpu", dtype=torch.float16) and call backward() on the loss scaled by
-    `scaler.scale`. Then scaler.unscale_(optimizer), clip the gradients to total norm `max_norm`
-    and make ONE optimizer step through the scaler, so that the parameters end where one float32
+    `scaler.scale`. Then scaler.unscale_(optimizer), clip with
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm) (the judge checks that it runs between
+    unscale_ and step and returns the true gradient's norm), and make ONE optimizer step through
+    scaler.step(optimizer), then scaler.update(), so that the parameters end where one float32
     step on the whole batch (the micro-batches together, their mean loss) would put them, up to
     float16 rounding. Every .grad starts as None."""
     raise NotImplementedError("scale, backward, unscale_, clip, step, update")

@@ -1,5 +1,6 @@
 """Exercises of the chapter accumulation-at-scale."""
 
+import contextlib
 import copy
 
 import torch
@@ -62,11 +63,12 @@ class Run:
     forward of the model, (name, dtype) for every output of any of its Linear layers, the backward
     passes by the reader's file, the gradient that reached each loss loss_fn returned (the factor the
     backward multiplied that loss by), for each optimizer.step(), whether it ran inside scaler.step,
-    and for each forward, how many backward passes had run before it."""
+    for each forward, how many backward passes had run before it, and each call of clip_grad_norm_
+    (see _watched_clip)."""
 
-    def __init__(self, change, scaler, rows, dtypes, passes, arrived, inside_step, before):
+    def __init__(self, change, scaler, rows, dtypes, passes, arrived, inside_step, before, clips):
         self.change, self.scaler, self.rows, self.dtypes, self.passes = change, scaler, rows, dtypes, passes
-        self.arrived, self.inside_step, self.before = arrived, inside_step, before
+        self.arrived, self.inside_step, self.before, self.clips = arrived, inside_step, before, clips
 
     def order(self):
         """'forward, backward(), forward, ...': the order in which the forwards and the passes ran."""
@@ -116,6 +118,30 @@ def _float16_update(model, x, y, micro_batches=MICRO_BATCHES):
     return _flat(model) - before
 
 
+@contextlib.contextmanager
+def _watched_clip(solution, clips, scaler_calls):
+    """Replace clip_grad_norm_ wherever torch or the reader's module holds it by one that runs it and
+    writes down (how many scaler calls came before, the max_norm it was given, the norm it returned)."""
+    original = nn.utils.clip_grad_norm_
+
+    def watched(parameters, max_norm, *args, **kwargs):
+        norm = original(parameters, max_norm, *args, **kwargs)
+        clips.append((len(scaler_calls()), float(max_norm), float(norm)))
+        return norm
+
+    replaced = []
+    for owner in (nn.utils, nn.utils.clip_grad, solution):
+        for attribute, value in list(vars(owner).items()):
+            if value is original:
+                replaced.append((owner, attribute))
+                setattr(owner, attribute, watched)
+    try:
+        yield
+    finally:
+        for owner, attribute in reversed(replaced):
+            setattr(owner, attribute, original)
+
+
 def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES, init_scale=SCALE):
     model = copy.deepcopy(model)
     rows, dtypes, before, counted_passes = [], [], [], []
@@ -137,12 +163,13 @@ def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES, init_scal
 
     start = _flat(model)
     parts = list(zip(x.chunk(micro_batches), y.chunk(micro_batches)))
-    with autograd_passes() as passes:
+    clips = []
+    with autograd_passes() as passes, _watched_clip(solution, clips, lambda: scaler.calls):
         counted_passes.append(passes)
         scaler = RecordingScaler(passes, optimizer, init_scale)
         solution.accumulated_step(model, loss_fn, optimizer, scaler, parts, max_norm)
     return Run(_flat(model) - start, scaler, rows, dtypes, [found for found in passes if found.by(solution.__file__)],
-               arrived, inside_step, before)
+               arrived, inside_step, before, clips)
 
 
 def _calls(scaler):
@@ -410,9 +437,10 @@ def grad_scaler_step(solution, check):
 
     max_norm = true_norm / 4
     check(f"with max_norm = {max_norm:.3g} (a quarter of the gradient's norm {true_norm:.3g}) the step is clipped "
-          f"as the float32 one is: clipping sees the unscaled gradient",
-          f"max_norm = {max_norm:.3g}（梯度范数 {true_norm:.3g} 的四分之一）时，裁剪结果和 float32 的一样："
-          f"裁剪看到的是缩回原值的梯度")
+          f"as the float32 one is, by clip_grad_norm_ called between scaler.unscale_ and scaler.step: it measures "
+          f"the unscaled gradient",
+          f"max_norm = {max_norm:.3g}（梯度范数 {true_norm:.3g} 的四分之一）时，裁剪结果和 float32 的一样，"
+          f"裁剪由 scaler.unscale_ 和 scaler.step 之间调用的 clip_grad_norm_ 完成：它量的是缩回原值的梯度")
     expected, _ = _reference_update(model, x, y, max_norm=max_norm)
     run = _run(solution, model, x, y, max_norm=max_norm)
     found, scaler = run.change, run.scaler
@@ -446,6 +474,30 @@ def grad_scaler_step(solution, check):
                            "after unscale_, to max_norm itself, not to max_norm multiplied by the scale",
                    hint_zh="最后一次 backward() 和 scaler.unscale_(optimizer) 之间不要动 .grad；在 unscale_ 之后裁剪，"
                            "裁到 max_norm 本身，而不是乘上放大倍数的 max_norm")
+
+    # clip_grad_norm_ itself must measure the gradient: the same clip computed from the scaled norm before
+    # unscale_ and applied by hand after it gives the same numbers without the rule this exercise teaches
+    window = scaler.calls.index("step")
+    measured = [norm for position, given, norm in run.clips if position == window and given == max_norm]
+    if (len(run.clips) != len(measured) or not measured
+            or abs(measured[0] - true_norm) > 2e-2 * true_norm):
+        shown_en = "; ".join(f"after {', '.join(scaler.calls[:position]) or 'no scaler call'}: max_norm {given:.3g}, "
+                             f"returned {norm:.3g}" for position, given, norm in run.clips) or "no clip_grad_norm_ call"
+        shown_zh = "；".join(f"在 {', '.join(scaler.calls[:position]) or '任何 scaler 调用'} 之后：max_norm {given:.3g}，"
+                            f"返回 {norm:.3g}" for position, given, norm in run.clips) or "没有调用 clip_grad_norm_"
+        raise Fail("clip_grad_norm_ did not measure and clip the unscaled gradient between scaler.unscale_ and "
+                   "scaler.step",
+                   "clip_grad_norm_ 没有在 scaler.unscale_ 和 scaler.step 之间测量并裁剪缩回原值的梯度",
+                   expected=(f"clip_grad_norm_(model.parameters(), {max_norm:.3g}) between unscale_ and step, "
+                             f"returning about {true_norm:.3g}",
+                             f"在 unscale_ 和 step 之间调用 clip_grad_norm_(model.parameters(), {max_norm:.3g})，"
+                             f"返回值约为 {true_norm:.3g}"),
+                   found=(shown_en, shown_zh),
+                   hint_en="after scaler.unscale_(optimizer), call nn.utils.clip_grad_norm_(model.parameters(), "
+                           "max_norm) and nothing else on .grad: the norm it returns is the true gradient's, the one "
+                           "to log and to watch",
+                   hint_zh="scaler.unscale_(optimizer) 之后调用 nn.utils.clip_grad_norm_(model.parameters(), "
+                           "max_norm)，不要再用别的办法改 .grad：它返回的是真实梯度的范数，记日志、看训练状况都用它")
 
     check("when one micro-batch overflows float16, the step is skipped and the scale halves",
           "有一个微批次在 float16 里溢出时，这一步被跳过，放大倍数减半")
