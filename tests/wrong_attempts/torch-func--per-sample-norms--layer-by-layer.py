@@ -1,6 +1,6 @@
-# expect: the model ran once, but its layer 0 ran 17 times (mse_loss)
+# expect: the norms of a loss not computed from the model's output (mse_loss)
 # torch.func.grad in a Python loop, no vmap: the layers are called one by one, so that the model's own
-# run is a single extra call on one sample.
+# run is a single extra call on one sample, and the loss never passes through the model's output.
 import torch
 from torch.func import functional_call, grad
 

@@ -19,7 +19,17 @@ MARK = 7.0  # what every .grad holds before the reader's function runs: it must 
 # of the model) miss by that factor, and its value does not reveal it. Python lets a solution read the factor
 # out of the function's closure; the judge does not claim to stop that, and the book does not say it does.
 SCALES = (1.5, 2.5)
+# A forward hook on the model multiplies the gradient that flows through the model's output, not its value, by
+# a second factor from another range: only a loss computed from that run's output carries it, so the model run
+# for show beside a forward of one's own, or a copy without the hook, misses it.
+OUTPUT_SCALES = (3.0, 4.0)
 _SCALES = random.SystemRandom()
+
+
+def _scaled(tensor, scale):
+    """tensor's value, with its gradient `scale` times: tensor + (k - 1) * (tensor - tensor.detach()). A tensor
+    of tensor's dtype, since under jvp a Python float would turn the result into float64."""
+    return tensor + (torch.tensor(scale, dtype=tensor.dtype) - 1) * (tensor - tensor.detach())
 
 
 def _model(widths, seed):
@@ -30,21 +40,22 @@ def _model(widths, seed):
     return nn.Sequential(*layers[:-1])
 
 
-def _reference(model, loss_fn, x, y):
-    """Per-sample gradient norms by a plain loop over torch.autograd.grad, on a copy of the model."""
+def _reference(model, loss_fn, x, y, out_scale):
+    """Per-sample gradient norms by a plain loop over torch.autograd.grad, on a copy of the model, the gradient
+    through its output times out_scale, as _instrumented's hook makes it."""
     copied = copy.deepcopy(model)
     params = list(copied.parameters())
     norms = []
     for xi, yi in zip(x, y):
-        grads = torch.autograd.grad(loss_fn(copied(xi[None]), yi[None]), params)
+        grads = torch.autograd.grad(loss_fn(_scaled(copied(xi[None]), out_scale), yi[None]), params)
         norms.append(torch.sqrt(sum(g.pow(2).sum() for g in grads)))
     return torch.stack(norms)
 
 
-def _batch_norm(model, loss_fn, x, y):
+def _batch_norm(model, loss_fn, x, y, out_scale):
     """The norm of the batch gradient: the one number a batch backward() gives."""
     copied = copy.deepcopy(model)
-    grads = torch.autograd.grad(loss_fn(copied(x), y), list(copied.parameters()))
+    grads = torch.autograd.grad(loss_fn(_scaled(copied(x), out_scale), y), list(copied.parameters()))
     return torch.sqrt(sum(g.pow(2).sum() for g in grads)).item()
 
 
@@ -110,9 +121,7 @@ def _observed(loss_fn, scale, calls):
     appends a _Loss. It keeps no __wrapped__, so that the reader cannot call the loss unseen that way."""
     def observed(*args, **kwargs):
         loss = loss_fn(*args, **kwargs)
-        # A tensor of the loss's dtype: under jvp, a Python float would turn the result into float64.
-        # loss + (k - 1) * (loss - loss.detach()): the value of loss, the gradient k times loss's.
-        loss = loss + (torch.tensor(scale, dtype=loss.dtype) - 1) * (loss - loss.detach())
+        loss = _scaled(loss, scale)
         calls.append(_Loss(_transforms(loss), _stack()))
         return loss
     observed.__name__ = observed.__qualname__ = loss_fn.__name__
@@ -120,9 +129,10 @@ def _observed(loss_fn, scale, calls):
 
 
 @contextlib.contextmanager
-def _instrumented(model):
-    """Every run of every module of `model` (the model itself under the name "model"), by name."""
-    seen, handles = {}, []
+def _instrumented(model, out_scale):
+    """Every run of every module of `model` (the model itself under the name "model"), by name; the gradient
+    through the model's output multiplied by out_scale."""
+    seen, handles = {}, [model.register_forward_hook(lambda module, args, out: _scaled(out, out_scale))]
     for name, module in model.named_modules():
         own = dict(module.named_parameters(recurse=False))
         prefix, name = (name + "." if name else ""), name or "model"
@@ -151,14 +161,14 @@ def per_sample_norms(solution, check):
               torch.randn(8, 3), 2 * torch.randn(8, 2))]
     # Every case is judged on the call that gave its numbers: the method, not only the result.
     for loss_name, plain_loss_fn, model, x, y in cases:
-        scale = _SCALES.uniform(*SCALES)
+        scale, out_scale = _SCALES.uniform(*SCALES), _SCALES.uniform(*OUTPUT_SCALES)
 
         def loss_fn(*args, plain=plain_loss_fn, scale=scale, **kwargs):
             loss = plain(*args, **kwargs)
             return loss + (scale - 1) * (loss - loss.detach())
 
         loss_fn.__name__ = loss_fn.__qualname__ = plain_loss_fn.__name__
-        expected = _reference(model, loss_fn, x, y)
+        expected = _reference(model, loss_fn, x, y, out_scale)
         batch = len(x)
         call = f"per_sample_norms(model, {loss_name}, x, y)"
         check(f"{call} with a batch of {batch} returns {batch} norms, "
@@ -168,7 +178,7 @@ def per_sample_norms(solution, check):
         for p in model.parameters():
             p.grad = torch.full_like(p, MARK)
         losses = []
-        with _instrumented(model) as seen, autograd_passes() as passes:
+        with _instrumented(model, out_scale) as seen, autograd_passes() as passes:
             found = solution.per_sample_norms(model, _observed(plain_loss_fn, scale, losses), x, y)
         if not isinstance(found, torch.Tensor):
             raise Fail("per_sample_norms must return a tensor", "per_sample_norms 应当返回一个张量",
@@ -179,7 +189,7 @@ def per_sample_norms(solution, check):
         if found.is_floating_point():  # a float64 result is compared as float32, as the reference is
             found = found.to(expected.dtype)
         if found.numel() == 1:
-            whole = _batch_norm(model, loss_fn, x, y)
+            whole = _batch_norm(model, loss_fn, x, y, out_scale)
             same = abs(found.item() - whole) <= 1e-4 * max(1.0, whole)
             raise Fail("one norm for the whole batch" + (": the norm of the batch gradient" if same else ""),
                        "整个批次只得到一个范数" + ("：这是批次梯度的范数" if same else ""),
@@ -200,8 +210,20 @@ def per_sample_norms(solution, check):
                                "对所有参数的平方求和，再开方")
 
         if not torch.allclose(found, expected, rtol=1e-4, atol=1e-6):
-            plain = expected / scale
-            if torch.allclose(found, plain, rtol=1e-4, atol=1e-6):
+            def near(factor):
+                return torch.allclose(found, expected / factor, rtol=1e-4, atol=1e-6)
+            if near(out_scale):
+                raise Fail(f"the norms of a loss not computed from the model's output ({loss_name}): the judge "
+                           f"multiplies the gradient that flows through the model's output by {out_scale:.4f}, and "
+                           "these norms miss that factor",
+                           f"这些范数对应的损失不是由模型的输出算出来的（{loss_name}）：评测程序把流经模型输出的梯度乘了 "
+                           f"{out_scale:.4f}，这些范数里没有这个因子",
+                           expected=_show(expected), found=_show(found),
+                           hint_en="compute the loss from what functional_call(model, params, (xi[None],)) returns, "
+                                   "inside the function that grad differentiates",
+                           hint_zh="损失要由 functional_call(model, params, (xi[None],)) 的返回值算出来，"
+                                   "而且就在 grad 求导的那个函数里")
+            if near(scale) or near(scale * out_scale):
                 raise Fail(f"the norms of {loss_name} itself, not of the loss_fn passed in, which multiplies the "
                            f"gradient of every loss by {scale:.4f}: they were computed apart from what "
                            "vmap(grad(...)) returned for it",
