@@ -235,13 +235,23 @@ def refuse_autograd_in_backward(passes, seen):
                    hint_en=hint[0], hint_zh=hint[1])
 
 
-def read_back_doubled(solution, x, beta):
+def read_back_doubled(solution, x, beta, doubled=("x", "beta")):
     """The gradients of swish(x, beta).sum() through Swish.backward when ctx.saved_tensors gives back
-    2x and 2beta (a saved-tensor unpack hook doubles what save_for_backward kept); the shapes of what
-    backward returns are checked apart."""
-    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t * 2):
+    2x and 2beta (a saved-tensor unpack hook doubles what save_for_backward kept of x and beta
+    themselves, or only of those named in doubled), and how many other tensors it saved (the output,
+    say, which the hook leaves alone); the shapes of what backward returns are checked apart."""
+    targets = [value for name, value in (("x", x), ("beta", beta)) if name in doubled]
+    others = []
+
+    def pack(tensor):
+        double = any(tensor is value for value in targets)
+        if not double and not any(tensor is value for value in (x, beta)):
+            others.append(tensor)
+        return tensor, double
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda packed: packed[0] * 2 if packed[1] else packed[0]):
         out = solution.swish(x, beta)
-    return torch.autograd.grad(out.sum(), (x, beta), allow_unused=True)
+    return torch.autograd.grad(out.sum(), (x, beta), allow_unused=True), len(others)
 
 
 def described(returned) -> list:
@@ -390,24 +400,37 @@ def swish(solution, check):
                                "都会躲过版本检查")
 
         x, beta = draw(shape, seed, beta_value)
-        found = read_back_doubled(solution, x, beta)
-        want = expected_grads(2 * x, 2 * beta)
-        if not all(value is not None and value.shape == true.shape and torch.allclose(value, true, rtol=1e-10,
-                                                                                        atol=1e-12)
-                   for value, true in zip(found, want)):
-            at_given = expected_grads(x, beta)
-            elsewhere = all(value is not None and value.shape == true.shape and torch.allclose(value, true)
-                            for value, true in zip(found, at_given))
+        found, others = read_back_doubled(solution, x, beta)
+        at_given = expected_grads(x, beta)
+
+        def close(found, want, **tolerance):
+            return all(value is not None and value.shape == true.shape and torch.allclose(value, true, **tolerance)
+                       for value, true in zip(found, want))
+
+        if others:  # it saved more than x and beta (the output, say): the doubled x and beta must each count
+            unused = [name for name in ("x", "beta")
+                      if close(read_back_doubled(solution, *draw(shape, seed, beta_value), doubled=(name,))[0],
+                               at_given)]
+            wrong = bool(unused)
+        else:
+            unused = []
+            wrong = not close(found, expected_grads(2 * x, 2 * beta), rtol=1e-10, atol=1e-12)
+        if wrong:
+            elsewhere = not others and close(found, at_given)
             raise Fail("Swish.backward does not read x and beta from ctx.saved_tensors: the values it computes with "
                        "are not the ones ctx.saved_tensors gives back",
                        "Swish.backward 不是从 ctx.saved_tensors 取的 x 和 beta：它算梯度用的值不是 ctx.saved_tensors "
                        "交回的那些",
-                       expected=("with a saved-tensor hook that gives back 2x and 2beta, the gradients at 2x and 2beta",
+                       expected=(f"with a saved-tensor hook that gives back 2·{' and 2·'.join(unused)} (the other "
+                                 "saved tensors unchanged), other gradients",
+                                 f"保存张量的钩子让 ctx.saved_tensors 交回 2·{'、2·'.join(unused)}（另外保存的张量"
+                                 "不变）时，梯度随之改变") if others else
+                                ("with a saved-tensor hook that gives back 2x and 2beta, the gradients at 2x and 2beta",
                                  "保存张量的钩子让 ctx.saved_tensors 交回 2x 和 2beta 时，得到在 2x、2beta 处的梯度"),
                        found=("the gradients at the x and beta that forward was given: backward took them from "
                               "somewhere else (an object on ctx, a closure, a global)",
                               "在 forward 收到的 x 和 beta 处的梯度：backward 是从别处取的它们（ctx 上的某个对象、"
-                              "闭包、全局变量）") if elsewhere else
+                              "闭包、全局变量）") if elsewhere or others else
                              ("other gradients", "别的梯度"),
                        hint_en="x, beta = ctx.saved_tensors in backward, and compute only from those: saved-tensor "
                                "hooks (save_on_cpu, for one) can only reach what goes through save_for_backward",
