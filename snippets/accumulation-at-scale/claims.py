@@ -249,6 +249,37 @@ def scaler_step_skips_a_non_fused_optimizer_entirely():
         assert found == [(0, True), (1, False), (0, True), (1, False)], (name, found)
 
 
+def a_fused_optimizer_is_stepped_but_does_not_move_on_inf():
+    """For Adam and AdamW made with fused=True, scaler.step calls optimizer.step() (its step pre- and
+    post-hooks run) also when a gradient holds inf, and that step leaves the parameters and the step
+    count unchanged, while update() halves the scale: for a skipped first step and for one after a step
+    taken. A StepLR stepped after a skipped first step does not warn."""
+    for make in (torch.optim.Adam, torch.optim.AdamW):
+        parameter = nn.Parameter(torch.ones(4))
+        optimizer = make([parameter], lr=0.1, fused=True)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+        called = []
+        optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: called.append("pre"))
+        optimizer.register_step_post_hook(lambda optimizer, args, kwargs: called.append("post"))
+        scaler, found, warned = torch.amp.GradScaler("cpu"), [], []
+        for factor in (float("inf"), 1.0, float("inf")):
+            before, scale, calls = parameter.detach().clone(), scaler.get_scale(), len(called)
+            scaler.scale((parameter * factor).sum()).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                scheduler.step()
+            warned.append(any("before `optimizer.step()`" in str(w.message) for w in caught))
+            found.append((called[calls:], not torch.equal(parameter, before),
+                          int(optimizer.state[parameter]["step"]), scaler.get_scale() / scale))
+        # inf: called, not moved, step count kept, scale halved; clean: called, moved, counted, scale kept
+        hooks = ["pre", "post"]
+        assert found == [(hooks, False, 0, 0.5), (hooks, True, 1, 1.0), (hooks, False, 1, 0.5)], (make.__name__, found)
+        assert warned == [False, False, False], (make.__name__, warned)
+
+
 def the_scheduler_warns_only_at_its_first_step():
     """A learning-rate scheduler such as StepLR (or LambdaLR) checks whether optimizer.step() has run only
     at its own first step(): with GradScaler skipping steps 1 and 2, scheduler.step() warns after step 1
