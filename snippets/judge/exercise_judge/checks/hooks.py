@@ -7,6 +7,8 @@ import random
 import sys
 
 import torch
+import torch.utils._pytree
+import torch.utils._python_dispatch
 import torch.utils.hooks
 from torch import nn
 
@@ -28,9 +30,53 @@ TOLERANCE = 1e-5  # relative, on each norm
 # guessed factor misses it by up to 0.4 %, 400 times the tolerance. The judge also checks that a function
 # of the solution is registered on each parameter (or on the node that adds into its .grad), that .grad
 # stays a plain tensor, and that .grad holds the earlier gradient plus this one as soon as AccumulateGrad has
-# added it, not only after the call returns.
+# added it, not only after the call returns; that the solution's code used the tensor handed to its hooks
+# (_Handed), and that no dispatch mode, which sees the judge's rescaling and AccumulateGrad's add, was active.
 RESCALE_STEP = 2.0**-7
 _FACTORS = random.SystemRandom()
+# The judge's hooks, by name: a tensor operation made while one of them is on the stack is the judge's own.
+_JUDGE_HOOKS = frozenset({"arriving", "adding", "accumulated"})
+_HERE = os.path.realpath(__file__)
+
+
+def _in_judge_hook() -> bool:
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name in _JUDGE_HOOKS and os.path.realpath(frame.f_code.co_filename) == _HERE:
+            return True
+        frame = frame.f_back
+    return False
+
+
+class _Handed(torch.Tensor):
+    """The gradient the judge's hook hands on to the solution's hooks: equal to a plain tensor in every
+    operation (which returns plain tensors), it notes that some code other than the judge's hooks used it.
+    A solution that reads the gradient somewhere else (a dispatch mode watching AccumulateGrad's add) while
+    its hooks do nothing leaves it unused."""
+
+    used = False
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if not _in_judge_hook():
+            for leaf in torch.utils._pytree.tree_leaves((args, kwargs or {})):
+                if isinstance(leaf, _Handed):
+                    leaf.used = True
+        with torch._C.DisableTorchFunctionSubclass():
+            return func(*args, **(kwargs or {}))
+
+
+def _modes() -> list[str]:
+    """The TorchDispatchModes and TorchFunctionModes active now, by class name: code of the solution that
+    sees every tensor operation, the judge's among them (its hook's rescaling, AccumulateGrad's add)."""
+    if not (torch._C._len_torch_dispatch_stack() or torch._C._len_torch_function_stack()):
+        return []
+    try:
+        active = (torch.utils._python_dispatch._get_current_dispatch_mode_stack()
+                  + torch.overrides._get_current_function_mode_stack())
+    except (AttributeError, RuntimeError):  # private helpers: only the names are lost
+        active = []
+    return [type(mode).__name__ for mode in active] or ["a mode"]
 
 
 def _left_hooks(model) -> list[str]:
@@ -138,9 +184,10 @@ def _one_model(solution, check, file, case, seed):
     # gradient arrives, writes down what .grad held then and how many of the solution's hooks were in place,
     # and hands on the gradient rescaled by a random factor drawn anew for every call (RESCALE_STEP).
     # Only the solution's hooks on that parameter count: in its hook dict, or in those of its AccumulateGrad node.
-    arrived, made, handed, hook_dicts = {}, [], {}, {}
+    arrived, made, handed, hook_dicts, watched = {}, [], {}, {}, {}
 
     def arriving(grad, name, p):
+        watched.setdefault(name, {"handed": [], "modes": []})["modes"] += _modes()
         kind = None if p.grad is None or type(p.grad) is torch.Tensor else type(p.grad).__name__
         held = p.grad.clone() if p.grad is not None and kind is None else None
         dicts = (*hook_dicts[name], p._post_accumulate_grad_hooks)  # that one is made by the first registration
@@ -149,10 +196,19 @@ def _one_model(solution, check, file, case, seed):
         calls = handed.setdefault(name, [])
         factor = 1.0 + (len(calls) + 1 + _FACTORS.random() / 2) * RESCALE_STEP
         calls.append((factor, grad * factor))
-        return calls[-1][1].clone()
+        watched[name]["handed"].append(calls[-1][1].clone().as_subclass(_Handed))
+        return watched[name]["handed"][-1]
 
     judge_handles = [p.register_hook(lambda grad, name=name, p=p: arriving(grad, name, p))
                      for name, p in model.named_parameters()]
+
+    # The first post-accumulate hook of each parameter, right after AccumulateGrad's add: a mode that watched it
+    # is still active then.
+    def accumulated(name):
+        watched.setdefault(name, {"handed": [], "modes": []})["modes"] += _modes()
+
+    judge_handles += [p.register_post_accumulate_grad_hook(lambda p, name=name: accumulated(name))
+                      for name, p in model.named_parameters()]
     # And a hook on the node that adds into each .grad: it sees the gradient added, after every tensor hook.
     # What the judge's hook handed on in the pass that reaches .grad: the gradient this backward delivered.
     # It also records whether .grad, at that moment, is a plain tensor holding the earlier gradient plus this one.
@@ -334,6 +390,34 @@ def _one_model(solution, check, file, case, seed):
                        found="None" if p.grad is None else ("another tensor", "另一个张量"),
                        hint_en="a hook that only watches returns None and leaves its argument and .grad alone",
                        hint_zh="只看不改的钩子返回 None，既不原地修改收到的梯度，也不去动 .grad")
+
+    check(en + "a hook of grad_norms used the gradient it received, on each parameter",
+          zh + "每个参数上，grad_norms 的钩子都用到了它收到的梯度")
+    for name in names:
+        if not any(handed.used for handed in watched.get(name, {"handed": []})["handed"]):
+            raise Fail(f"{name}: no code of grad_norms used the gradient the judge's hook handed on to its hooks: "
+                       "the norm was read elsewhere, not from the hook's argument",
+                       f"{name}：评测的钩子交给 grad_norms 的钩子的梯度，grad_norms 没有一处代码用过："
+                       "范数是从别处读到的，不是从钩子收到的参数算的",
+                       expected=("the hook's argument used, e.g. grad.norm()", "用到钩子收到的参数，比如 grad.norm()"),
+                       found=("the gradient handed on, never used", "交出去的梯度一次也没被用过"),
+                       hint_en="compute the value inside the hook, from its argument: norms[name] = grad.norm().item()",
+                       hint_zh="在钩子里，用它收到的参数算：norms[name] = grad.norm().item()")
+
+    check(en + "no TorchDispatchMode or TorchFunctionMode watched the gradients arrive",
+          zh + "梯度到达时，没有 TorchDispatchMode 或 TorchFunctionMode 在旁观")
+    for name in names:
+        modes = watched.get(name, {"modes": []})["modes"]
+        if modes:
+            raise Fail(f"{name}: when its gradient arrived, or was added into .grad, {modes[0]} was active: a mode "
+                       "sees every tensor operation of the pass, the judge's and AccumulateGrad's among them, "
+                       "and can read the gradient without any hook",
+                       f"{name}：它的梯度到达、或者加进 .grad 时，{modes[0]} 正处于激活状态：mode 能看到这次反向传播里"
+                       "每一个张量运算，包括评测自己的和 AccumulateGrad 的，不用钩子也能读到梯度",
+                       expected=("no mode active during backward", "反向传播期间没有任何 mode"),
+                       found=modes[0],
+                       hint_en="leave the modes out: a hook on each parameter reads its gradient as it arrives",
+                       hint_zh="不要用 mode：每个参数上挂一个钩子，梯度到达时就能读到它")
 
     check(en + "no hook is left after grad_norms returns, and a later backward runs none of its code",
           zh + "grad_norms 返回之后不留任何钩子，之后的反向传播也不再运行它的代码")
