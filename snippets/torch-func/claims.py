@@ -521,8 +521,9 @@ def grad_of_a_detached_input_stays_on_the_graph_of_a_captured_tensor():
 def batchnorm_per_sample_fails_with_one_value_per_channel():
     """Per sample in training mode (running statistics removed by replace_all_batch_norm_modules_), a
     BatchNorm1d on (N, C) raises: a batch of one has one value per channel. A BatchNorm1d on (N, C, L) and a
-    BatchNorm2d on (N, C, H, W) run, each sample normalised over its own positions, and match a loop of
-    one backward() per sample in training mode. With their running statistics kept, both run per sample
+    BatchNorm2d on (N, C, H, W) run when a sample has more than one position per channel (L > 1, H·W > 1),
+    each sample normalised over its own positions, and match a loop of one backward() per sample in
+    training mode; with L = 1 or H·W = 1 they raise as on (N, C). With their running statistics kept, both run per sample
     only with one copy of them per sample: captured, its in-place update raises; passed as one shared
     copy, vmap refuses to update the unbatched buffers."""
     from torch.func import replace_all_batch_norm_modules_
@@ -547,7 +548,8 @@ def batchnorm_per_sample_fails_with_one_value_per_channel():
             assert torch.allclose(found["weight"][i], kept.weight.grad, atol=1e-4), (shape, "buffers per sample", i)
 
     for norm, shape, works in ((nn.BatchNorm1d(3), (4, 3), False), (nn.BatchNorm1d(3), (4, 3, 5), True),
-                               (nn.BatchNorm2d(3), (4, 3, 2, 2), True)):
+                               (nn.BatchNorm2d(3), (4, 3, 2, 2), True), (nn.BatchNorm1d(3), (4, 3, 1), False),
+                               (nn.BatchNorm2d(3), (4, 3, 1, 1), False)):
         replace_all_batch_norm_modules_(norm)
         x = torch.randn(*shape, generator=torch.Generator().manual_seed(0))
         params = {name: p.detach() for name, p in norm.named_parameters()}
@@ -566,6 +568,27 @@ def batchnorm_per_sample_fails_with_one_value_per_channel():
             norm.zero_grad()
             (norm(x[i:i + 1]) ** 3).sum().backward()
             assert torch.allclose(found["weight"][i], norm.weight.grad, atol=1e-4), (shape, i)
+
+
+def the_two_libraries_agree_to_float_rounding():
+    """On a function with more float operations than scalar-outputs' f (tanh(W @ sin(t) * exp(t)) / (1 + t²),
+    50 inputs), torch.func's jvp, jacfwd and hessian agree with torch.autograd.functional's to float32
+    rounding, and not all exactly: the two compute differently."""
+    import torch.autograd.functional as af
+
+    g = torch.Generator().manual_seed(0)
+    w, x, u = torch.randn(50, 50, generator=g), torch.randn(50, generator=g), torch.randn(50, generator=g)
+
+    def f(t):
+        return torch.tanh(w @ torch.sin(t) * t.exp()) / (1 + t**2)
+
+    def s(t):
+        return f(t).sum()
+    pairs = ((jvp(f, (x,), (u,))[1], af.jvp(f, x, u)[1]), (jacfwd(f)(x), af.jacobian(f, x)),
+             (jacrev(f)(x), af.jacobian(f, x)), (hessian(s)(x), af.hessian(s, x)))
+    differences = [(a - b).abs().max().item() for a, b in pairs]
+    assert all(torch.allclose(a, b, rtol=1e-5, atol=1e-5) for a, b in pairs), differences
+    assert max(differences) > 0, differences
 
 
 def autograd_functional_jvp_runs_backward_passes_func_jvp_none():
