@@ -32,17 +32,20 @@ def a_hook_that_returns_none_changes_nothing():
 def a_hook_that_edits_its_argument_in_place_can_change_other_gradients_or_raise():
     """A tensor hook receives the gradient tensor itself, which autograd may also hand elsewhere: after
     h = a + b, a hook on a that multiplies its argument in place (returning None) multiplies b.grad
-    too; on the expanded gradient that .sum() hands to its input, the same edit raises."""
+    too, and after h = b + a it does not: the order of the operands decides. On the expanded gradient
+    that .sum() hands to its input, the same edit raises."""
     def times_ten(grad):
         grad.mul_(10)  # returns nothing
 
-    a = torch.ones(2, requires_grad=True)
-    b = torch.ones(2, requires_grad=True)
-    h = a + b
-    a.register_hook(times_ten)
-    (h * torch.tensor([1.0, 2.0])).sum().backward()
-    assert torch.equal(a.grad, torch.tensor([10.0, 20.0]))
-    assert torch.equal(b.grad, torch.tensor([10.0, 20.0]))  # b was never hooked
+    for b_first in (False, True):
+        a = torch.ones(2, requires_grad=True)
+        b = torch.ones(2, requires_grad=True)
+        h = b + a if b_first else a + b
+        a.register_hook(times_ten)
+        (h * torch.tensor([1.0, 2.0])).sum().backward()
+        assert torch.equal(a.grad, torch.tensor([10.0, 20.0]))
+        b_expected = torch.tensor([1.0, 2.0]) if b_first else torch.tensor([10.0, 20.0])  # b was never hooked
+        assert torch.equal(b.grad, b_expected), (b_first, b.grad)
     x = torch.ones(2, requires_grad=True)
     x.register_hook(times_ten)
     try:
@@ -218,7 +221,8 @@ def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
 
 def an_optimizer_in_backward_steps_at_every_backward():
     """With the optimizer stepped in a post-accumulate hook, every backward() is a step: two
-    micro-batches give two updates, not one, and .grad never holds their sum."""
+    micro-batches give two updates, not one, and .grad never holds their sum. A parameter used in two
+    reentrant checkpoints is stepped twice in one backward, the first time on one part's gradient."""
     p = nn.Parameter(torch.zeros(1))
     optimizer = torch.optim.SGD([p], lr=1.0)
     seen = []
@@ -232,6 +236,15 @@ def an_optimizer_in_backward_steps_at_every_backward():
     for _ in range(2):
         (p * 1.0).sum().backward()
     assert seen == [1.0, 1.0] and p.item() == -2.0 and p.grad is None
+    w = nn.Parameter(torch.zeros(1))
+    optimizer = torch.optim.SGD([w], lr=1.0)
+    seen.clear()
+    w.register_post_accumulate_grad_hook(step)
+    x = torch.ones(1, requires_grad=True)
+    y = (checkpoint(lambda t: t * (w + 1) * 3, x, use_reentrant=True)
+         + checkpoint(lambda t: t * (w + 1) * 5, x, use_reentrant=True))
+    y.sum().backward()
+    assert sorted(seen) == [3.0, 5.0] and w.item() == -8.0 and w.grad is None, (seen, w.item())
 
 
 def hooks_on_one_tensor_run_in_the_order_they_were_registered():
@@ -309,8 +322,8 @@ def a_forward_pre_hook_gets_the_positional_inputs_as_a_tuple():
 def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
     """register_multi_grad_hook in its default mode ("all") calls the hook once in a backward that reaches
     any of its tensors, with None for a tensor it does not reach, and not at all in a backward that reaches
-    none of them; with mode="any" it calls it once per backward, with the first gradient to arrive, a
-    single tensor (two backward passes, two calls)."""
+    none of them; with mode="any" it calls it once per backward that reaches any of them, with the first
+    gradient to arrive, a single tensor (three backward passes, one of which reaches neither: two calls)."""
     from torch.autograd.graph import register_multi_grad_hook
     x, w, other = (torch.ones(2, requires_grad=True) for _ in range(3))
     calls = []
@@ -324,6 +337,7 @@ def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
     handle = register_multi_grad_hook((x, w), calls.append, mode="any")
     (x * w).sum().backward()
     assert len(calls) == 1 and isinstance(calls[0], torch.Tensor), calls
+    other.sum().backward()
     (x * w).sum().backward()
     handle.remove()
     assert len(calls) == 2 and all(isinstance(call, torch.Tensor) for call in calls), calls
@@ -373,9 +387,11 @@ def clipping_each_gradient_in_a_hook_is_not_clip_grad_norm():
 
 def the_deprecated_backward_hook_sees_the_inputs_of_the_last_operation():
     """The deprecated register_backward_hook hands over in grad_input the gradients of the inputs of the
-    module's last autograd operation. An nn.Linear on a 2-D input ends in addmm: the bias, the layer's
-    input and the transposed weight, equal to bias.grad and weight.grad.T. On a 3-D input it ends in a
-    reshape: one tensor, the output's gradient flattened to 2-D. The FutureWarning comes in forward,
+    module's last autograd operation. An nn.Linear with a bias on a 2-D input ends in addmm: the bias, the
+    layer's input and the transposed weight, equal to bias.grad and weight.grad.T. On a contiguous 3-D input
+    it ends in a reshape: one tensor, the output's gradient flattened to 2-D. Without a bias, or on a
+    non-contiguous input, the last operation and grad_input are others (mm: the input and the transposed
+    weight; an add of the bias: the output's gradient and the bias's). The FutureWarning comes in forward,
     none in backward."""
     torch.manual_seed(0)
     layer = nn.Linear(3, 2)
@@ -401,6 +417,14 @@ def the_deprecated_backward_hook_sees_the_inputs_of_the_last_operation():
         else:
             (flat,) = grad_input
             assert torch.equal(flat, upstream.reshape(-1, 2))
+    shapes = []
+    for layer, x in ((nn.Linear(3, 2, bias=False), torch.randn(5, 3)),
+                     (nn.Linear(3, 2), torch.randn(5, 4, 3).transpose(0, 1))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            layer.register_backward_hook(lambda m, grad_in, grad_out: shapes.append([tuple(g.shape) for g in grad_in]))
+            layer(x.requires_grad_()).sum().backward()
+    assert shapes == [[(5, 3), (3, 2)], [(4, 5, 2), (2,)]], shapes
 
 
 def a_forward_hook_that_returns_a_value_replaces_the_output():
