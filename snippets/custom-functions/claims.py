@@ -227,9 +227,10 @@ def an_output_kept_as_attribute_lives_until_the_cycle_collector_runs():
 
 def a_pack_hook_that_keeps_the_output_itself_keeps_it_alive():
     """An output saved with save_for_backward is freed at `del` unless a saved-tensor pack hook keeps
-    the output itself: save_on_cpu does for a tensor already on the CPU (it packs tensor.cpu(), the
-    same tensor), as does a hook returning t; the output then survives gc.collect(). A hook that
-    returns t.detach() keeps no reference to the output, which is freed at once."""
+    the output itself: save_on_cpu with its default pin_memory=False does for a tensor already on the
+    CPU (it packs tensor.cpu(), the same tensor), as does a hook returning t; the output then survives
+    gc.collect(). save_on_cpu(pin_memory=True) packs a copy, and a hook that returns t.detach() keeps
+    no reference to the output: with either, the output is freed at once."""
 
     class ExpSaved(torch.autograd.Function):
         @staticmethod
@@ -250,15 +251,18 @@ def a_pack_hook_that_keeps_the_output_itself_keeps_it_alive():
 
     x = torch.randn(4, requires_grad=True)
     alive = {}
-    for name, hooks in (("save_on_cpu", torch.autograd.graph.save_on_cpu), ("t", identity),
-                        ("t.detach()", detached)):
+    def pinned():
+        return torch.autograd.graph.save_on_cpu(pin_memory=True)
+
+    for name, hooks in (("save_on_cpu", torch.autograd.graph.save_on_cpu), ("pin_memory=True", pinned),
+                        ("t", identity), ("t.detach()", detached)):
         with hooks():
             y = ExpSaved.apply(x)
         ref = weakref.ref(y)
         del y
         gc.collect()
         alive[name] = ref() is not None
-    assert alive == {"save_on_cpu": True, "t": True, "t.detach()": False}, alive
+    assert alive == {"save_on_cpu": True, "pin_memory=True": False, "t": True, "t.detach()": False}, alive
 
 
 def save_for_backward_records_the_version_when_forward_returns():
@@ -927,7 +931,10 @@ def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
     """After .sum(), backward's grad_output is an expanded tensor of ones (every stride 0), and an
     in-place edit of it raises when the output has more than one element; for a one-element output
     the edit runs without an error. Where autograd hands one gradient tensor to both inputs of an addition,
-    an in-place edit in one input's backward silently changes the other input's gradient."""
+    an in-place edit in one input's backward silently changes the other input's gradient when that
+    backward runs first: when the Function was applied after the other input's operation (the engine
+    runs the later node first). Applied before it, or with the other input a leaf (its AccumulateGrad
+    runs first and keeps a copy), the other gradient stays right."""
     seen = {}
 
     class Peek(torch.autograd.Function):
@@ -972,6 +979,13 @@ def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
     x, y, w = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), torch.randn(3)
     ((y * 1 + EditGradOutput.apply(x)) * w).sum().backward()
     assert torch.allclose(x.grad, w) and not torch.allclose(y.grad, w)
+    x.grad = y.grad = None
+    edited = EditGradOutput.apply(x)  # applied first: its backward runs after y * 1's
+    ((edited + y * 1) * w).sum().backward()
+    assert torch.allclose(x.grad, w) and torch.allclose(y.grad, w), y.grad
+    x.grad = y.grad = None
+    ((EditGradOutput.apply(x) + y) * w).sum().backward()  # y itself: a leaf
+    assert torch.allclose(x.grad, w) and torch.allclose(y.grad, w), y.grad
 
 
 def custom_bwd_reads_the_autocast_record_from_backwards_first_argument():
@@ -1039,10 +1053,11 @@ def custom_bwd_reads_the_autocast_record_from_backwards_first_argument():
 
 def autograd_checks_a_returned_gradients_shape_and_device_and_trusts_its_values():
     """For an input that requires grad, autograd refuses a gradient from backward whose shape it cannot
-    sum down to the input's, or whose device differs; one with extra leading or size-1 dimensions it
-    sums down silently ((3, 5) and (1, 5) for a (5,) input); it casts one of another dtype (an integer
-    one included) to the input's dtype, and accepts any values: a gradient a thousand times too large
-    goes through."""
+    sum down to the input's, or whose device differs, unless the input is 0-dim: then it moves the
+    gradient (0-dim, or summed down to 0-dim) to the input's device; one with extra leading or size-1
+    dimensions it sums down silently ((3, 5) and (1, 5) for a (5,) input); it casts one of another real
+    dtype (an integer one included) to the input's dtype, refuses a complex one for a real input, and
+    accepts any values: a gradient a thousand times too large goes through."""
 
     def make(returned):
         class Double(torch.autograd.Function):
@@ -1069,6 +1084,17 @@ def autograd_checks_a_returned_gradients_shape_and_device_and_trusts_its_values(
             assert "returned an invalid gradient" in str(error) and words in str(error), error
         else:
             raise AssertionError("a gradient of the wrong shape or device was accepted")
+    for returned in (lambda g: torch.ones(()), lambda g: torch.ones(3)):  # a CPU gradient, a 0-dim meta input
+        scalar = torch.ones((), device="meta", requires_grad=True)
+        make(returned).apply(scalar).backward(torch.ones((), device="meta"))
+        assert scalar.grad.device.type == "meta" and scalar.grad.shape == (), scalar.grad
+    try:
+        make(lambda g: torch.ones(5, dtype=torch.complex64)).apply(x).sum().backward()
+    except RuntimeError as error:
+        assert "isFloatingType" in str(error), error
+    else:
+        raise AssertionError("a complex gradient for a real input was accepted")
+    x.grad = None
     for summed, factor in (((3, 5), 3), ((1, 5), 1)):
         x.grad = None
         make(lambda g: torch.ones(summed)).apply(x).sum().backward()
