@@ -31,7 +31,8 @@ TOLERANCE = 1e-5  # relative, on each norm
 # of the solution is registered on each parameter (or on the node that adds into its .grad), that .grad
 # stays a plain tensor, and that .grad holds the earlier gradient plus this one as soon as AccumulateGrad has
 # added it, not only after the call returns; that the solution's code used the tensor handed to its hooks
-# (_Handed), and that no dispatch mode, which sees the judge's rescaling and AccumulateGrad's add, was active.
+# (_Handed), and that no dispatch mode (which sees the judge's rescaling and AccumulateGrad's add) and no
+# profile or trace function of the solution's file (which sees what the judge's hook returns) was active.
 RESCALE_STEP = 2.0**-7
 _FACTORS = random.SystemRandom()
 # The judge's hooks, by name: a tensor operation made while one of them is on the stack is the judge's own.
@@ -64,6 +65,18 @@ class _Handed(torch.Tensor):
                     leaf.used = True
         with torch._C.DisableTorchFunctionSubclass():
             return func(*args, **(kwargs or {}))
+
+
+def _tracers(file: str) -> list[str]:
+    """The profile and trace functions (sys.setprofile, sys.settrace) defined in `file` and set now: they see
+    every call and return of Python code, the judge's hooks among them, and the tensors those return. Only
+    the solution's own count: a debugger's or a coverage tool's are not in its file."""
+    found = []
+    for kind, function in (("sys.setprofile", sys.getprofile()), ("sys.settrace", sys.gettrace())):
+        code = getattr(getattr(function, "__func__", function), "__code__", None)
+        if code is not None and os.path.realpath(code.co_filename) == file:
+            found.append(f"{kind}({function.__name__}), line {code.co_firstlineno}")
+    return found
 
 
 def _modes() -> list[str]:
@@ -187,7 +200,8 @@ def _one_model(solution, check, file, case, seed):
     arrived, made, handed, hook_dicts, watched = {}, [], {}, {}, {}
 
     def arriving(grad, name, p):
-        watched.setdefault(name, {"handed": [], "modes": []})["modes"] += _modes()
+        watched.setdefault(name, {"handed": [], "modes": [], "tracers": []})["modes"] += _modes()
+        watched[name]["tracers"] += _tracers(file)
         kind = None if p.grad is None or type(p.grad) is torch.Tensor else type(p.grad).__name__
         held = p.grad.clone() if p.grad is not None and kind is None else None
         dicts = (*hook_dicts[name], p._post_accumulate_grad_hooks)  # that one is made by the first registration
@@ -205,7 +219,8 @@ def _one_model(solution, check, file, case, seed):
     # The first post-accumulate hook of each parameter, right after AccumulateGrad's add: a mode that watched it
     # is still active then.
     def accumulated(name):
-        watched.setdefault(name, {"handed": [], "modes": []})["modes"] += _modes()
+        watched.setdefault(name, {"handed": [], "modes": [], "tracers": []})["modes"] += _modes()
+        watched[name]["tracers"] += _tracers(file)
 
     judge_handles += [p.register_post_accumulate_grad_hook(lambda p, name=name: accumulated(name))
                       for name, p in model.named_parameters()]
@@ -391,8 +406,8 @@ def _one_model(solution, check, file, case, seed):
                        hint_en="a hook that only watches returns None and leaves its argument and .grad alone",
                        hint_zh="只看不改的钩子返回 None，既不原地修改收到的梯度，也不去动 .grad")
 
-    check(en + "a hook of grad_norms used the gradient it received, on each parameter",
-          zh + "每个参数上，grad_norms 的钩子都用到了它收到的梯度")
+    check(en + "a hook of grad_norms used the gradient it received, on each parameter, with no profiler of it watching",
+          zh + "每个参数上，grad_norms 的钩子都用到了它收到的梯度，也没有它设置的 profiler 在旁观")
     for name in names:
         if not any(handed.used for handed in watched.get(name, {"handed": []})["handed"]):
             raise Fail(f"{name}: no code of grad_norms used the gradient the judge's hook handed on to its hooks: "
@@ -401,6 +416,17 @@ def _one_model(solution, check, file, case, seed):
                        "范数是从别处读到的，不是从钩子收到的参数算的",
                        expected=("the hook's argument used, e.g. grad.norm()", "用到钩子收到的参数，比如 grad.norm()"),
                        found=("the gradient handed on, never used", "交出去的梯度一次也没被用过"),
+                       hint_en="compute the value inside the hook, from its argument: norms[name] = grad.norm().item()",
+                       hint_zh="在钩子里，用它收到的参数算：norms[name] = grad.norm().item()")
+        tracers = watched.get(name, {"tracers": []})["tracers"]
+        if tracers:
+            raise Fail(f"{name}: when its gradient arrived, or was added into .grad, a function of grad_norms' file "
+                       f"was set as profiler or tracer ({tracers[0]}): it sees what the judge's own hook returns, "
+                       "and reads the gradient without any hook",
+                       f"{name}：它的梯度到达、或者加进 .grad 时，grad_norms 所在文件里的一个函数被设成了 profiler 或 "
+                       f"tracer（{tracers[0]}）：它能看到评测自己的钩子返回的东西，不用钩子也能读到梯度",
+                       expected=("no profile or trace function of yours", "没有你设置的 profile 或 trace 函数"),
+                       found=tracers[0],
                        hint_en="compute the value inside the hook, from its argument: norms[name] = grad.norm().item()",
                        hint_zh="在钩子里，用它收到的参数算：norms[name] = grad.norm().item()")
 
