@@ -321,14 +321,19 @@ def a_forward_pre_hook_gets_the_positional_inputs_as_a_tuple():
 
 def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
     """register_multi_grad_hook in its default mode ("all") calls the hook once in a backward that reaches
-    any of its tensors, with None for a tensor it does not reach, and not at all in a backward that reaches
+    any of its tensors, after the gradients of all of them are computed, with None for a tensor it does not reach, and not at all in a backward that reaches
     none of them; with mode="any" it calls it once per backward that reaches any of them, with the first
     gradient to arrive, a single tensor (three backward passes, one of which reaches neither: two calls)."""
     from torch.autograd.graph import register_multi_grad_hook
     x, w, other = (torch.ones(2, requires_grad=True) for _ in range(3))
-    calls = []
-    handle = register_multi_grad_hook((x, w), lambda grads: calls.append([g is not None for g in grads]))
+    calls, events = [], []
+    arrived = [t.register_hook(lambda grad, name=name: events.append(name)) for name, t in (("x", x), ("w", w))]
+    handle = register_multi_grad_hook(
+        (x, w), lambda grads: (events.append("multi"), calls.append([g is not None for g in grads])))
     (x * w).sum().backward()
+    assert sorted(events[:2]) == ["w", "x"] and events[2:] == ["multi"], events  # after both gradients
+    for hook in arrived:
+        hook.remove()
     other.sum().backward()
     (x * 2).sum().backward()
     assert calls == [[True, True], [True, False]]
