@@ -10,8 +10,12 @@ beta (gradcheck in float64), and the method: the setup_context style (torch.func
 and beta kept with ctx.save_for_backward (an in-place edit of either before backward must raise), a
 backward that computes with the values ctx.saved_tensors gives back and writes both derivatives
 itself in torch operations (no autograd pass in reverse or forward mode, no dual numbers, no complex
-step, no NumPy inside it), a gradient for beta of shape () like beta's, and backward returning None
-for an input that does not require grad (ctx.needs_input_grad), without computing that gradient.
+step, no NumPy inside it, and no other thread started), a gradient for beta of shape () like
+beta's, and backward returning None for an input that does not require grad (ctx.needs_input_grad),
+without computing that gradient: fewer torch calls; when x needs no gradient, at least three fewer
+operations as large as x (beta*x*s*(1-s), adding s, multiplying by grad_output) and no tensor equal
+to x's gradient, shifted or scaled or not; when beta needs none, no reduction of a tensor as large
+as x, and no tensor equal to x*x or to x*x*s*(1-s), shifted or scaled or not.
 """
 
 import torch

@@ -106,6 +106,43 @@ class LeftTorch:
         return False
 
 
+class StartsThreads:
+    """Records every thread started while the block runs (threading.Thread.start and the _thread
+    functions under it are wrapped): the judge's modes see only the thread that calls backward, so work
+    done in another thread would go unchecked."""
+
+    NAMES = ("start_new_thread", "start_new", "start_joinable_thread")
+
+    def __init__(self):
+        self.names: list[str] = []
+        self.saved = []
+
+    def __enter__(self):
+        import _thread
+        import threading
+
+        def wrap(owner, name):
+            original = getattr(owner, name)
+
+            def wrapper(*args, **kwargs):
+                self.names.append(f"{owner.__name__}.{name}")
+                return original(*args, **kwargs)
+
+            self.saved.append((owner, name, original))
+            setattr(owner, name, wrapper)
+
+        wrap(threading.Thread, "start")
+        for name in self.NAMES:
+            if hasattr(_thread, name):
+                wrap(_thread, name)
+        return self
+
+    def __exit__(self, *exc):
+        for owner, name, original in reversed(self.saved):
+            setattr(owner, name, original)
+        return False
+
+
 def affine_image(value, true):
     """Whether value is a * true + b elementwise for some a != 0 and b (true with at least 3 distinct
     values, compared in float64 to a relative 1e-9): the gradient itself, or the gradient shifted or
@@ -174,12 +211,14 @@ def call_backward(solution, x, beta):
     the counting mode the spies would see each pass twice)."""
     out = solution.swish(x, beta)  # held while its node runs: torch 2.6 frees what it saved otherwise
     node, grad_output = out.grad_fn, torch.ones_like(out)
-    with autograd_passes() as passes:
+    with autograd_passes() as passes, StartsThreads() as threads:
         returned = node.apply(grad_output)
     out = solution.swish(x, beta)
     node, grad_output = out.grad_fn, torch.ones_like(out)
-    with TorchResults() as seen, AtenResults(seen) as seen.aten, LeftTorch() as seen.left:
+    with TorchResults() as seen, AtenResults(seen) as seen.aten, LeftTorch() as seen.left, \
+            StartsThreads() as seen.threads:
         node.apply(grad_output)
+    seen.threads.names[:0] = threads.names
     return (returned if isinstance(returned, tuple) else (returned,)), passes, seen
 
 
@@ -194,6 +233,14 @@ def refuse_autograd_in_backward(passes, seen):
     refuse_passes(passes, (f"Swish.backward asked autograd for the derivative ({asked_en}): the exercise is to "
                            "write it by hand", f"Swish.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你"
                            "亲手写出导数"), expected, hint)
+    if seen.threads.names:
+        raise Fail("Swish.backward started a thread: the judge watches only the thread that calls backward, so it "
+                   "cannot see how the work done in another one computes, and cannot pass it",
+                   "Swish.backward 启动了线程：判题程序只盯着调用 backward 的那个线程，别的线程里怎么算它看不到，"
+                   "所以不能通过",
+                   expected=expected, found=tuple(separator.join(f"{name}()" for name in dict.fromkeys(seen.threads.names))
+                                                  for separator in (", ", "、")),
+                   hint_en=hint[0] + ", in backward itself", hint_zh=hint[1] + "，就在 backward 里算")
     if seen.aten.unseen:
         unseen = sorted(set(seen.aten.unseen))
         raise Fail("Swish.backward switched off torch's function layer (torch._C.DisableTorchFunction or a popped "
@@ -438,9 +485,9 @@ def swish(solution, check):
                                "（比如 save_on_cpu）只能管到经过 save_for_backward 的张量")
 
         check(f"{case_en}: Swish.backward computes both derivatives itself in torch operations, without asking "
-              "autograd (reverse or forward mode), a complex step or NumPy",
+              "autograd (reverse or forward mode), a complex step, NumPy or another thread",
               f"{case_zh}：Swish.backward 用 torch 运算自己算出两个导数，不让 autograd 代劳（反向模式、前向模式都不行），"
-              "也不用复步长法或 NumPy")
+              "也不用复步长法、NumPy 或另开线程")
         returned, passes, seen = call_backward(solution, *draw(shape, seed, beta_value))
         refuse_autograd_in_backward(passes, seen)
         both_calls, both_elements = len(seen.calls), produced(seen)
@@ -490,9 +537,32 @@ def swish(solution, check):
                 computed = next((name for name, value in results
                                  if any(affine_image(part, true_skipped) for part in slices_like(value, x.numel()))),
                                 None)
-            else:  # beta's gradient is a sum over x's elements: any reduction of something as large as x
+            else:  # beta's gradient is a sum over x's elements: any reduction of something as large as x,
+                # or its summand g·x²·σ'(βx) (g is ones here), or x², which only that summand needs
                 computed = next((f"{name}" for name, value, widest in seen.results
                                  if widest >= x.numel() > value.numel() and not makes_new(name)), None)
+                plain_x, plain_beta = x.detach(), beta.detach()
+                sigmoid = torch.sigmoid(plain_beta * plain_x)
+                summands = (("x²", plain_x * plain_x), ("x²·σ'(βx)", plain_x * plain_x * sigmoid * (1 - sigmoid)))
+                results = [(name, value) for name, value, _ in seen.results]
+                results += [(f"aten.{name}", value) for name, value, _ in seen.aten.results]
+                summand = next(((name, term) for name, value in results for term, true in summands
+                                if any(affine_image(part, true) for part in slices_like(value, x.numel()))), None)
+                if computed is None and summand is not None:
+                    name, term = summand
+                    raise Fail("backward computed the gradient for beta although beta does not require grad, and "
+                               "returned None afterwards", "beta 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
+                               expected=("no tensor inside backward equal to x² or to beta's summand "
+                                         "g·x²·σ'(βx), shifted or scaled or not: grad_x needs neither",
+                                         "backward 里没有哪个张量等于 x² 或 beta 那一项 g·x²·σ'(βx)（平移、缩放过的"
+                                         "也算）：grad_x 两者都用不到"),
+                               found=(f"torch.{name} returned {term} (or an affine image of it), which only the "
+                                      "gradient for beta needs", f"torch.{name} 算出了 {term}（或它的平移、缩放），"
+                                      "而只有对 beta 的梯度才用得到它"),
+                               hint_en="compute the gradient for beta inside `if ctx.needs_input_grad[1]:`, all of "
+                                       "it, not only its sum",
+                               hint_zh="对 beta 的梯度整个放在 `if ctx.needs_input_grad[1]:` 里面算，不要只把最后的"
+                                       "求和放进去")
             if computed is not None:
                 raise Fail(f"backward computed the gradient for {skipped} although {skipped} does not require "
                            "grad, and returned None afterwards",
@@ -509,14 +579,14 @@ def swish(solution, check):
                            hint_en=f"compute the gradient for {skipped} inside `if ctx.needs_input_grad[{index}]:`, "
                                    "not before it",
                            hint_zh=f"对 {skipped} 的梯度放在 `if ctx.needs_input_grad[{index}]:` 里面算，不要先算好再判断")
-            if skipped == "x" and both_elements - produced(seen) < 2 * x.numel():
+            if skipped == "x" and both_elements - produced(seen) < 3 * x.numel():
                 raise Fail("backward computed the gradient for x although x does not require grad, and returned "
                            "None afterwards", "x 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
-                           expected=(f"at least {2 * x.numel()} fewer elements made by torch operations (not views) "
-                                     f"than the {both_elements} made when both require grad: grad_x's own "
-                                     "elementwise terms are skipped",
+                           expected=(f"at least {3 * x.numel()} fewer elements made by torch operations (not views) "
+                                     f"than the {both_elements} made when both require grad: grad_x's own three "
+                                     "x-sized operations (beta·x·σ'(βx), adding s, multiplying by g) are skipped",
                                      f"torch 运算（视图不算）产生的元素比两者都要梯度时的 {both_elements} 个至少少 "
-                                     f"{2 * x.numel()} 个：grad_x 自己那几项逐元素运算都省掉了"),
+                                     f"{3 * x.numel()} 个：grad_x 自己那三次和 x 一样大的运算（beta·x·σ'(βx)、加上 s、乘以 g）都省掉了"),
                            found=(f"{produced(seen)} elements", f"{produced(seen)} 个元素"),
                            hint_en="compute the gradient for x inside `if ctx.needs_input_grad[0]:`, not before it, "
                                    "and not packed together with beta's terms",
