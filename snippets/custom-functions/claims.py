@@ -865,7 +865,9 @@ def a_reverse_over_reverse_hessian_needs_no_jvp():
 def jvp_reads_what_save_for_forward_saved_and_backward_what_save_for_backward_saved():
     """In jvp, ctx.saved_tensors holds what setup_context handed to ctx.save_for_forward, and nothing
     that went only to save_for_backward; in backward, the other way round. torch.func.hessian runs
-    both."""
+    both; jvp reads the same under torch.func.jvp and the dual tensors of torch.autograd.forward_ad."""
+    import torch.autograd.forward_ad as forward_ad
+
     x = torch.randn(4, dtype=torch.float64)
     found = {}
     with warnings.catch_warnings():
@@ -878,6 +880,14 @@ def jvp_reads_what_save_for_forward_saved_and_backward_what_save_for_backward_sa
     assert found == {(True, False): [("backward", 1), ("jvp", 0)],
                      (False, True): [("backward", 0), ("jvp", 1)],
                      (True, True): [("backward", 1), ("jvp", 1)]}, found
+    tangent = torch.randn(4, dtype=torch.float64)
+    for saves, count in (((True, False), 0), ((False, True), 1), ((True, True), 1)):
+        seen = []
+        function = _silu_forward_mode(*saves, True, seen)
+        torch.func.jvp(function.apply, (x,), (tangent,))
+        with forward_ad.dual_level():
+            function.apply(forward_ad.make_dual(x, tangent))
+        assert seen == [("jvp", count), ("jvp", count)], (saves, seen)
 
 
 def autocast_defaults_to_bfloat16_on_cpu_and_float16_on_cuda():
