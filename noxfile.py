@@ -458,15 +458,9 @@ def practice(session: nox.Session) -> None:
     for notebook in fresh:
         shutil.copyfile(notebook, folder / notebook.name)
     session.log(f"{folder.relative_to(ROOT)}: {len(fresh)} notebooks copied, the others kept as you left them")
-    server = practice_server.start(python, folder, BUILD / "practice" / f"jupyter-{language}",
-                                   env=command_environment(session))
-    session.log(f"JupyterLab, the exercises of {language}: {server.url}  (Ctrl-C stops it)")
-    try:
-        server.process.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        practice_server.stop(server)
+    practice_server.serve(python, folder, BUILD / "practice" / f"jupyter-{language}", env=command_environment(session),
+                          announce=lambda server: session.log(f"JupyterLab, the exercises of {language}: {server.url}"
+                                                              "  (Ctrl-C stops it)"))
     session.log("JupyterLab and its kernels stopped")
 
 

@@ -3,7 +3,8 @@
 Only the standard library is imported here: the noxfile runs outside the venvs and starts the server
 with a venv's Python; the browser tests start it the same way. The server listens on 127.0.0.1 only,
 on a free port, with a random token; it runs in its own process group (and session), so that
-``stop`` ends it and every kernel it started, and Ctrl-C in the terminal reaches only the caller.
+``stop`` ends it and every kernel it started, and Ctrl-C in the terminal reaches only the caller, whose
+``serve`` then stops it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +25,8 @@ from pathlib import Path
 LAB_SETTINGS = {"LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}}
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
 START_SECONDS = 60
+# What ends `serve`: Ctrl-C, `kill`, a closed terminal (Windows has no SIGHUP; the module is POSIX-only anyway).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @dataclass
@@ -62,18 +66,48 @@ def start(python: Path, folder: Path, settings: Path, env: dict[str, str] | None
     base = f"http://127.0.0.1:{port}/"
     server = Server(process, f"{base}lab?token={token}", base, token, log)
     deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
-        try:
-            with urllib.request.urlopen(f"{base}api/status?token={token}", timeout=2) as answer:
-                if answer.status == 200:
-                    return server
-        except OSError:
-            time.sleep(0.3)
+    try:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(f"{base}api/status?token={token}", timeout=2) as answer:
+                    if answer.status == 200:
+                        return server
+            except OSError:
+                time.sleep(0.3)
+    except BaseException:  # Ctrl-C while it starts: nothing is left behind
+        stop(server)
+        raise
     stop(server)
     raise RuntimeError(f"JupyterLab did not start (exit {process.returncode}); its log, {log}:\n"
                        + log.read_text(encoding="utf-8", errors="replace")[-3000:])
+
+
+def serve(python: Path, folder: Path, settings: Path, announce: Callable[[Server], None],
+          env: dict[str, str] | None = None) -> None:
+    """`start`, `announce` the server, and wait until it exits or this process gets one of STOP_SIGNALS;
+    then `stop` it. The handlers are set here, not inherited: a shell that starts a job in the
+    background makes it ignore SIGINT, and Python then never raises KeyboardInterrupt. A second
+    Ctrl-C while the kernels shut down is ignored, so that nothing is left running."""
+    def interrupt(signal_number, frame):
+        raise KeyboardInterrupt
+
+    previous = {signal_number: signal.signal(signal_number, interrupt) for signal_number in STOP_SIGNALS}
+    server = None
+    try:
+        server = start(python, folder, settings, env)
+        announce(server)
+        server.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for signal_number in STOP_SIGNALS:
+            signal.signal(signal_number, signal.SIG_IGN)
+        if server is not None:
+            stop(server)
+        for signal_number, handler in previous.items():
+            signal.signal(signal_number, handler)
 
 
 def stop(server: Server, seconds: float = 20) -> None:

@@ -159,3 +159,48 @@ def test_notebook_7_judges_the_starter(practice, page):
     run_all(page)
     failed = verdict(page, WORDS[language]["fail"], server)
     assert "✘" in failed, failed
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_serve_stops_jupyterlab_and_its_kernel_on_ctrl_c_or_kill(signal_name, tmp_path):
+    """`nox -s practice` runs practice_server.serve. Started as a background job does it (SIGINT ignored,
+    inherited), with a kernel running, Ctrl-C (SIGINT to the caller's process group) or `kill` (SIGTERM)
+    ends it: exit 0, the server and the kernel gone."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import urllib.request
+
+    (tmp_path / "notebooks").mkdir()
+    serve = ("import sys; from pathlib import Path; import practice_server as p; "
+             "p.serve(Path(sys.executable), Path(sys.argv[1]), Path(sys.argv[2]), "
+             "lambda server: print(server.base, server.token, flush=True)); print('stopped', flush=True)")
+    caller = subprocess.Popen([sys.executable, "-c", serve, tmp_path / "notebooks", tmp_path / "jupyter"],
+                              env={**os.environ, "PYTHONPATH": str(book_settings.ROOT / "conf")},
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, start_new_session=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    started = []
+    try:
+        base, token = caller.stdout.readline().split()
+        request = urllib.request.Request(f"{base}api/kernels?token={token}", data=b"{}", method="POST")
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            kernel = json.load(answer)["id"]
+        deadline = time.monotonic() + 60
+        while len(practice_server.descendants(caller.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.5)  # the kernel's process starts below the server
+        started[:] = practice_server.descendants(caller.pid)
+        assert len(started) >= 2, f"no kernel process below the server: {started} (kernel {kernel})"
+        os.killpg(caller.pid, getattr(signal, signal_name))
+        assert caller.wait(timeout=60) == 0
+        assert caller.stdout.read().strip() == "stopped"
+        left = [pid for pid in started if practice_server.running(pid)]
+        assert not left, f"still running after {signal_name}: {left}"
+    finally:
+        if caller.poll() is None:
+            caller.kill()
+            caller.wait()
+        caller.stdout.close()
+        for pid in started:  # what a failure left behind
+            if practice_server.running(pid):
+                os.kill(pid, signal.SIGKILL)
