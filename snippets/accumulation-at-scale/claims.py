@@ -337,19 +337,39 @@ def unscale_twice_before_update_raises():
 
 
 def grad_scaler_refuses_float16_parameters():
-    """With a model cast to float16 (model.half()) its gradients are float16, and scaler.unscale_
-    refuses them with a ValueError."""
-    model = nn.Linear(4, 1).half()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    scaler = torch.amp.GradScaler("cpu")
-    scaler.scale(model(torch.randn(2, 4, dtype=torch.float16)).float().sum()).backward()
-    assert model.weight.grad.dtype == torch.float16
-    try:
-        scaler.unscale_(optimizer)
-    except ValueError as error:
-        assert "FP16" in str(error)
-    else:
-        raise AssertionError("unscale_ accepted float16 gradients")
+    """With a model cast to float16 (model.half()) its gradients are float16: scaler.unscale_ refuses them
+    with a ValueError, and so does scaler.step for an SGD made without fused=True, because it unscales them
+    itself. An SGD, Adam or AdamW made with fused=True, stepped through scaler.step without unscale_, takes
+    them without an error and moves (the fused SGD as the unscaled gradient would)."""
+    def half_model_with_scaled_gradient(scaler):
+        torch.manual_seed(0)
+        model = nn.Linear(4, 1).half()
+        scaler.scale(model(torch.randn(2, 4, dtype=torch.float16)).float().sum()).backward()
+        assert model.weight.grad.dtype == torch.float16
+        return model
+
+    for step in (False, True):
+        scaler = torch.amp.GradScaler("cpu")
+        model = half_model_with_scaled_gradient(scaler)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        try:
+            scaler.step(optimizer) if step else scaler.unscale_(optimizer)
+        except ValueError as error:
+            assert "unscale FP16" in str(error), error
+        else:
+            raise AssertionError(f"{'step' if step else 'unscale_'} accepted float16 gradients")
+
+    for make in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+        scaler = torch.amp.GradScaler("cpu", init_scale=16.0)  # small enough not to overflow float16 here
+        model = half_model_with_scaled_gradient(scaler)
+        optimizer = make(model.parameters(), lr=0.1, fused=True)
+        before = model.weight.detach().clone()
+        unscaled_step = before.float() - 0.1 * model.weight.grad.float() / 16.0
+        scaler.step(optimizer)
+        scaler.update()
+        assert not torch.equal(model.weight, before), make.__name__
+        if make is torch.optim.SGD:  # float16 spacing near these weights is below 1e-3; the scaled step is 16x
+            assert torch.allclose(model.weight.float(), unscaled_step, rtol=0, atol=1e-3), (model.weight, unscaled_step)
 
 
 def clip_grad_norm_returns_the_norm_it_measured_before_clipping():
