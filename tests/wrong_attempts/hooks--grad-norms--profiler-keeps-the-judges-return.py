@@ -1,4 +1,4 @@
-# expect: a function of grad_norms' file was set as profiler or tracer
+# expect: a profile or trace function set during grad_norms was active
 """Loophole: no hook reads a gradient. No-op tensor hooks satisfy the "in place" check; a profile function
 keeps the tensor the judge's own hook returns, and its norm is taken after backward, outside any hook."""
 import sys

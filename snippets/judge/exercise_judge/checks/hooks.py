@@ -32,7 +32,7 @@ TOLERANCE = 1e-5  # relative, on each norm
 # stays a plain tensor, and that .grad holds the earlier gradient plus this one as soon as AccumulateGrad has
 # added it, not only after the call returns; that the solution's code used the tensor handed to its hooks
 # (_Handed), and that no dispatch mode (which sees the judge's rescaling and AccumulateGrad's add) and no
-# profile or trace function of the solution's file (which sees what the judge's hook returns) was active.
+# profile or trace function set during the call (which sees what the judge's hook returns) was active.
 RESCALE_STEP = 2.0**-7
 _FACTORS = random.SystemRandom()
 # The judge's hooks, by name: a tensor operation made while one of them is on the stack is the judge's own.
@@ -67,15 +67,18 @@ class _Handed(torch.Tensor):
             return func(*args, **(kwargs or {}))
 
 
-def _tracers(file: str) -> list[str]:
-    """The profile and trace functions (sys.setprofile, sys.settrace) defined in `file` and set now: they see
-    every call and return of Python code, the judge's hooks among them, and the tensors those return. Only
-    the solution's own count: a debugger's or a coverage tool's are not in its file."""
+def _tracers(before: tuple) -> list[str]:
+    """The profile and trace functions (sys.setprofile, sys.settrace) set now that were not set before the
+    call (`before`: sys.getprofile(), sys.gettrace() then): they see every call and return of Python code,
+    the judge's hooks among them, and the tensors those return. A debugger's or a coverage tool's, set
+    before the call, do not count."""
     found = []
-    for kind, function in (("sys.setprofile", sys.getprofile()), ("sys.settrace", sys.gettrace())):
-        code = getattr(getattr(function, "__func__", function), "__code__", None)
-        if code is not None and os.path.realpath(code.co_filename) == file:
-            found.append(f"{kind}({function.__name__}), line {code.co_firstlineno}")
+    for kind, function, earlier in (("sys.setprofile", sys.getprofile(), before[0]),
+                                    ("sys.settrace", sys.gettrace(), before[1])):
+        if function is not None and function is not earlier:
+            code = getattr(getattr(function, "__func__", function), "__code__", None)
+            found.append(f"{kind}({getattr(function, '__name__', type(function).__name__)})"
+                         + (f", line {code.co_firstlineno}" if code is not None else ""))
     return found
 
 
@@ -198,10 +201,11 @@ def _one_model(solution, check, file, case, seed):
     # and hands on the gradient rescaled by a random factor drawn anew for every call (RESCALE_STEP).
     # Only the solution's hooks on that parameter count: in its hook dict, or in those of its AccumulateGrad node.
     arrived, made, handed, hook_dicts, watched = {}, [], {}, {}, {}
+    before = (sys.getprofile(), sys.gettrace())
 
     def arriving(grad, name, p):
         watched.setdefault(name, {"handed": [], "modes": [], "tracers": []})["modes"] += _modes()
-        watched[name]["tracers"] += _tracers(file)
+        watched[name]["tracers"] += _tracers(before)
         kind = None if p.grad is None or type(p.grad) is torch.Tensor else type(p.grad).__name__
         held = p.grad.clone() if p.grad is not None and kind is None else None
         dicts = (*hook_dicts[name], p._post_accumulate_grad_hooks)  # that one is made by the first registration
@@ -220,7 +224,7 @@ def _one_model(solution, check, file, case, seed):
     # is still active then.
     def accumulated(name):
         watched.setdefault(name, {"handed": [], "modes": [], "tracers": []})["modes"] += _modes()
-        watched[name]["tracers"] += _tracers(file)
+        watched[name]["tracers"] += _tracers(before)
 
     judge_handles += [p.register_post_accumulate_grad_hook(lambda p, name=name: accumulated(name))
                       for name, p in model.named_parameters()]
@@ -255,6 +259,15 @@ def _one_model(solution, check, file, case, seed):
                    expected=(f"a dict with keys {names}", f"键为 {names} 的字典"), found=described(norms),
                    hint_en="key by the names of model.named_parameters()",
                    hint_zh="用 model.named_parameters() 给出的参数名做键")
+    not_float = [(f"{name}: {described(norms[name])[0]}", f"{name}：{described(norms[name])[1]}")
+                 for name in names if type(norms[name]) is not float]
+    if not_float:
+        raise Fail("a value grad_norms returned is not a Python float",
+                   "grad_norms 返回的值里有不是 Python float 的",
+                   expected=("a float for each name, e.g. grad.norm().item()", "每个名字对应一个 float，比如 grad.norm().item()"),
+                   found=not_float[0],
+                   hint_en=".item() turns the 0-d tensor grad.norm() into a float",
+                   hint_zh="grad.norm() 是 0 维张量，.item() 把它变成 float")
 
     check(en + "one backward pass, loss.backward()", zh + "只做一次反向传播，即 loss.backward()")
     ours = list(passes)  # the judge's own passes ran before the recording
@@ -420,11 +433,11 @@ def _one_model(solution, check, file, case, seed):
                        hint_zh="在钩子里，用它收到的参数算：norms[name] = grad.norm().item()")
         tracers = watched.get(name, {"tracers": []})["tracers"]
         if tracers:
-            raise Fail(f"{name}: when its gradient arrived, or was added into .grad, a function of grad_norms' file "
-                       f"was set as profiler or tracer ({tracers[0]}): it sees what the judge's own hook returns, "
+            raise Fail(f"{name}: when its gradient arrived, or was added into .grad, a profile or trace function "
+                       f"set during grad_norms was active ({tracers[0]}): it sees what the judge's own hook returns, "
                        "and reads the gradient without any hook",
-                       f"{name}：它的梯度到达、或者加进 .grad 时，grad_norms 所在文件里的一个函数被设成了 profiler 或 "
-                       f"tracer（{tracers[0]}）：它能看到评测自己的钩子返回的东西，不用钩子也能读到梯度",
+                       f"{name}：它的梯度到达、或者加进 .grad 时，grad_norms 期间设置的一个 profile 或 trace 函数"
+                       f"正在起作用（{tracers[0]}）：它能看到评测自己的钩子返回的东西，不用钩子也能读到梯度",
                        expected=("no profile or trace function of yours", "没有你设置的 profile 或 trace 函数"),
                        found=tracers[0],
                        hint_en="compute the value inside the hook, from its argument: norms[name] = grad.norm().item()",
