@@ -620,3 +620,34 @@ def _hooked_worker(rank, store_path, results):
         results.put((rank, *arriving, *accumulated, layer.weight.grad.item(), stepped.weight.item(), after))
     finally:
         dist.destroy_process_group()
+
+
+def module_hooks_run_in_registration_order_and_always_call_runs_when_forward_raises():
+    """Hooks of one kind on one module (forward pre-hooks, forward hooks, full backward pre-hooks, full
+    backward hooks) run in the order they were registered, except one registered with prepend=True,
+    which runs before those already there. A forward hook registered with always_call=True also runs
+    when forward raises, with None as the output, and the error still propagates; one registered
+    without it does not run."""
+    layer = nn.Linear(2, 2)
+    order = []
+    for kind in ("register_forward_pre_hook", "register_forward_hook",
+                 "register_full_backward_pre_hook", "register_full_backward_hook"):
+        for label, prepend in (("first", False), ("second", False), ("prepended", True)):
+            getattr(layer, kind)(lambda *args, kind=kind, label=label: order.append((kind, label)),
+                                 prepend=prepend)
+    layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
+    assert order == [(kind, label) for kind in ("register_forward_pre_hook", "register_forward_hook",
+                                                "register_full_backward_pre_hook", "register_full_backward_hook")
+                     for label in ("prepended", "first", "second")], order
+
+    layer = nn.Linear(2, 2)
+    outputs = {}
+    layer.register_forward_hook(lambda module, args, output: outputs.setdefault("always", output), always_call=True)
+    layer.register_forward_hook(lambda module, args, output: outputs.setdefault("plain", output))
+    try:
+        layer(torch.ones(1, 3))  # the wrong width: forward raises
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("forward did not raise")
+    assert outputs == {"always": None}, outputs
