@@ -173,7 +173,7 @@ def autograd_grad_inside_func_grad_needs_create_graph():
     """torch.autograd.grad(..., create_graph=True) inside a function that torch.func.grad transforms works:
     grad of the sum of the derivative of x³, 3x², is 6x, 18 at 3. Without create_graph, no error: the outer
     grad treats the inner derivative as a constant, and the same second derivative comes out 0. Inside vmap
-    alone it raises: the mapped input does not require grad."""
+    alone it raises: the mapped input does not require grad there, even when the tensor given to vmap does."""
     def derivative(create_graph):
         def inner(t):
             (d,) = torch.autograd.grad((t**3).sum(), t, create_graph=create_graph)
@@ -183,6 +183,11 @@ def autograd_grad_inside_func_grad_needs_create_graph():
     assert torch.equal(grad(derivative(True))(x), torch.tensor([18.0]))
     assert torch.equal(grad(derivative(False))(x), torch.tensor([0.0]))
     assert "does not require grad" in _raises(vmap(derivative(True)), torch.ones(3, 1))
+    seen = []
+    leaf = torch.ones(3, 1, requires_grad=True)
+    assert "does not require grad" in _raises(vmap(lambda t: seen.append(t.requires_grad) or derivative(True)(t)),
+                                              leaf)
+    assert seen == [False]
 
 
 def item_raises_under_vmap_on_a_mapped_tensor_only():
@@ -594,10 +599,15 @@ def the_two_libraries_agree_to_float_rounding():
 def autograd_functional_jvp_runs_backward_passes_func_jvp_none():
     """On a function of 3 inputs and 3 outputs, torch.autograd.functional.jvp calls torch.autograd.grad twice
     (the double-backward trick), torch.func.jvp not at all (forward mode); torch.autograd.functional.jacobian
-    calls it once per output, 3 times, and once with vectorize=True."""
+    calls it once per output, 3 times, and once with vectorize=True. Under torch.func.jvp the function's input
+    does not require grad, so it records no graph that any backward pass could run; under
+    torch.autograd.functional.jvp it does."""
     import torch.autograd.functional as AF
 
+    tracked = []
+
     def f(t):
+        tracked.append(t.requires_grad)
         return torch.stack([t[0] * t[1], t[1] ** 2, t[0] + 3 * t[2]])
     x, u = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 0.0, 0.0])
     calls = {"grad": 0}
@@ -613,16 +623,19 @@ def autograd_functional_jvp_runs_backward_passes_func_jvp_none():
                           ("AF.jacobian", lambda: AF.jacobian(f, x)),
                           ("AF.jacobian vectorize", lambda: AF.jacobian(f, x, vectorize=True))):
             calls["grad"] = 0
+            tracked.clear()
             run()
-            found[name] = calls["grad"]
+            found[name] = calls["grad"], tracked[:]
     finally:
         torch.autograd.grad = original
-    assert found == {"AF.jvp": 2, "func.jvp": 0, "AF.jacobian": 3, "AF.jacobian vectorize": 1}, found
+    assert found["AF.jvp"] == (2, [True]) and found["func.jvp"] == (0, [False]), found
+    assert found["AF.jacobian"][0] == 3 and found["AF.jacobian vectorize"][0] == 1, found
 
 
 def jacrev_runs_one_backward_pass_for_all_rows():
     """jacrev(f) of an f with 64 outputs calls f once and torch.autograd.grad once (vmap batches the 64
-    vector-Jacobian products); a loop of vjp_fn calls f once too, and torch.autograd.grad 64 times."""
+    vector-Jacobian products); a loop of vjp_fn calls f once too, and torch.autograd.grad 64 times. The engine
+    runs a node's backward once for the 64 rows: a custom Function's backward, counted, runs once."""
     generator = torch.Generator().manual_seed(0)
     w = torch.randn(4, 64, generator=generator)
     calls = {"f": 0, "grad": 0}
@@ -646,6 +659,26 @@ def jacrev_runs_one_backward_pass_for_all_rows():
     finally:
         torch.autograd.grad = original
     assert torch.allclose(jacobian, rows)
+    backward_runs = []
+
+    class Tanh(torch.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(t):
+            return torch.tanh(t)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(output)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            backward_runs.append(1)
+            (y,) = ctx.saved_tensors
+            return grad_output * (1 - y * y)
+    assert torch.allclose(jacrev(lambda t: Tanh.apply(t @ w))(torch.ones(4)), jacobian, atol=1e-6)
+    assert len(backward_runs) == 1, backward_runs
 
 
 def vmap_runs_the_model_once_for_the_whole_batch():
@@ -657,3 +690,47 @@ def vmap_runs_the_model_once_for_the_whole_batch():
     params = {name: p.detach() for name, p in model.named_parameters()}
     vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0))(params, torch.randn(6, 4), torch.randn(6, 1))
     assert len(runs) == 1
+
+
+def custom_function_needs_setup_context_and_a_vmap_rule():
+    """A custom autograd.Function whose forward takes ctx raises under grad alone (it must override
+    setup_context); in the setup_context style it works under grad, and under vmap(grad(...)) it raises
+    until it has a vmap rule (the error asks for a vmap staticmethod or generate_vmap_rule=True); with
+    generate_vmap_rule = True it gives the per-sample gradients."""
+    class WithCtx(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return 2 * t * grad_output
+
+    class SetupContext(torch.autograd.Function):
+        @staticmethod
+        def forward(t):
+            return t * t
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return 2 * t * grad_output
+
+    class WithRule(SetupContext):
+        generate_vmap_rule = True
+
+    def per_sample(function):
+        return vmap(grad(lambda t: function.apply(t).sum()))
+
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    assert "setup_context" in _raises(grad(lambda t: WithCtx.apply(t).sum()), x[0])
+    assert torch.equal(grad(lambda t: SetupContext.apply(t).sum())(x[0]), 2 * x[0])
+    message = _raises(per_sample(SetupContext), x)
+    assert "vmap staticmethod" in message and "generate_vmap_rule=True" in message, message
+    assert torch.equal(per_sample(WithRule)(x), 2 * x)
