@@ -297,16 +297,17 @@ def grad_scaler_step(solution, check):
                    hint_zh="一个微批次做完再开始下一个：前向、损失、scaler.scale(loss / len(micro_batches)).backward()。"
                            "先把所有前向都做完，所有微批次的计算图就同时存在，占的是整批的内存，而省下这份内存正是梯度累加的目的")
     # The gradient reaching a loss is the factor its backward multiplied it by: SCALE / MICRO_BATCHES for
-    # scaler.scale(loss / len(micro_batches)), less when the scaled loss is divided again before backward()
+    # scaler.scale(loss / len(micro_batches)), less when the scaled loss is divided again before backward(),
+    # more when the division by the number of micro-batches is left for .grad after the backward passes
     lowest = SCALE / MICRO_BATCHES
     if len(run.arrived) != MICRO_BATCHES or min(run.arrived) < 0.99 * lowest:
         shown = ", ".join(f"{factor:.3g}" for factor in run.arrived) or "none"
         raise Fail("the float16 backward did not run on the scaled loss: the gradients it carried were not "
                    "multiplied by the scale",
                    "float16 的反向传播不是从放大后的损失开始的：它传递的梯度没有乘上放大倍数",
-                   expected=(f"each of the {MICRO_BATCHES} losses of loss_fn multiplied by at least {lowest:g} "
+                   expected=(f"each of the {MICRO_BATCHES} losses of loss_fn multiplied by {lowest:g} "
                              f"({SCALE:g} / {MICRO_BATCHES}) in its backward()",
-                             f"loss_fn 返回的 {MICRO_BATCHES} 个损失，在各自的 backward() 里至少乘上 {lowest:g}"
+                             f"loss_fn 返回的 {MICRO_BATCHES} 个损失，在各自的 backward() 里乘上 {lowest:g}"
                              f"（{SCALE:g} / {MICRO_BATCHES}）"),
                    found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
                    hint_en="call backward() on scaler.scale(loss / len(micro_batches)) itself: a loss divided back "
@@ -314,6 +315,19 @@ def grad_scaler_step(solution, check):
                            "small entries, whatever is done to .grad afterwards",
                    hint_zh="直接对 scaler.scale(loss / len(micro_batches)) 调用 backward()：backward() 之前又除回去，"
                            "float16 的反向传播算的就是没放大的梯度，很小的分量会丢掉，事后再怎么改 .grad 也找不回来")
+    if max(run.arrived) > 1.01 * lowest:
+        shown = ", ".join(f"{factor:.3g}" for factor in run.arrived)
+        raise Fail("the losses were not divided by the number of micro-batches before backward(): their backward "
+                   "multiplied them by more than the scale divided by it",
+                   "损失在 backward() 之前没有除以微批次数：它们的反向传播乘上的倍数比放大倍数除以微批次数还大",
+                   expected=(f"each loss multiplied by {lowest:g} ({SCALE:g} / {MICRO_BATCHES})",
+                             f"每个损失乘上 {lowest:g}（{SCALE:g} / {MICRO_BATCHES}）"),
+                   found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
+                   hint_en="divide each loss before it is scaled, scaler.scale(loss / len(micro_batches)).backward(): "
+                           "the gradients then add up to the scaled gradient of the whole batch, and .grad is left "
+                           "alone until unscale_",
+                   hint_zh="每个损失放大之前先除，scaler.scale(loss / len(micro_batches)).backward()：这样梯度加起来"
+                           "就是整批放大后的梯度，unscale_ 之前不用再动 .grad")
 
     check("then scaler.unscale_ once, scaler.step once and scaler.update once, in that order",
           "然后 scaler.unscale_ 一次、scaler.step 一次、scaler.update 一次，依次调用")
@@ -419,12 +433,15 @@ def grad_scaler_step(solution, check):
                    found=(f"forwards of {', '.join(map(str, other.rows)) or '0'} rows",
                           f"前向的行数 {'、'.join(map(str, other.rows)) or '0'}"),
                    hint_en="loop over micro_batches, whatever their number", hint_zh="遍历 micro_batches，不管有几个")
-    # scaler.scale multiplies by the scaler's own scale: the factor a loss's backward carries is at most that
-    if other.arrived and max(other.arrived) > 1.01 * OTHER_SCALE:
+    # scaler.scale(loss / len(micro_batches)) multiplies each loss by the scaler's own scale over their number
+    other_lowest = OTHER_SCALE / OTHER_MICRO_BATCHES
+    if other.arrived and max(other.arrived) > 1.01 * other_lowest:
         shown = ", ".join(f"{factor:.3g}" for factor in other.arrived)
-        raise Fail(f"the losses' backward multiplied them by more than the scaler's scale, {OTHER_SCALE:g}: the scale "
-                   f"came from somewhere other than scaler.scale",
-                   f"损失的反向传播乘上的倍数比 GradScaler 的放大倍数 {OTHER_SCALE:g} 还大：放大倍数不是来自 scaler.scale",
+        raise Fail(f"the losses' backward multiplied them by more than the scaler's scale over the number of "
+                   f"micro-batches, {OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}: the scale came from somewhere other than "
+                   f"scaler.scale, or the division was left for .grad",
+                   f"损失的反向传播乘上的倍数比 GradScaler 的放大倍数除以微批次数（{OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}）"
+                   f"还大：放大倍数不是来自 scaler.scale，或者除以微批次数的事留给了 .grad",
                    expected=(f"each loss multiplied by {OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}",
                              f"每个损失乘上 {OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}"),
                    found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
