@@ -280,6 +280,55 @@ def a_fused_optimizer_is_stepped_but_does_not_move_on_inf():
         assert warned == [False, False, False], (make.__name__, warned)
 
 
+def a_fused_sgd_skipping_its_first_step_leaves_its_momentum_unwritten():
+    """An SGD with momentum made with fused=True is stepped by scaler.step on inf too (its step pre-hook runs)
+    and leaves the parameters, and a momentum buffer it already has, as they were. When the skipped step is
+    its first, that step creates the momentum buffer without writing to it: with torch filling new memory
+    with NaN, the buffer is NaN after it, and the next clean step, which takes the buffer as the previous
+    momentum (a value written into it shows in that step), makes the parameters NaN. Made without
+    fused=True, the same SGD keeps no buffer after the skip and its next step is finite."""
+    def skip_then_step(fused, write=None, taken_first=False):
+        parameter = nn.Parameter(torch.ones(4))
+        optimizer = torch.optim.SGD([parameter], lr=0.1, momentum=0.9, fused=fused)
+        called = []
+        optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: called.append(1))
+        scaler = torch.amp.GradScaler("cpu")
+        for factor in ((1.0,) if taken_first else ()) + (float("inf"),):
+            before = parameter.detach().clone()
+            buffer = optimizer.state[parameter].get("momentum_buffer")
+            buffer = None if buffer is None else buffer.clone()
+            scaler.scale((parameter * factor).sum()).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+        after_skip = optimizer.state[parameter].get("momentum_buffer")
+        skipped = (len(called), torch.equal(parameter, before),
+                   buffer is None or torch.equal(after_skip, buffer), None if after_skip is None else after_skip.clone())
+        if write is not None:
+            after_skip.fill_(write)
+        scaler.scale(parameter.sum()).backward()  # a clean step, gradient 1 everywhere
+        scaler.step(optimizer)
+        scaler.update()
+        return skipped, parameter.detach()
+
+    (calls, kept, buffer_kept, _), _ = skip_then_step(True, taken_first=True)
+    assert (calls, kept, buffer_kept) == (2, True, True), (calls, kept, buffer_kept)
+    deterministic = torch.are_deterministic_algorithms_enabled(), torch.utils.deterministic.fill_uninitialized_memory
+    try:
+        torch.use_deterministic_algorithms(True)
+        torch.utils.deterministic.fill_uninitialized_memory = True
+        (calls, kept, _, buffer), stepped = skip_then_step(True)
+        assert calls == 1 and kept and buffer is not None and buffer.isnan().all(), (calls, kept, buffer)
+        assert stepped.isnan().all(), stepped
+        (calls, kept, _, buffer), stepped = skip_then_step(False)
+        assert calls == 0 and kept and buffer is None and torch.isfinite(stepped).all(), (calls, kept, buffer, stepped)
+    finally:
+        torch.use_deterministic_algorithms(deterministic[0])
+        torch.utils.deterministic.fill_uninitialized_memory = deterministic[1]
+    _, stepped = skip_then_step(True, write=100.0)  # previous momentum 100: p = 1 - 0.1 * (0.9 * 100 + 1)
+    assert torch.allclose(stepped, torch.full((4,), 1 - 0.1 * (0.9 * 100 + 1))), stepped
+
+
 def the_scheduler_warns_only_at_its_first_step():
     """A learning-rate scheduler such as StepLR (or LambdaLR) checks whether optimizer.step() has run only
     at its own first step(): with GradScaler skipping steps 1 and 2, scheduler.step() warns after step 1
