@@ -3,6 +3,7 @@
 import contextlib
 import copy
 import random
+import sys
 from dataclasses import dataclass
 
 import torch
@@ -71,6 +72,7 @@ class _Run:
     mapped: bool  # under vmap: the input is a batched tensor, and vmap refuses .item() on it
     own: list  # the model's own Parameters it ran with, by name (functional_call swaps them out)
     stack: list  # the torch.func transforms running, outermost first (_stack)
+    called: bool  # torch's functional_call ran it (_inside_functional_call)
 
 
 def _mapped(tensor) -> bool:
@@ -97,6 +99,18 @@ def _transforms(tensor):
         else:
             return found
         tensor = functorch.get_unwrapped(tensor)
+
+
+def _inside_functional_call() -> bool:
+    """Whether torch's functional_call is running now: the frame of torch.nn.utils.stateless._functional_call,
+    which torch.func.functional_call calls, is on the stack. Parameters swapped by hand are not."""
+    code = getattr(getattr(torch.nn.utils.stateless, "_functional_call", None), "__code__", None)
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return code is None  # a torch without it: not observed
 
 
 def _stack():
@@ -142,7 +156,8 @@ def _instrumented(model, out_scale):
             first = args[0] if args and isinstance(args[0], torch.Tensor) else None
             seen[name].append(_Run(first.numel() if first is not None else 0,
                                    first is not None and _mapped(first),
-                                   [prefix + n for n, p in own.items() if getattr(module, n) is p], _stack()))
+                                   [prefix + n for n, p in own.items() if getattr(module, n) is p], _stack(),
+                                   _inside_functional_call()))
         handles.append(module.register_forward_pre_hook(hook))
     try:
         yield seen
@@ -313,9 +328,9 @@ def per_sample_norms(solution, check):
                        hint_zh="vmap 下的 torch.func.grad 用一次批量的反向传播求出每个样本损失的梯度；"
                                "反向传播的循环或 torch.autograd.functional 每个样本都要做一次")
 
-        check(f"{call}: the model's one run sees one sample (vmap's view of the batch) and the parameters "
-              "functional_call passes",
-              f"{call}：模型那一次运行看到的是一个样本（vmap 眼中的批次），用的是 functional_call 传入的参数")
+        check(f"{call}: the model's one run sees one sample (vmap's view of the batch) and runs inside "
+              "functional_call, with the parameters it passes",
+              f"{call}：模型那一次运行看到的是一个样本（vmap 眼中的批次），在 functional_call 里运行，用的是它传入的参数")
         (run,) = seen["model"]
         one = x[0].numel()
         if run.numel != one or not run.mapped:
@@ -350,6 +365,20 @@ def per_sample_norms(solution, check):
                                "run the model with functional_call(model, params, (xi[None],))",
                        hint_zh="grad 对它的参数求导：把模型参数做成字典传进去，再用 functional_call(model, params, "
                                "(xi[None],)) 运行模型")
+
+        if not run.called:
+            raise Fail(f"the model ran outside functional_call ({loss_name}): the exercise asks for "
+                       "functional_call to run it with the parameters you differentiate",
+                       f"模型不是通过 functional_call 运行的（{loss_name}）：题目要求用 functional_call "
+                       "以你求导的那些参数运行它",
+                       expected=("one run inside functional_call(model, params, (xi[None],))",
+                                 "在 functional_call(model, params, (xi[None],)) 里运行一次"),
+                       found=("a run outside it", "不在其中的一次运行"),
+                       hint_en="functional_call(model, params, args) runs the model with the tensors of the dict "
+                               "params in place of its parameters, for that call only; call it inside "
+                               "loss_of_one(params, xi, yi)",
+                       hint_zh="functional_call(model, params, args) 只在这一次调用里用字典 params 中的张量代替模型的"
+                               "参数；在 loss_of_one(params, xi, yi) 里调用它")
 
         check(f"{call}: loss_fn runs once, and grad differentiates the loss it returns inside vmap",
               f"{call}：loss_fn 只运行一次，它返回的损失由 vmap 里面的 grad 求导")
