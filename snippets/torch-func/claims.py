@@ -734,3 +734,54 @@ def custom_function_needs_setup_context_and_a_vmap_rule():
     message = _raises(per_sample(SetupContext), x)
     assert "vmap staticmethod" in message and "generate_vmap_rule=True" in message, message
     assert torch.equal(per_sample(WithRule)(x), 2 * x)
+
+
+def jacrev_chunk_size_runs_one_backward_pass_per_chunk():
+    """jacrev(f, chunk_size=16) of an f with 64 outputs calls f once and runs 4 backward passes, 16 rows each
+    (torch.autograd.grad called 4 times; a counted custom Function's backward runs 4 times), and returns the
+    same Jacobian as jacrev(f); jacfwd takes no chunk_size."""
+    generator = torch.Generator().manual_seed(0)
+    w = torch.randn(4, 64, generator=generator)
+    calls = {"f": 0, "grad": 0, "backward": 0}
+
+    class Tanh(torch.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(t):
+            return torch.tanh(t)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(output)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            calls["backward"] += 1
+            (y,) = ctx.saved_tensors
+            return grad_output * (1 - y * y)
+
+    def f(t):
+        calls["f"] += 1
+        return Tanh.apply(t @ w)
+    original = torch.autograd.grad
+
+    def counted(*args, **kwargs):
+        calls["grad"] += 1
+        return original(*args, **kwargs)
+    torch.autograd.grad = counted
+    try:
+        whole = jacrev(f)(torch.ones(4))
+        assert calls == {"f": 1, "grad": 1, "backward": 1}, calls
+        calls.update(f=0, grad=0, backward=0)
+        chunked = jacrev(f, chunk_size=16)(torch.ones(4))
+        assert calls == {"f": 1, "grad": 4, "backward": 4}, calls
+    finally:
+        torch.autograd.grad = original
+    assert torch.allclose(chunked, whole, rtol=0, atol=1e-6)
+    try:
+        jacfwd(f, chunk_size=16)
+    except TypeError as error:
+        assert "chunk_size" in str(error)
+    else:
+        raise AssertionError("jacfwd accepted chunk_size")
