@@ -9,6 +9,7 @@ notebook, beside it (<build>/<lang>/jupyter_execute/<page>.glue.json).
 """
 
 import difflib
+import html
 import json
 import re
 from ast import literal_eval
@@ -150,7 +151,8 @@ class Tags(HTMLParser):
     def __init__(self, path: Path):
         super().__init__()
         self.tags: list[tuple[str, dict[str, str]]] = []
-        self.feed(path.read_text(encoding="utf-8"))
+        self.text = path.read_text(encoding="utf-8")
+        self.feed(self.text)
         self.close()
 
     def handle_starttag(self, tag, attrs):
@@ -282,7 +284,8 @@ class Article(HTMLParser):
         self._in_head = self._in_article = False
         self._reading = None  # "title" or "promise" while inside one
         self._depth, self._skipping_from = 0, None
-        self.feed(path.read_text(encoding="utf-8"))
+        self.text = path.read_text(encoding="utf-8")
+        self.feed(self.text)
         self.close()
         self.title, self.promise = (" ".join(text.split()) for text in (self.title, self.promise))
 
@@ -304,7 +307,7 @@ class Article(HTMLParser):
             return
         self._depth += 1
         if self._reading and self._skipping_from is None and (
-                tag == "button" or "claim-check" in classes or "headerlink" in classes):
+                tag == "button" or {"claim-check", "claim-mark-joiner", "headerlink"} & set(classes)):
             self._skipping_from = self._depth
 
     def handle_endtag(self, tag):
@@ -372,6 +375,9 @@ def test_each_page_names_its_absolute_urls_and_open_graph(site, language, name, 
     graph = {attrs["property"]: attrs.get("content", "") for tag, attrs in article.head
              if tag == "meta" and attrs.get("property", "").startswith("og:")}
     assert graph["og:title"] == article.title, f"{language}/{name}: og:title {graph['og:title']!r}, h1 {article.title!r}"
+    tab = html.unescape(re.search(r"<title>(.*?)</title>", article.text).group(1))
+    book = graph["og:site_name"]
+    assert tab == (book if article.title == book else f"{article.title} — {book}"), f"{language}/{name}: <title> {tab!r}"
     assert graph["og:description"] == article.named("meta", "name", "description", "content")[0]
     assert graph["og:url"] == canonical[0]
     assert graph["og:type"] in ("website", "article")

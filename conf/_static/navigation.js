@@ -29,3 +29,12 @@ document.addEventListener("click", (event) => {
   url.hash = here || location.hash;
   switchLink.href = url.href;
 });
+
+// A figure that scrolls sideways (book.css, on a phone) takes the keyboard's focus, as the theme's
+// scrolling <pre> do, so that it can be scrolled without a pointer too.
+const focusScrollingFigures = () => document.querySelectorAll(".bd-article figure").forEach((figure) => {
+  if (figure.scrollWidth > figure.clientWidth) figure.tabIndex = 0;
+  else figure.removeAttribute("tabindex");
+});
+window.addEventListener("load", focusScrollingFigures);
+window.addEventListener("resize", focusScrollingFigures);

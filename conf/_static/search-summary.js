@@ -8,7 +8,16 @@
     const page = new DOMParser().parseFromString(htmlString, "text/html");
     const article = page.querySelector("article.bd-article");
     if (!article) return sphinxHtmlToText(htmlString, anchor);
-    article.querySelectorAll(".claim-check, .claim-mark, .execution-badge, .reading-time").forEach((el) => el.remove());
+    article.querySelectorAll(".claim-check, .claim-mark-joiner, .execution-badge, .reading-time").forEach((el) => el.remove());
     return sphinxHtmlToText(`<div role="main">${article.outerHTML}</div>`, anchor);
   };
+})();
+
+// The language switch keeps the query: the twin search page runs it again in the other language.
+(() => {
+  const keepQuery = () => document.querySelectorAll("a.btn-language-switch").forEach((link) => {
+    link.search = window.location.search;
+  });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", keepQuery);
+  else keepQuery();
 })();

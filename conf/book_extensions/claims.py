@@ -106,9 +106,9 @@ def visit_claim_mark(self, node):
     """A button and its popover, inside the sentence's paragraph: phrasing content only (spans)."""
     target, escape = node["target"], html.escape
     code = highlight(node["code"], PythonLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")
-    self.body.append(
-        f'<button type="button" class="claim-mark" popovertarget="{target}" aria-label="{escape(node["label"])}"'
-        f' title="{escape(node["label"])}">✓</button>'
+    self.body.append(  # a word joiner, unbreakable in its span, keeps the mark on the line of the sentence's end
+        f'<span class="claim-mark-joiner">\u2060<button type="button" class="claim-mark" popovertarget="{target}"'
+        f' aria-label="{escape(node["label"])}" title="{escape(node["label"])}">✓</button></span>'
         f'<span class="claim-check" id="{target}" popover role="dialog" aria-labelledby="{target}-sentence">'
         f'<span class="claim-check-head"><span class="claim-check-sentence" id="{target}-sentence">'
         f'{escape(node["sentence"])}</span>'

@@ -7,7 +7,7 @@ Screenshots of every page (light and dark, desktop and phone) land in build/scre
 
 import re
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
@@ -110,8 +110,31 @@ PHONE_READING = """() => {
     const lines = new Set([...number.getClientRects()].filter((r) => r.width).map((r) => Math.round(r.top)));
     if (lines.size > 1) brokenNumbers.push(number.textContent);
   }
+  const lonelyMarks = [];  // a ✓ wrapped onto a line without the end of its sentence
+  for (const mark of document.querySelectorAll("button.claim-mark")) {
+    const joined = mark.parentElement.classList.contains("claim-mark-joiner") ? mark.parentElement : mark;
+    const before = joined.previousSibling, at = mark.getBoundingClientRect();
+    if (!mark.getClientRects().length || !before) continue;
+    let end;
+    if (before.nodeType === Node.TEXT_NODE) {
+      const last = before.textContent.trimEnd().length;
+      if (!last) continue;
+      const range = document.createRange();
+      range.setStart(before, last - 1);
+      range.setEnd(before, last);
+      end = range.getBoundingClientRect();
+    } else {
+      end = [...before.getClientRects()].pop();
+    }
+    if (end && at.top >= end.bottom - 2) lonelyMarks.push(mark.closest("p, li")?.textContent.slice(-60));
+  }
+  const shrunkFigures = [...document.querySelectorAll(".bd-article figure img")]  // shown below their own size
+    .filter((img) => img.getClientRects().length && img.getBoundingClientRect().width < img.naturalWidth - 1)
+    .map((img) => `${img.alt.slice(0, 40)}: ${Math.round(img.getBoundingClientRect().width)} of ${img.naturalWidth} px`);
+  const unfocusable = [...document.querySelectorAll(".bd-article figure")]
+    .filter((figure) => figure.scrollWidth > figure.clientWidth && figure.tabIndex !== 0).length;
   const size = (selector) => { const e = document.querySelector(selector); return e && parseFloat(getComputedStyle(e).fontSize); };
-  return {covering, brokenNumbers, title: size(".bd-article h1"), section: size(".bd-article h2")};
+  return {covering, brokenNumbers, lonelyMarks, shrunkFigures, unfocusable, title: size(".bd-article h1"), section: size(".bd-article h2")};
 }"""
 # The drawers the article header's buttons open below the theme's breakpoints: chapters, sections.
 DRAWERS = {".primary-toggle": "#pst-primary-sidebar-modal", ".secondary-toggle": "#pst-secondary-sidebar-modal"}
@@ -320,6 +343,9 @@ def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
     reading = page.evaluate(PHONE_READING)
     assert not reading["covering"], f"{book_page}: copy buttons cover the first line of {reading['covering'][:3]}"
     assert not reading["brokenNumbers"], f"{book_page}: glued numbers broken over two lines: {reading['brokenNumbers'][:5]}"
+    assert not reading["shrunkFigures"], f"{book_page}: figures shrunk below their own size on a phone: {reading['shrunkFigures']}"
+    assert not reading["unfocusable"], f"{book_page}: {reading['unfocusable']} figure(s) scroll sideways but take no focus"
+    assert not reading["lonelyMarks"], f"{book_page}: a claim mark wrapped alone onto a line after {reading['lonelyMarks'][:3]}"
     assert not reading["section"] or reading["section"] < reading["title"], (
         f"{book_page}: a section heading ({reading['section']} px) is larger than the title ({reading['title']} px)")
     if scheme == "light":
@@ -477,6 +503,21 @@ def test_search_puts_the_page_first(open_tab, language, query, expected):
         f"searching the {language} site for {query!r}: expected {expected} first, the results begin "
         f"{found[:5] or 'empty (no result)'}")
     assert_summaries_come_from_the_prose(page, f"{language}: {query!r}")
+    switch = page.locator("a.btn-language-switch").filter(visible=True).first
+    switch.click()
+    page.wait_for_url(re.compile(r"/(zh|en)/search\.html\?"))
+    assert parse_qs(urlsplit(page.url).query).get("q") == [query], (
+        f"the language switch on the {language} search page dropped the query {query!r}: {page.url}")
+    search_results(page, "en" if language == "zh" else "zh")  # the twin page ran the search and said so
+    tab.assert_clean()
+
+
+def test_a_chinese_phrase_the_index_lacks_is_cut_into_its_words(open_tab):
+    """jieba cut 自定义函数 into 自定义 and 函数 when it indexed the pages; zh_split_query.js cuts the
+    query the same way, so the phrase finds the chapter (among the first three, as glossary terms must)."""
+    tab = open_tab()
+    found = search_results(tab.goto(f"zh/search.html?q={quote('自定义函数')}"), "zh")
+    assert "custom-functions.html" in found[:3], f"searching the zh site for 自定义函数: {found[:5] or 'no result'}"
     tab.assert_clean()
 
 
