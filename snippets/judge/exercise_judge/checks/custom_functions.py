@@ -3,6 +3,7 @@
 import torch
 from torch.autograd import gradcheck
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 from torch.autograd.gradcheck import GradcheckError
 
 from exercise_judge.checking import Fail, exercise
@@ -19,6 +20,13 @@ COMPLEX = ("complex", "view_as_complex", "polar")
 LEAVE_TORCH = ("numpy", "__array__", "tolist", "item")
 
 
+def storage(tensor):
+    try:
+        return tensor.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError):
+        return id(tensor)
+
+
 def makes_new(name: str) -> bool:
     """A call that makes a tensor from another's shape, dtype or device, not from its values."""
     return name.startswith("new_") or name.endswith("_like") or name in ("size", "numel", "dim")
@@ -26,12 +34,15 @@ def makes_new(name: str) -> bool:
 
 class TorchResults(TorchCalls):
     """TorchCalls that also keeps, detached, every tensor the recorded calls return, with the number of
-    elements of the largest tensor each call was given (a result with fewer is a reduction)."""
+    elements of the largest tensor each call was given (a result with fewer is a reduction); and, for
+    each result, whether a later call read it (made holds (name, result, read later))."""
 
     def __init__(self):
         super().__init__()
         self.results: list[tuple[str, torch.Tensor, int]] = []
         self.inside = 0  # > 0 while a recorded call runs (the mode is off the stack then)
+        self.made: list[tuple[str, torch.Tensor, int]] = []  # (name, the result itself, index of its call)
+        self.last_read: dict[int, int] = {}  # id of a tensor -> index of the last call that read it
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         self.inside += 1
@@ -41,15 +52,25 @@ class TorchResults(TorchCalls):
             self.inside -= 1
 
     def record(self, func, types, args, kwargs):
+        name, index = getattr(func, "__name__", ""), len(self.made)
+        given = [value for value in tree_leaves((args, kwargs or {})) if isinstance(value, torch.Tensor)]
+        if not makes_new(name) and name != "__get__":  # reading a shape or a dtype does not use the values
+            self.last_read.update((id(value), index) for value in given)
         result = super().__torch_function__(func, types, args, kwargs)
-        given = [value for value in (*args, *(kwargs or {}).values()) if isinstance(value, torch.Tensor)]
-        given += [item for value in args if isinstance(value, (tuple, list)) for item in value
-                  if isinstance(item, torch.Tensor)]
         widest = max((value.numel() for value in given), default=0)
-        for value in result if isinstance(result, (tuple, list)) else (result,):
+        memory = {storage(value) for value in given}
+        for value in tree_leaves(result):
             if isinstance(value, torch.Tensor):
-                self.results.append((getattr(func, "__name__", ""), value.detach(), widest))
+                self.results.append((name, value.detach(), widest))
+                if storage(value) not in memory:  # a view or an alias of what it was given is no new work
+                    self.made.append((name, value, index))  # held: its id stays its own
         return result
+
+    def unread(self, returned):
+        """The names of the calls whose new result (not a view) no later call read and backward did not
+        return: work thrown away."""
+        return [name for name, value, index in self.made
+                if self.last_read.get(id(value), -1) <= index and not any(value is kept for kept in returned)]
 
 
 class AtenResults(TorchDispatchMode):
@@ -145,10 +166,12 @@ class StartsThreads:
 
 def affine_image(value, true):
     """Whether value is a * true + b elementwise for some a != 0 and b (true with at least 3 distinct
-    values, compared in float64 to a relative 1e-9): the gradient itself, or the gradient shifted or
-    scaled so that no tensor equals it."""
+    values, compared in float64 to a relative 1e-9, or to 100 roundings of value's own dtype if coarser):
+    the gradient itself, or the gradient shifted or scaled, or computed in a lower precision, so that no
+    tensor equals it."""
     if value.numel() != true.numel() or value.is_complex() or not value.is_floating_point():
         return False
+    tolerance = max(1e-9, 100 * torch.finfo(value.dtype).eps)
     found, want = value.reshape(-1).to(torch.float64), true.reshape(-1).to(torch.float64)
     centred = want - want.mean()
     if not bool(torch.isfinite(found).all()) or centred.abs().max() <= 1e-9 * want.abs().max():
@@ -156,7 +179,7 @@ def affine_image(value, true):
     a = (found - found.mean()).dot(centred) / centred.dot(centred)
     residual = found - found.mean() - a * centred
     scale = found.abs().max().clamp_min(1e-300)
-    return bool(a.abs() * centred.abs().max() > 1e-6 * scale and residual.abs().max() <= 1e-9 * scale)
+    return bool(a.abs() * centred.abs().max() > 1e-6 * scale and residual.abs().max() <= tolerance * scale)
 
 
 def slices_like(value, n):
@@ -217,7 +240,7 @@ def call_backward(solution, x, beta):
     node, grad_output = out.grad_fn, torch.ones_like(out)
     with TorchResults() as seen, AtenResults(seen) as seen.aten, LeftTorch() as seen.left, \
             StartsThreads() as seen.threads:
-        node.apply(grad_output)
+        seen.returned = node.apply(grad_output)
     seen.threads.names[:0] = threads.names
     return (returned if isinstance(returned, tuple) else (returned,)), passes, seen
 
@@ -579,19 +602,35 @@ def swish(solution, check):
                            hint_en=f"compute the gradient for {skipped} inside `if ctx.needs_input_grad[{index}]:`, "
                                    "not before it",
                            hint_zh=f"对 {skipped} 的梯度放在 `if ctx.needs_input_grad[{index}]:` 里面算，不要先算好再判断")
-            if skipped == "x" and both_elements - produced(seen) < 3 * x.numel():
+            if skipped == "x" and both_elements - produced(seen) < 2 * x.numel():
                 raise Fail("backward computed the gradient for x although x does not require grad, and returned "
                            "None afterwards", "x 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
-                           expected=(f"at least {3 * x.numel()} fewer elements made by torch operations (not views) "
-                                     f"than the {both_elements} made when both require grad: grad_x's own three "
-                                     "x-sized operations (beta·x·σ'(βx), adding s, multiplying by g) are skipped",
+                           expected=(f"at least {2 * x.numel()} fewer elements made by torch operations (not views) "
+                                     f"than the {both_elements} made when both require grad: grad_x needs at least "
+                                     "two operations as large as x of its own (combining s with β·x·σ'(βx), and "
+                                     "multiplying by g), which are skipped",
                                      f"torch 运算（视图不算）产生的元素比两者都要梯度时的 {both_elements} 个至少少 "
-                                     f"{3 * x.numel()} 个：grad_x 自己那三次和 x 一样大的运算（beta·x·σ'(βx)、加上 s、乘以 g）都省掉了"),
+                                     f"{2 * x.numel()} 个：grad_x 至少有两次自己的、和 x 一样大的运算（把 s 和 "
+                                     "β·x·σ'(βx) 合起来、乘以 g），都该省掉"),
                            found=(f"{produced(seen)} elements", f"{produced(seen)} 个元素"),
                            hint_en="compute the gradient for x inside `if ctx.needs_input_grad[0]:`, not before it, "
                                    "and not packed together with beta's terms",
                            hint_zh="对 x 的梯度放在 `if ctx.needs_input_grad[0]:` 里面算，不要先算好再判断，"
                                    "也不要和 beta 的那几项拼在一起算")
+            unread = seen.unread(tree_leaves(seen.returned))
+            if unread:
+                raise Fail(f"backward computed a tensor that nothing used, although {skipped} does not require grad",
+                           f"{skipped} 不要梯度，backward 却算了一个之后没人用的张量",
+                           expected=(f"every new tensor that backward makes is read by a later torch call or "
+                                     f"returned: with {skipped} skipped, only the gradient for {kept} is computed",
+                                     f"backward 新产生的每个张量，要么被后面的 torch 调用读到，要么被返回："
+                                     f"{skipped} 跳过时，只算对 {kept} 的梯度"),
+                           found=(f"torch.{unread[0]} made one that was thrown away",
+                                  f"torch.{unread[0]} 算出的张量被扔掉了"),
+                           hint_en=f"compute every part of the gradient for {skipped} inside "
+                                   f"`if ctx.needs_input_grad[{index}]:`, not only its last step",
+                           hint_zh=f"对 {skipped} 的梯度，每一步都放在 `if ctx.needs_input_grad[{index}]:` 里面算，"
+                                   "不要只把最后一步放进去")
             if calls >= both_calls:
                 raise Fail(f"backward computed the gradient for {skipped} although {skipped} does not require "
                            "grad, and returned None afterwards",
