@@ -1,6 +1,7 @@
 """Checks behind custom-functions' sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`custom-functions/<name>` on a page names one)."""
 
+import contextlib
 import gc
 import warnings
 import weakref
@@ -1144,3 +1145,40 @@ def cast_inputs_casts_floating_inputs_but_float64_and_only_inside_autocast():
     Cast.apply(inputs[0])
     assert seen == [(torch.float32, False), (torch.float64, False), (torch.bfloat16, False),
                     (torch.bfloat16, False)], seen
+
+
+def saved_tensor_hooks_turn_off_the_version_check():
+    """Under saved-tensor hooks (save_on_cpu, or identity hooks) an in-place edit of a tensor saved
+    with save_for_backward, between forward and backward, raises nothing, and backward computes with
+    the edited value; without hooks the same edit raises."""
+
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(x, w):
+            return w * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            x, w = ctx.saved_tensors
+            return grad_y * w, (grad_y * x).sum()
+
+    def w_grad(hooks):
+        x, w = torch.tensor([3.0]), torch.tensor(1.0, requires_grad=True)
+        with hooks():
+            y = Scale.apply(x, w)
+        x.mul_(10)
+        try:
+            y.sum().backward()
+        except RuntimeError as error:
+            assert "modified by an inplace operation" in str(error), error
+            return "raised"
+        return w.grad.item()
+
+    found = {"none": w_grad(contextlib.nullcontext),
+             "save_on_cpu": w_grad(torch.autograd.graph.save_on_cpu),
+             "identity": w_grad(lambda: torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t))}
+    assert found == {"none": "raised", "save_on_cpu": 30.0, "identity": 30.0}, found
