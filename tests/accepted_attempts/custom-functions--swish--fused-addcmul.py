@@ -1,6 +1,6 @@
 # A right solution that computes beta·x once and fuses grad_x's sum into one torch.addcmul:
-# skipping x then saves exactly two operations as large as x (the addcmul and the product with
-# grad_output), the fewest the judge accepts.
+# skipping x then saves two operations as large as x (the addcmul and the product with
+# grad_output).
 import torch
 
 

@@ -602,21 +602,17 @@ def swish(solution, check):
                            hint_en=f"compute the gradient for {skipped} inside `if ctx.needs_input_grad[{index}]:`, "
                                    "not before it",
                            hint_zh=f"对 {skipped} 的梯度放在 `if ctx.needs_input_grad[{index}]:` 里面算，不要先算好再判断")
-            if skipped == "x" and both_elements - produced(seen) < 2 * x.numel():
+            if skipped == "x" and both_elements - produced(seen) < x.numel():
                 raise Fail("backward computed the gradient for x although x does not require grad, and returned "
                            "None afterwards", "x 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
-                           expected=(f"at least {2 * x.numel()} fewer elements made by torch operations (not views) "
-                                     f"than the {both_elements} made when both require grad: grad_x needs at least "
-                                     "two operations as large as x of its own (combining s with β·x·σ'(βx), and "
-                                     "multiplying by g), which are skipped",
+                           expected=(f"at least {x.numel()} fewer elements made by torch operations (not views) "
+                                     f"than the {both_elements} made when both require grad: grad_x's last step, "
+                                     "a tensor as large as x, is skipped",
                                      f"torch 运算（视图不算）产生的元素比两者都要梯度时的 {both_elements} 个至少少 "
-                                     f"{2 * x.numel()} 个：grad_x 至少有两次自己的、和 x 一样大的运算（把 s 和 "
-                                     "β·x·σ'(βx) 合起来、乘以 g），都该省掉"),
+                                     f"{x.numel()} 个：grad_x 的最后一步产生一个和 x 一样大的张量，这一步该省掉"),
                            found=(f"{produced(seen)} elements", f"{produced(seen)} 个元素"),
-                           hint_en="compute the gradient for x inside `if ctx.needs_input_grad[0]:`, not before it, "
-                                   "and not packed together with beta's terms",
-                           hint_zh="对 x 的梯度放在 `if ctx.needs_input_grad[0]:` 里面算，不要先算好再判断，"
-                                   "也不要和 beta 的那几项拼在一起算")
+                           hint_en="compute the gradient for x inside `if ctx.needs_input_grad[0]:`, not before it",
+                           hint_zh="对 x 的梯度放在 `if ctx.needs_input_grad[0]:` 里面算，不要先算好再判断")
             unread = seen.unread(tree_leaves(seen.returned))
             if unread:
                 raise Fail(f"backward computed a tensor that nothing used, although {skipped} does not require grad",
