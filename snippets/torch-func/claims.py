@@ -172,8 +172,11 @@ def backward_inside_a_transform_raises():
 def autograd_grad_inside_func_grad_needs_create_graph():
     """torch.autograd.grad(..., create_graph=True) inside a function that torch.func.grad transforms works:
     grad of the sum of the derivative of x³, 3x², is 6x, 18 at 3. Without create_graph, no error: the outer
-    grad treats the inner derivative as a constant, and the same second derivative comes out 0. Inside vmap
-    alone it raises: the mapped input does not require grad there, even when the tensor given to vmap does."""
+    grad treats the inner derivative as a constant, and the same second derivative comes out 0. Inside grad it
+    works with respect to the function's input only: with respect to a captured tensor that requires grad it
+    raises. Inside vmap alone it raises: nothing computed there requires grad, neither from the mapped input
+    (even when the tensor given to vmap does) nor from a captured tensor that does; vmap's output has the
+    grad_fn, recorded outside."""
     def derivative(create_graph):
         def inner(t):
             (d,) = torch.autograd.grad((t**3).sum(), t, create_graph=create_graph)
@@ -188,6 +191,16 @@ def autograd_grad_inside_func_grad_needs_create_graph():
     assert "does not require grad" in _raises(vmap(lambda t: seen.append(t.requires_grad) or derivative(True)(t)),
                                               leaf)
     assert seen == [False]
+    w = torch.tensor([2.0, 3.0], requires_grad=True)
+
+    def wrt_captured(t):
+        (d,) = torch.autograd.grad((w * t).sum() ** 2, w, create_graph=True)
+        return d.sum()
+    assert "not have been used in the graph" in _raises(grad(wrt_captured), torch.ones(2))
+    assert "does not require grad" in _raises(vmap(wrt_captured), torch.ones(3, 2))
+    computed = []
+    out = vmap(lambda t: computed.append((w * t).requires_grad) or w * t)(torch.ones(3, 2))
+    assert computed == [False] and out.grad_fn is not None
 
 
 def item_raises_under_vmap_on_a_mapped_tensor_only():
