@@ -3,6 +3,7 @@ runs each on every supported torch; {claim}`accumulation-at-scale/<name>` on a p
 
 import contextlib
 import datetime
+import itertools
 import os
 import shutil
 import socket
@@ -216,16 +217,28 @@ def the_scale_falls_after_update_exactly_when_step_was_skipped():
     assert taken == ["a"] and scaler.get_scale() == 32768.0, (taken, scaler.get_scale())
 
 
+def _scaled_step(scaler, optimizer, parameters, unscale_first):
+    """scaler.step then scaler.update; with unscale_first, first scaler.unscale_ and clip_grad_norm_ (with a
+    max_norm above the clean gradients' norms here, so only an inf or NaN gradient is changed, to NaN), as
+    the chapter's loop does."""
+    if unscale_first:
+        scaler.unscale_(optimizer)
+        nn.utils.clip_grad_norm_(parameters, 10.0)
+    scaler.step(optimizer)
+    scaler.update()
+
+
 def scaler_step_skips_a_non_fused_optimizer_entirely():
     """For SGD (with and without momentum, with and without foreach), Adam and AdamW made without
     fused=True, scaler.step does not call optimizer.step() when a gradient holds inf or NaN: neither the
     parameters nor the optimizer's state (momentum buffer; Adam's moments and step count) change, whether
-    the skipped step is the first one (the state stays empty) or comes after a step taken."""
+    the skipped step is the first one (the state stays empty) or comes after a step taken; with or without
+    scaler.unscale_ and clip_grad_norm_ before scaler.step."""
     makers = {"SGD": lambda p: torch.optim.SGD(p, lr=0.1),
               "SGD momentum": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
               "SGD momentum foreach": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, foreach=True),
               "Adam": lambda p: torch.optim.Adam(p, lr=0.1), "AdamW": lambda p: torch.optim.AdamW(p, lr=0.1)}
-    for name, make in makers.items():
+    for (name, make), unscale_first in itertools.product(makers.items(), (False, True)):
         torch.manual_seed(0)
         parameter = nn.Parameter(torch.randn(4))
         optimizer = make([parameter])
@@ -238,46 +251,60 @@ def scaler_step_skips_a_non_fused_optimizer_entirely():
                      for key, value in optimizer.state[parameter].items()}
             calls = len(called)
             scaler.scale((parameter * factor * torch.arange(1.0, 5.0)).sum()).backward()
-            scaler.step(optimizer)
-            scaler.update()
+            _scaled_step(scaler, optimizer, [parameter], unscale_first)
             optimizer.zero_grad()
             after = optimizer.state[parameter]
             unchanged = torch.equal(parameter, before) and after.keys() == state.keys() and all(
                 torch.equal(torch.as_tensor(after[key]), torch.as_tensor(state[key])) for key in state)
             found.append((len(called) - calls, unchanged))
         # inf: not called, nothing changed; clean: called, parameters and state changed
-        assert found == [(0, True), (1, False), (0, True), (1, False)], (name, found)
+        assert found == [(0, True), (1, False), (0, True), (1, False)], (name, unscale_first, found)
 
 
 def a_fused_optimizer_is_stepped_but_does_not_move_on_inf():
     """For Adam and AdamW made with fused=True, scaler.step calls optimizer.step() (its step pre- and
-    post-hooks run) also when a gradient holds inf, and that step leaves the parameters and the step
-    count unchanged, while update() halves the scale: for a skipped first step and for one after a step
-    taken. A StepLR stepped after a skipped first step does not warn."""
-    for make in (torch.optim.Adam, torch.optim.AdamW):
-        parameter = nn.Parameter(torch.ones(4))
-        optimizer = make([parameter], lr=0.1, fused=True)
-        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
-        called = []
-        optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: called.append("pre"))
-        optimizer.register_step_post_hook(lambda optimizer, args, kwargs: called.append("post"))
-        scaler, found, warned = torch.amp.GradScaler("cpu"), [], []
-        for factor in (float("inf"), 1.0, float("inf")):
-            before, scale, calls = parameter.detach().clone(), scaler.get_scale(), len(called)
-            scaler.scale((parameter * factor).sum()).backward()
-            scaler.step(optimizer)
-            scaler.update()
-            optimizer.zero_grad()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                scheduler.step()
-            warned.append(any("before `optimizer.step()`" in str(w.message) for w in caught))
-            found.append((called[calls:], not torch.equal(parameter, before),
-                          int(optimizer.state[parameter]["step"]), scaler.get_scale() / scale))
-        # inf: called, not moved, step count kept, scale halved; clean: called, moved, counted, scale kept
-        hooks = ["pre", "post"]
-        assert found == [(hooks, False, 0, 0.5), (hooks, True, 1, 1.0), (hooks, False, 1, 0.5)], (make.__name__, found)
-        assert warned == [False, False, False], (make.__name__, warned)
+    post-hooks run) also when a gradient holds inf, and that step leaves the parameters, the moments
+    (exp_avg, exp_avg_sq) and the step count unchanged, while update() halves the scale: for a skipped
+    first step (which creates the moments and the step count at zero, also with torch filling new memory
+    with NaN) and for one after a step taken; with or without scaler.unscale_ and clip_grad_norm_ before
+    scaler.step. A StepLR stepped after a skipped first step does not warn."""
+    deterministic = torch.are_deterministic_algorithms_enabled(), torch.utils.deterministic.fill_uninitialized_memory
+    try:
+        torch.use_deterministic_algorithms(True)
+        torch.utils.deterministic.fill_uninitialized_memory = True
+        for make, unscale_first in itertools.product((torch.optim.Adam, torch.optim.AdamW), (False, True)):
+            parameter = nn.Parameter(torch.ones(4))
+            optimizer = make([parameter], lr=0.1, fused=True)
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+            called = []
+            optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: called.append("pre"))
+            optimizer.register_step_post_hook(lambda optimizer, args, kwargs: called.append("post"))
+            scaler, found, warned = torch.amp.GradScaler("cpu"), [], []
+            for factor in (float("inf"), 1.0, float("inf")):
+                before, scale, calls = parameter.detach().clone(), scaler.get_scale(), len(called)
+                state = optimizer.state[parameter]
+                moments = [state.get(key, torch.zeros(4)).clone() for key in ("exp_avg", "exp_avg_sq")]
+                scaler.scale((parameter * factor).sum()).backward()
+                _scaled_step(scaler, optimizer, [parameter], unscale_first)
+                optimizer.zero_grad()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    scheduler.step()
+                warned.append(any("before `optimizer.step()`" in str(w.message) for w in caught))
+                state = optimizer.state[parameter]
+                moments_kept = all(torch.equal(state[key], moment)
+                                   for key, moment in zip(("exp_avg", "exp_avg_sq"), moments))
+                found.append((called[calls:], not torch.equal(parameter, before), not moments_kept,
+                              int(state["step"]), scaler.get_scale() / scale))
+            # inf: called, not moved, moments kept (zero at first), step count kept, scale halved;
+            # clean: called, moved, moments changed, counted, scale kept
+            hooks = ["pre", "post"]
+            assert found == [(hooks, False, False, 0, 0.5), (hooks, True, True, 1, 1.0),
+                             (hooks, False, False, 1, 0.5)], (make.__name__, unscale_first, found)
+            assert warned == [False, False, False], (make.__name__, unscale_first, warned)
+    finally:
+        torch.use_deterministic_algorithms(deterministic[0])
+        torch.utils.deterministic.fill_uninitialized_memory = deterministic[1]
 
 
 def a_fused_sgd_skipping_its_first_step_leaves_its_momentum_unwritten():
@@ -286,8 +313,9 @@ def a_fused_sgd_skipping_its_first_step_leaves_its_momentum_unwritten():
     its first, that step creates the momentum buffer without writing to it: with torch filling new memory
     with NaN, the buffer is NaN after it, and the next clean step, which takes the buffer as the previous
     momentum (a value written into it shows in that step), makes the parameters NaN. Made without
-    fused=True, the same SGD keeps no buffer after the skip and its next step is finite."""
-    def skip_then_step(fused, write=None, taken_first=False):
+    fused=True, the same SGD keeps no buffer after the skip and its next step is finite. All with or without
+    scaler.unscale_ and clip_grad_norm_ before scaler.step."""
+    def skip_then_step(fused, write=None, taken_first=False, unscale_first=False):
         parameter = nn.Parameter(torch.ones(4))
         optimizer = torch.optim.SGD([parameter], lr=0.1, momentum=0.9, fused=fused)
         called = []
@@ -298,8 +326,7 @@ def a_fused_sgd_skipping_its_first_step_leaves_its_momentum_unwritten():
             buffer = optimizer.state[parameter].get("momentum_buffer")
             buffer = None if buffer is None else buffer.clone()
             scaler.scale((parameter * factor).sum()).backward()
-            scaler.step(optimizer)
-            scaler.update()
+            _scaled_step(scaler, optimizer, [parameter], unscale_first)
             optimizer.zero_grad()
         after_skip = optimizer.state[parameter].get("momentum_buffer")
         skipped = (len(called), torch.equal(parameter, before),
@@ -307,26 +334,28 @@ def a_fused_sgd_skipping_its_first_step_leaves_its_momentum_unwritten():
         if write is not None:
             after_skip.fill_(write)
         scaler.scale(parameter.sum()).backward()  # a clean step, gradient 1 everywhere
-        scaler.step(optimizer)
-        scaler.update()
+        _scaled_step(scaler, optimizer, [parameter], unscale_first)
         return skipped, parameter.detach()
 
-    (calls, kept, buffer_kept, _), _ = skip_then_step(True, taken_first=True)
-    assert (calls, kept, buffer_kept) == (2, True, True), (calls, kept, buffer_kept)
-    deterministic = torch.are_deterministic_algorithms_enabled(), torch.utils.deterministic.fill_uninitialized_memory
-    try:
-        torch.use_deterministic_algorithms(True)
-        torch.utils.deterministic.fill_uninitialized_memory = True
-        (calls, kept, _, buffer), stepped = skip_then_step(True)
-        assert calls == 1 and kept and buffer is not None and buffer.isnan().all(), (calls, kept, buffer)
-        assert stepped.isnan().all(), stepped
-        (calls, kept, _, buffer), stepped = skip_then_step(False)
-        assert calls == 0 and kept and buffer is None and torch.isfinite(stepped).all(), (calls, kept, buffer, stepped)
-    finally:
-        torch.use_deterministic_algorithms(deterministic[0])
-        torch.utils.deterministic.fill_uninitialized_memory = deterministic[1]
-    _, stepped = skip_then_step(True, write=100.0)  # previous momentum 100: p = 1 - 0.1 * (0.9 * 100 + 1)
-    assert torch.allclose(stepped, torch.full((4,), 1 - 0.1 * (0.9 * 100 + 1))), stepped
+    for unscale_first in (False, True):
+        (calls, kept, buffer_kept, _), _ = skip_then_step(True, taken_first=True, unscale_first=unscale_first)
+        assert (calls, kept, buffer_kept) == (2, True, True), (unscale_first, calls, kept, buffer_kept)
+        deterministic = torch.are_deterministic_algorithms_enabled(), torch.utils.deterministic.fill_uninitialized_memory
+        try:
+            torch.use_deterministic_algorithms(True)
+            torch.utils.deterministic.fill_uninitialized_memory = True
+            (calls, kept, _, buffer), stepped = skip_then_step(True, unscale_first=unscale_first)
+            assert calls == 1 and kept and buffer is not None and buffer.isnan().all(), (unscale_first, calls, kept, buffer)
+            assert stepped.isnan().all(), (unscale_first, stepped)
+            (calls, kept, _, buffer), stepped = skip_then_step(False, unscale_first=unscale_first)
+            assert calls == 0 and kept and buffer is None and torch.isfinite(stepped).all(), (
+                unscale_first, calls, kept, buffer, stepped)
+        finally:
+            torch.use_deterministic_algorithms(deterministic[0])
+            torch.utils.deterministic.fill_uninitialized_memory = deterministic[1]
+        # previous momentum 100: p = 1 - 0.1 * (0.9 * 100 + 1)
+        _, stepped = skip_then_step(True, write=100.0, unscale_first=unscale_first)
+        assert torch.allclose(stepped, torch.full((4,), 1 - 0.1 * (0.9 * 100 + 1))), (unscale_first, stepped)
 
 
 def the_scheduler_warns_only_at_its_first_step():
