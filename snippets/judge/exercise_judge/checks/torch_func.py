@@ -380,8 +380,9 @@ def per_sample_norms(solution, check):
                        hint_zh="functional_call(model, params, args) 只在这一次调用里用字典 params 中的张量代替模型的"
                                "参数；在 loss_of_one(params, xi, yi) 里调用它")
 
-        check(f"{call}: loss_fn runs once, and grad differentiates the loss it returns inside vmap",
-              f"{call}：loss_fn 只运行一次，它返回的损失由 vmap 里面的 grad 求导")
+        check(f"{call}: loss_fn runs once, and grad (or vjp: reverse mode) differentiates the loss it returns "
+              "inside vmap",
+              f"{call}：loss_fn 只运行一次，它返回的损失在 vmap 里面由 grad（或 vjp：反向模式）求导")
         if len(losses) != 1:
             raise Fail(f"loss_fn ran {times(len(losses))}: vmap(grad(...)) calls it once ({loss_name})",
                        f"loss_fn 运行了 {len(losses)} 次：vmap(grad(...)) 只调用它一次（{loss_name}）",
