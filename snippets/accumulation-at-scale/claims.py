@@ -140,6 +140,22 @@ def a_gradient_takes_the_dtype_of_the_tensor_it_reaches():
     assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
 
 
+def autocast_rules_differ_by_device():
+    """Autocast keeps its rules per device: layer_norm and softmax have a kernel registered for CUDA's
+    autocast and none for the CPU's (linear, cast on both, has both, so the test can see a CPU rule), and
+    under CPU autocast to bfloat16 they pass float32 and bfloat16 through unchanged while linear casts."""
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    for op in ("aten::layer_norm", "aten::softmax.int"):
+        assert has(op, "AutocastCUDA") and not has(op, "AutocastCPU"), op
+    assert has("aten::linear", "AutocastCPU") and has("aten::linear", "AutocastCUDA")
+    x, weight = torch.randn(2, 4), torch.randn(3, 4)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        for dtype in (torch.float32, torch.bfloat16):
+            assert nn.functional.layer_norm(x.to(dtype), (4,)).dtype == dtype, dtype
+            assert torch.softmax(x.to(dtype), -1).dtype == dtype, dtype
+        assert nn.functional.linear(x, weight).dtype == torch.bfloat16
+
+
 def bfloat16_has_float32s_range_and_fewer_digits_than_float16():
     """bfloat16's smallest normal number is float32's and its largest is within 1% of float32's;
     float16's smallest normal is about 6.1e-5; bfloat16's eps (2**-7) is 8 times float16's (2**-10)."""
