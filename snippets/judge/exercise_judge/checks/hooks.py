@@ -55,14 +55,14 @@ class _Handed(torch.Tensor):
     A solution that reads the gradient somewhere else (a dispatch mode watching AccumulateGrad's add) while
     its hooks do nothing leaves it unused."""
 
-    used = False
+    used = None  # a one-item list the judge keeps: it holds no reference to the tensor, which dies unless used
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         if not _in_judge_hook():
             for leaf in torch.utils._pytree.tree_leaves((args, kwargs or {})):
-                if isinstance(leaf, _Handed):
-                    leaf.used = True
+                if isinstance(leaf, _Handed) and leaf.used is not None:
+                    leaf.used[0] = True
         with torch._C.DisableTorchFunctionSubclass():
             return func(*args, **(kwargs or {}))
 
@@ -214,8 +214,10 @@ def _one_model(solution, check, file, case, seed):
         calls = handed.setdefault(name, [])
         factor = 1.0 + (len(calls) + 1 + _FACTORS.random() / 2) * RESCALE_STEP
         calls.append((factor, grad * factor))
-        watched[name]["handed"].append(calls[-1][1].clone().as_subclass(_Handed))
-        return watched[name]["handed"][-1]
+        passed_on = calls[-1][1].clone().as_subclass(_Handed)
+        passed_on.used = [False]
+        watched[name]["handed"].append(passed_on.used)
+        return passed_on
 
     judge_handles = [p.register_hook(lambda grad, name=name, p=p: arriving(grad, name, p))
                      for name, p in model.named_parameters()]
@@ -422,7 +424,7 @@ def _one_model(solution, check, file, case, seed):
     check(en + "a hook of grad_norms used the gradient it received, on each parameter, with no profiler of it watching",
           zh + "每个参数上，grad_norms 的钩子都用到了它收到的梯度，也没有它设置的 profiler 在旁观")
     for name in names:
-        if not any(handed.used for handed in watched.get(name, {"handed": []})["handed"]):
+        if not any(used[0] for used in watched.get(name, {"handed": []})["handed"]):
             raise Fail(f"{name}: no code of grad_norms used the gradient the judge's hook handed on to its hooks: "
                        "the norm was read elsewhere, not from the hook's argument",
                        f"{name}：评测的钩子交给 grad_norms 的钩子的梯度，grad_norms 没有一处代码用过："
