@@ -246,6 +246,25 @@ def dropout_under_vmap_needs_a_randomness_flag():
         assert found["0.weight"].shape == (5, 4, 4)
 
 
+def jacfwd_and_hessian_raise_on_dropout_too():
+    """jacfwd and hessian run vmap inside: on a model with Dropout in training mode both raise, naming
+    randomness. jacfwd takes vmap's randomness argument and then works; hessian has no such argument, and
+    jacfwd(jacrev(f), randomness=...) works."""
+    import inspect
+
+    model = _small_model(nn.Dropout(0.5))
+
+    def f(t):
+        return model(t).sum()
+    x = torch.randn(4)
+    assert "randomness" in _raises(jacfwd(f), x)
+    assert "randomness" in _raises(hessian(f), x)
+    assert "randomness" not in inspect.signature(hessian).parameters
+    for randomness in ("different", "same"):
+        assert jacfwd(f, randomness=randomness)(x).shape == (4,)
+        assert jacfwd(jacrev(f), randomness=randomness)(x).shape == (4, 4)
+
+
 def batchnorm_raises_under_grad_while_its_buffers_are_captured():
     """A model with BatchNorm1d tracking running statistics, in training mode, raises inside torch.func.grad,
     already without vmap, while its buffers are captured: the error names an in-place operation on a
@@ -643,6 +662,37 @@ def autograd_functional_jvp_runs_backward_passes_func_jvp_none():
         torch.autograd.grad = original
     assert found["AF.jvp"] == (2, [True]) and found["func.jvp"] == (0, [False]), found
     assert found["AF.jacobian"][0] == 3 and found["AF.jacobian vectorize"][0] == 1, found
+
+
+def forward_ad_gives_j_u_without_a_backward_pass():
+    """torch.autograd.forward_ad: make_dual(x, u) pairs x with the tangent u, and the tangent that unpack_dual
+    returns from the output is J u (as torch.func.jvp computes it), with no call of torch.autograd.grad and
+    no graph recorded (the dual input does not require grad)."""
+    import torch.autograd.forward_ad as fwAD
+
+    tracked = []
+
+    def f(t):
+        tracked.append(t.requires_grad)
+        return torch.stack([t[0] * t[1], torch.sin(t[1]) ** 2, t[0].exp() + 3 * t[2]])
+    x, u = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 0.5, 0.0])
+    calls = {"grad": 0}
+    original = torch.autograd.grad
+
+    def counted(*args, **kwargs):
+        calls["grad"] += 1
+        return original(*args, **kwargs)
+    torch.autograd.grad = counted
+    try:
+        with fwAD.dual_level():
+            found = fwAD.unpack_dual(f(fwAD.make_dual(x, u)))
+    finally:
+        torch.autograd.grad = original
+    assert calls["grad"] == 0 and tracked == [False] and found.tangent is not None
+    jacobian = torch.stack([torch.tensor([2.0, 1.0, 0.0]), torch.tensor([0.0, torch.sin(torch.tensor(4.0)), 0.0]),
+                            torch.tensor([torch.e, 0.0, 3.0])])
+    assert torch.allclose(found.tangent, jacobian @ u) and torch.allclose(found.tangent, jvp(f, (x,), (u,))[1])
+    assert torch.equal(found.primal, f(x))
 
 
 def jacrev_runs_one_backward_pass_for_all_rows():
