@@ -848,3 +848,28 @@ def jacrev_chunk_size_runs_one_backward_pass_per_chunk():
         assert "chunk_size" in str(error)
     else:
         raise AssertionError("jacfwd accepted chunk_size")
+
+
+def stack_module_state_and_vmap_run_an_ensemble():
+    """torch.func.stack_module_state(models) stacks the parameters and the buffers of models of one
+    architecture along a new first dimension; vmap over those two dicts of functional_call(base, (params,
+    buffers), (x,)), on one copy of the architecture, gives each model's own output for the same x, buffers
+    (here BatchNorm running statistics in eval mode) included."""
+    from torch.func import stack_module_state
+
+    torch.manual_seed(0)
+    models = [nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Linear(3, 2)).eval() for _ in range(3)]
+    for model in models:
+        model[1].running_mean.normal_()
+        model[1].running_var.uniform_(0.5, 2.0)
+    params, buffers = stack_module_state(models)
+    assert params["0.weight"].shape == (3, 3, 4) and buffers["1.running_mean"].shape == (3, 3)
+    x = torch.randn(5, 4)
+
+    def run(p, b, x):
+        return functional_call(models[0], (p, b), (x,))
+    found = vmap(run, in_dims=(0, 0, None))(params, buffers, x)
+    expected = torch.stack([model(x) for model in models])
+    assert found.shape == (3, 5, 2) and torch.allclose(found, expected, atol=1e-6)
+    without_buffers = vmap(lambda p, x: functional_call(models[0], p, (x,)), in_dims=(0, None))(params, x)
+    assert not torch.allclose(without_buffers, expected, atol=1e-3)
