@@ -32,7 +32,8 @@ def a_hook_that_returns_none_changes_nothing():
 def a_hook_that_edits_its_argument_in_place_can_change_other_gradients_or_raise():
     """A tensor hook receives the gradient tensor itself, which autograd may also hand elsewhere: after
     h = a + b, a hook on a that multiplies its argument in place (returning None) multiplies b.grad
-    too, and after h = b + a it does not: the order of the operands decides. On the expanded gradient
+    too; after h = b + a, backward() fills b.grad before a's hook runs, and b.grad stays as it was.
+    torch.autograd.grad returns b's gradient multiplied after either order. On the expanded gradient
     that .sum() hands to its input, the same edit raises."""
     def times_ten(grad):
         grad.mul_(10)  # returns nothing
@@ -41,11 +42,18 @@ def a_hook_that_edits_its_argument_in_place_can_change_other_gradients_or_raise(
         a = torch.ones(2, requires_grad=True)
         b = torch.ones(2, requires_grad=True)
         h = b + a if b_first else a + b
-        a.register_hook(times_ten)
+        events = []
+        a.register_hook(lambda grad: (events.append("a's hook"), times_ten(grad))[0])
+        b.register_post_accumulate_grad_hook(lambda p: events.append("b.grad filled"))
         (h * torch.tensor([1.0, 2.0])).sum().backward()
         assert torch.equal(a.grad, torch.tensor([10.0, 20.0]))
         b_expected = torch.tensor([1.0, 2.0]) if b_first else torch.tensor([10.0, 20.0])  # b was never hooked
         assert torch.equal(b.grad, b_expected), (b_first, b.grad)
+        if b_first:
+            assert events == ["b.grad filled", "a's hook"], events
+        a_grad, b_grad = torch.autograd.grad((h * torch.tensor([1.0, 2.0])).sum(), (a, b))
+        assert torch.equal(a_grad, torch.tensor([10.0, 20.0])) and torch.equal(b_grad, torch.tensor([10.0, 20.0])), \
+            (b_first, b_grad)
     x = torch.ones(2, requires_grad=True)
     x.register_hook(times_ten)
     try:
@@ -54,6 +62,18 @@ def a_hook_that_edits_its_argument_in_place_can_change_other_gradients_or_raise(
         assert "more than one element of the written-to tensor" in str(error)
     else:
         raise AssertionError("an in-place edit of an expanded gradient did not raise")
+
+
+def register_hook_on_a_tensor_that_does_not_require_grad_raises():
+    """Tensor.register_hook on a tensor that does not require grad raises a RuntimeError; on one that
+    does, it returns a handle."""
+    try:
+        torch.ones(2).register_hook(lambda grad: None)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("register_hook on a tensor without requires_grad did not raise")
+    torch.ones(2, requires_grad=True).register_hook(lambda grad: None).remove()
 
 
 def a_leaf_hook_sees_only_the_new_gradient_and_its_result_is_added():
@@ -320,10 +340,12 @@ def a_forward_pre_hook_gets_the_positional_inputs_as_a_tuple():
 
 
 def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
-    """register_multi_grad_hook in its default mode ("all") calls the hook once in a backward that reaches
-    any of its tensors, after the gradients of all of them are computed, with None for a tensor it does not reach, and not at all in a backward that reaches
-    none of them; with mode="any" it calls it once per backward that reaches any of them, with the first
-    gradient to arrive, a single tensor (three backward passes, one of which reaches neither: two calls)."""
+    """register_multi_grad_hook in its default mode ("all") calls the hook once in a backward() that reaches
+    any of its tensors, after the gradients of all of them are computed, with None for a tensor it does not
+    reach, and not at all in a backward that reaches none of them; under torch.autograd.grad, such a hook on
+    leaves makes the call raise a RuntimeError. With mode="any" it calls it once per backward that reaches
+    any of them, with the first gradient to arrive, a single tensor (three backward passes, one of which
+    reaches neither: two calls)."""
     from torch.autograd.graph import register_multi_grad_hook
     x, w, other = (torch.ones(2, requires_grad=True) for _ in range(3))
     calls, events = [], []
@@ -337,15 +359,25 @@ def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
     other.sum().backward()
     (x * 2).sum().backward()
     assert calls == [[True, True], [True, False]]
+    try:
+        torch.autograd.grad((x * w).sum(), (x, w))
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("autograd.grad with a mode='all' multi-grad hook on leaves did not raise")
     handle.remove()
     calls.clear()
+    x, w = torch.full((2,), 2.0, requires_grad=True), torch.full((2,), 5.0, requires_grad=True)
+    arriving = []  # each gradient as it arrives: x's is 5, w's is 2
+    arrived = [t.register_hook(lambda grad: arriving.append(grad.clone())) for t in (x, w)]
     handle = register_multi_grad_hook((x, w), calls.append, mode="any")
     (x * w).sum().backward()
-    assert len(calls) == 1 and isinstance(calls[0], torch.Tensor), calls
+    assert len(calls) == 1 and len(arriving) == 2 and not torch.equal(arriving[0], arriving[1])
+    assert torch.equal(calls[0], arriving[0]), (calls, arriving)
     other.sum().backward()
     (x * w).sum().backward()
     handle.remove()
-    assert len(calls) == 2 and all(isinstance(call, torch.Tensor) for call in calls), calls
+    assert len(calls) == 2 and torch.equal(calls[1], arriving[2]), (calls, arriving)
 
 
 def zeroing_grad_input_leaves_another_paths_gradient():
@@ -503,7 +535,8 @@ def autograd_grad_runs_tensor_hooks_but_not_post_accumulate_hooks():
 
 def under_a_grad_scaler_gradient_hooks_see_the_scaled_gradient():
     """With a GradScaler, both a register_hook hook and a post-accumulate hook on a weight see the
-    gradient multiplied by the scale (65536 by default), before unscale_."""
+    gradient multiplied by the scale (65536 by default), before unscale_, and an optimizer stepped in the
+    post-accumulate hook steps with it."""
     torch.manual_seed(0)
     layer = nn.Linear(3, 1)
     x = torch.randn(4, 3)
@@ -515,6 +548,13 @@ def under_a_grad_scaler_gradient_hooks_see_the_scaled_gradient():
     scaler.scale(layer(x).pow(2).mean()).backward()
     assert scaler.get_scale() == 65536.0
     assert torch.equal(arriving[0], plain * 65536) and torch.equal(accumulated[0], plain * 65536)
+    # An optimizer stepped in a post-accumulate hook (the optimizer inside backward) steps with that gradient.
+    before = layer.weight.detach().clone()
+    optimizer = torch.optim.SGD([layer.weight], lr=2.0**-16)
+    layer.weight.grad = None
+    layer.weight.register_post_accumulate_grad_hook(lambda p: optimizer.step())
+    scaler.scale(layer(x).pow(2).mean()).backward()
+    assert torch.allclose(before - layer.weight.detach(), plain, rtol=1e-3, atol=0), (before - layer.weight, plain)
 
 
 def a_clamping_hook_clamps_each_backward_not_the_accumulated_gradient():
@@ -538,8 +578,9 @@ def a_clamping_hook_clamps_each_backward_not_the_accumulated_gradient():
 
 
 def clipping_in_hooks_equals_clip_grad_norm_when_the_total_norm_is_small():
-    """When the gradients' total norm is at most max_norm, hooks that cap each gradient's norm at max_norm
-    and clip_grad_norm_ both leave every gradient as it was."""
+    """When the gradients' total norm is below max_norm (1) by more than the 1e-6 clip_grad_norm_ adds to it,
+    hooks that cap each gradient's norm at max_norm and clip_grad_norm_ both leave every gradient as it was;
+    at a total norm of exactly 1, clip_grad_norm_ already scales the gradients."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
     twin = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
@@ -548,12 +589,16 @@ def clipping_in_hooks_equals_clip_grad_norm_when_the_total_norm_is_small():
     model(x).mean().mul(0.01).backward()
     plain = [p.grad.clone() for p in model.parameters()]
     total = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    assert total <= 1.0
+    assert total < 1.0 - 1e-6
     for p in twin.parameters():
         p.register_hook(lambda grad: grad * min(1.0, 1.0 / (grad.norm().item() + 1e-6)))
     twin(x).mean().mul(0.01).backward()
     assert all(torch.equal(a.grad, g) and torch.equal(b.grad, g)
                for a, b, g in zip(model.parameters(), twin.parameters(), plain))
+    p = nn.Parameter(torch.zeros(2))
+    p.grad = torch.tensor([0.6, 0.8])  # total norm 1
+    nn.utils.clip_grad_norm_([p], 1.0)
+    assert not torch.equal(p.grad, torch.tensor([0.6, 0.8])), p.grad
 
 
 # DDP models of the workers, never freed: freeing one right after its last all-reduce can deadlock
