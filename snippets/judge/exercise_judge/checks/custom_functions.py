@@ -34,15 +34,15 @@ def makes_new(name: str) -> bool:
 
 class TorchResults(TorchCalls):
     """TorchCalls that also keeps, detached, every tensor the recorded calls return, with the number of
-    elements of the largest tensor each call was given (a result with fewer is a reduction); and, for
-    each result, whether a later call read it (made holds (name, result, read later))."""
+    elements of the largest tensor each call was given (a result with fewer is a reduction); and which
+    memory each call's results were computed from, so that the work that feeds no returned tensor shows."""
 
     def __init__(self):
         super().__init__()
         self.results: list[tuple[str, torch.Tensor, int]] = []
         self.inside = 0  # > 0 while a recorded call runs (the mode is off the stack then)
-        self.made: list[tuple[str, torch.Tensor, int]] = []  # (name, the result itself, index of its call)
-        self.last_read: dict[int, int] = {}  # id of a tensor -> index of the last call that read it
+        self.made: list[tuple[str, torch.Tensor]] = []  # (name, the result itself, held: its memory stays its own)
+        self.sources: dict[int, set[int]] = {}  # memory of a result -> the memory of what made it was given
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         self.inside += 1
@@ -52,25 +52,33 @@ class TorchResults(TorchCalls):
             self.inside -= 1
 
     def record(self, func, types, args, kwargs):
-        name, index = getattr(func, "__name__", ""), len(self.made)
+        name = getattr(func, "__name__", "")
         given = [value for value in tree_leaves((args, kwargs or {})) if isinstance(value, torch.Tensor)]
-        if not makes_new(name) and name != "__get__":  # reading a shape or a dtype does not use the values
-            self.last_read.update((id(value), index) for value in given)
         result = super().__torch_function__(func, types, args, kwargs)
         widest = max((value.numel() for value in given), default=0)
         memory = {storage(value) for value in given}
+        # reading a shape or a dtype does not use the values
+        read = set() if makes_new(name) or name == "__get__" else memory
         for value in tree_leaves(result):
             if isinstance(value, torch.Tensor):
                 self.results.append((name, value.detach(), widest))
+                # by memory, not object: an in-place write into a view feeds its base
+                self.sources.setdefault(storage(value), set()).update(read - {storage(value)})
                 if storage(value) not in memory:  # a view or an alias of what it was given is no new work
-                    self.made.append((name, value, index))  # held: its id stays its own
+                    self.made.append((name, value))
         return result
 
     def unread(self, returned):
-        """The names of the calls whose new result (not a view) no later call read and backward did not
-        return: work thrown away."""
-        return [name for name, value, index in self.made
-                if self.last_read.get(id(value), -1) <= index and not any(value is kept for kept in returned)]
+        """The names of the calls whose new result (not a view) feeds no returned tensor, directly or
+        through later calls: work thrown away (a call that only compares it, or returns a Python value
+        from it, does not count)."""
+        feeding, todo = set(), [storage(value) for value in returned if isinstance(value, torch.Tensor)]
+        while todo:
+            memory = todo.pop()
+            if memory not in feeding:
+                feeding.add(memory)
+                todo.extend(self.sources.get(memory, ()))
+        return [name for name, value in self.made if storage(value) not in feeding]
 
 
 class AtenResults(TorchDispatchMode):
@@ -617,12 +625,13 @@ def swish(solution, check):
             if unread:
                 raise Fail(f"backward computed a tensor that nothing used, although {skipped} does not require grad",
                            f"{skipped} 不要梯度，backward 却算了一个之后没人用的张量",
-                           expected=(f"every new tensor that backward makes is read by a later torch call or "
-                                     f"returned: with {skipped} skipped, only the gradient for {kept} is computed",
-                                     f"backward 新产生的每个张量，要么被后面的 torch 调用读到，要么被返回："
-                                     f"{skipped} 跳过时，只算对 {kept} 的梯度"),
-                           found=(f"torch.{unread[0]} made one that was thrown away",
-                                  f"torch.{unread[0]} 算出的张量被扔掉了"),
+                           expected=(f"every new tensor that backward makes is returned or feeds, through "
+                                     f"later torch calls, a returned one: with {skipped} skipped, only the "
+                                     f"gradient for {kept} is computed",
+                                     f"backward 新产生的每个张量，要么被返回，要么经过后面的 torch 调用流进返回的"
+                                     f"张量：{skipped} 跳过时，只算对 {kept} 的梯度"),
+                           found=(f"torch.{unread[0]} made one that no returned tensor was computed from",
+                                  f"torch.{unread[0]} 算出的张量没有流进任何返回的张量"),
                            hint_en=f"compute every part of the gradient for {skipped} inside "
                                    f"`if ctx.needs_input_grad[{index}]:`, not only its last step",
                            hint_zh=f"对 {skipped} 的梯度，每一步都放在 `if ctx.needs_input_grad[{index}]:` 里面算，"
