@@ -940,8 +940,10 @@ def gradcheck_checks_a_jvp_only_with_check_forward_ad():
 
 def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
     """After .sum(), backward's grad_output is an expanded tensor of ones (every stride 0), and an
-    in-place edit of it raises when the output has more than one element; for a one-element output
-    the edit runs without an error. Where autograd hands one gradient tensor to both inputs of an addition,
+    arithmetic in-place edit of it (mul_) raises when the output has more than one element; for a
+    one-element output it runs without an error. zero_() runs on the stride-0 tensor whatever the
+    size, writes the one element behind it, and silently changes another input's gradient taken
+    from the same sum. Where autograd hands one gradient tensor to both inputs of an addition,
     an in-place edit in one input's backward silently changes the other input's gradient when that
     backward runs first: when the Function was applied after the other input's operation (the engine
     runs the later node first). Applied before it, or with the other input a leaf (its AccumulateGrad
@@ -986,6 +988,25 @@ def an_in_place_edit_of_grad_output_raises_or_changes_another_gradient():
     seen.clear()
     Peek.apply(torch.randn(1, requires_grad=True)).sum().backward()
     assert "error" not in seen, seen
+
+    class ZeroGradOutput(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            out = grad_y * 2
+            grad_y.zero_()  # runs: it writes the one element behind every stride-0 entry
+            return out
+
+    x, y = torch.randn(3, 4, requires_grad=True), torch.randn(3, 4, requires_grad=True)
+    ((y * 3).sum() + ZeroGradOutput.apply(x).sum()).backward()
+    assert (x.grad == 2).all() and (y.grad == 0).all(), y.grad  # y's should be 3
     torch.manual_seed(0)
     x, y, w = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), torch.randn(3)
     ((y * 1 + EditGradOutput.apply(x)) * w).sum().backward()
