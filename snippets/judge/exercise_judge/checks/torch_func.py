@@ -395,11 +395,12 @@ def per_sample_norms(solution, check):
                                "就是另一种方法了")
         (call_seen,) = losses
         around, stack = call_seen.around, call_seen.stack
-        if stack is not None and stack and stack[-1][0] == "Jvp":
+        # Forward mode anywhere around the loss, not only innermost: a dummy grad inside jacfwd would hide it.
+        if stack is not None and any(kind == "Jvp" for kind, _ in stack):
             raise Fail(f"the loss was differentiated in forward mode (jvp, jacfwd), not by grad ({loss_name})",
                        f"损失是用前向模式（jvp、jacfwd）求导的，而不是用 grad（{loss_name}）",
-                       expected=("the innermost transform around the loss: grad (reverse mode), inside vmap",
-                                 "损失最内层的变换：grad（反向模式），在 vmap 里面"),
+                       expected=("no forward-mode transform around the loss: grad (reverse mode), inside vmap",
+                                 "损失外面没有前向模式的变换：grad（反向模式），在 vmap 里面"),
                        found=(" > ".join(kind for kind, _ in stack), " > ".join(kind for kind, _ in stack)),
                        hint_en="forward mode needs one Jacobian-vector product per parameter entry; grad takes the "
                                "gradient of the one-number loss in one backward pass: "
