@@ -5,17 +5,25 @@ Fill in `Swish` and `swish`, then judge them:
     python -m exercise_judge custom-functions/swish exercise-swish.py
 (pip installs the judge: see the chapter's exercises). Add --lang zh for a verdict in Chinese.
 
-The judge wants, for x of two shapes and two values of beta: the right value and gradients for x and
-beta (gradcheck in float64), and the method: the setup_context style (torch.func.grad accepts it), x
-and beta kept with ctx.save_for_backward (an in-place edit of either before backward must raise), a
-backward that computes with the values ctx.saved_tensors gives back and writes both derivatives
-itself in torch operations (no autograd pass in reverse or forward mode, no dual numbers, no complex
-step, no NumPy inside it, and no other thread started), a gradient for beta of shape () like
-beta's, and backward returning None for an input that does not require grad (ctx.needs_input_grad),
-without computing that gradient: fewer torch calls; when x needs no gradient, at least three fewer
-operations as large as x (beta*x*s*(1-s), adding s, multiplying by grad_output) and no tensor equal
-to x's gradient, shifted or scaled or not; when beta needs none, no reduction of a tensor as large
-as x, and no tensor equal to x*x or to x*x*s*(1-s), shifted or scaled or not.
+The judge checks, for x of two shapes and two values of beta:
+- the value, both gradients of swish(x, beta).sum(), and gradcheck in float64;
+- a setup_context, which torch.func.grad needs;
+- x and beta saved with ctx.save_for_backward, not kept on ctx or as copies: an in-place edit of
+  either between forward and backward must make backward raise, and backward must compute with the
+  values ctx.saved_tensors gives back;
+- both derivatives written by backward itself in torch operations: no autograd pass, no
+  forward-mode dual numbers, no complex step, no NumPy and no other thread inside it; the gradient
+  for beta has shape ();
+- for whichever of the two does not require grad, None from backward (ctx.needs_input_grad),
+  without computing that gradient. Each count is compared with the run where both require grad:
+  - backward makes fewer torch calls, and every new tensor it makes is returned or goes, through
+    later calls, into a returned one, not just into a comparison;
+  - when x needs no gradient, its torch operations make at least x.numel() fewer elements, views
+    not counted: the gradient's last step. The terms before it may be shared with beta's, and a
+    term that beta's computation reads counts as beta's. No operation returns that gradient, even
+    shifted, scaled or rounded to a lower precision;
+  - when beta needs none, no operation reduces a tensor as large as x or returns x*x or
+    x*x*s*(1-s) (s = sigmoid(beta*x)), even shifted or scaled.
 """
 
 import torch
