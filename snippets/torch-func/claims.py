@@ -139,8 +139,9 @@ def backward_inside_a_transform_raises():
     """Inside a function that torch.func.grad or vmap transforms, .backward() raises a RuntimeError, and so
     does requires_grad_(), on a tensor made from the input or on a fresh one, and with it
     torch.autograd.functional with its default create_graph=False. With create_graph=True it calls no
-    requires_grad_() on an input that already requires grad, as grad's does: it works inside grad (the
-    gradient of the summed Jacobian of s³ at [3, 1] is [18, 6]) and still raises inside vmap."""
+    requires_grad_() on an input that already requires grad, as grad's does: it works inside grad on a tensor
+    computed from the function's input (the gradient of the summed Jacobian of s³ at [3, 1] is [18, 6]), raises
+    inside grad on a captured tensor, which requires no grad there, and still raises inside vmap."""
     def backward_inside(t):
         (t**2).sum().backward()
         return t.sum()
@@ -160,6 +161,11 @@ def backward_inside_a_transform_raises():
 
     def functional_with_graph(t):
         return functional(t, create_graph=True)
+
+    captured = torch.tensor([1.0, 2.0])
+
+    def functional_on_captured(t):
+        return torch.autograd.functional.jacobian(lambda s: s**3 * t.sum(), captured, create_graph=True).sum()
     for transform, x in ((grad, torch.ones(2)), (vmap, torch.ones(3, 2))):
         for f in (backward_inside, fresh_backward):
             assert "backward() called inside a functorch transform" in _raises(transform(f), x)
@@ -167,6 +173,7 @@ def backward_inside_a_transform_raises():
             assert "requires_grad_()" in _raises(transform(f), x)
     assert torch.equal(grad(functional_with_graph)(torch.tensor([3.0, 1.0])), torch.tensor([18.0, 6.0]))
     assert "requires_grad_()" in _raises(vmap(functional_with_graph), torch.ones(3, 2))
+    assert "requires_grad_()" in _raises(grad(functional_on_captured), torch.tensor([3.0, 1.0]))
 
 
 def autograd_grad_inside_func_grad_needs_create_graph():
