@@ -72,6 +72,8 @@ for n_in, n_out in SHAPES:
               f"   J matches jacrev: {same}")
         tag = f"tf_count_{n_in}_{n_out}_{name}"
         glue(f"{tag}_kflop", flop / 1e3)
+    # The page says jacrev counts exactly the row loop's operations: the raw counts, not the rounded kFLOP.
+    assert results["jacrev"][2] == results["by_rows"][2], (results["jacrev"][2], results["by_rows"][2])
     glue(f"tf_count_{n_in}_{n_out}_rows", results["by_rows"][1]["vjp_fn"])
     glue(f"tf_count_{n_in}_{n_out}_columns", results["by_columns"][1]["jvp"])
     glue(f"tf_count_{n_in}_{n_out}_ratio",
