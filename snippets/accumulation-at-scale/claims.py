@@ -632,7 +632,10 @@ def _averaging_worker(rank, store_path, with_hook, results):
 def ddp_decides_at_the_forward_whether_backward_all_reduces():
     """Two gloo ranks, DDP with a comm hook that counts its calls: a backward whose forward ran inside
     no_sync() makes no all-reduce although backward() is called outside it, and a backward whose forward
-    ran outside no_sync() makes one although backward() is called inside it."""
+    ran outside no_sync() makes one although backward() is called inside it. It is the latest forward
+    that decides: with a forward inside no_sync() and then one outside it before either backward, the
+    first graph's backward makes the one all-reduce and the second's none, nothing raises, and the two
+    ranks (each with its own inputs) end with different .grad."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
     results = context.Queue()
@@ -648,7 +651,10 @@ def ddp_decides_at_the_forward_whether_backward_all_reduces():
     finally:
         _stop(workers)
         shutil.rmtree(folder, ignore_errors=True)
-    assert found == [(0, 0, 1), (1, 0, 1)], found
+    # per rank: all-reduces of the two forward-backward pairs, then of the two backward passes that follow
+    # two forwards (inside no_sync(), then outside), and the .grad the latter leave
+    assert [counts for counts, _ in found] == [(0, 0, 1, 1, 0), (1, 0, 1, 1, 0)], found
+    assert found[0][1] != found[1][1], found
 
 
 def _forward_decides_worker(rank, store_path, results):
@@ -674,7 +680,18 @@ def _forward_decides_worker(rank, store_path, results):
         loss = model(torch.randn(3, 4)).sum()  # forward outside, backward inside
         with model.no_sync():
             loss.backward()
-        results.put((rank, forward_inside, len(calls) - forward_inside))
+        forward_outside = len(calls) - forward_inside
+        model.zero_grad()
+        torch.manual_seed(rank)  # each rank its own inputs, as in training
+        with model.no_sync():
+            loss_inside = model(torch.randn(3, 4)).sum()
+        loss_outside = model(torch.randn(3, 4)).sum()
+        before = len(calls)
+        loss_inside.backward()
+        first = len(calls) - before
+        loss_outside.backward()
+        second = len(calls) - before - first
+        results.put(((rank, forward_inside, forward_outside, first, second), model.module.weight.grad.tolist()))
     finally:
         dist.destroy_process_group()
 
