@@ -34,7 +34,8 @@ def a_hook_that_edits_its_argument_in_place_can_change_other_gradients_or_raise(
     h = a + b, a hook on a that multiplies its argument in place (returning None) multiplies b.grad
     too; after h = b + a, backward() fills b.grad before a's hook runs, and b.grad stays as it was.
     torch.autograd.grad returns b's gradient multiplied after either order. On the expanded gradient
-    that .sum() hands to its input, the same edit raises."""
+    that .sum() of a tensor with more than one element hands to its input, the same edit raises; with one
+    element it does not, and the leaf's .grad silently comes out multiplied."""
     def times_ten(grad):
         grad.mul_(10)  # returns nothing
 
@@ -62,6 +63,10 @@ def a_hook_that_edits_its_argument_in_place_can_change_other_gradients_or_raise(
         assert "more than one element of the written-to tensor" in str(error)
     else:
         raise AssertionError("an in-place edit of an expanded gradient did not raise")
+    x = torch.ones(1, requires_grad=True)
+    x.register_hook(times_ten)
+    x.sum().backward()
+    assert torch.equal(x.grad, torch.tensor([10.0])), x.grad
 
 
 def register_hook_on_a_tensor_that_does_not_require_grad_raises():
@@ -202,22 +207,31 @@ def post_accumulate_hooks_are_for_leaves_and_receive_the_tensor():
 
 
 def full_backward_hook_fires_before_the_layers_gradients_when_no_input_requires_grad():
-    """On a layer whose input does not require grad, a full backward hook fires once, with grad_input
-    (None,), as soon as grad_output is known: before the layer's own weight gradient is computed (it is
-    None inside the hook on a fresh layer, and set when the input requires grad). The only warning
-    torch may raise about it (releases differ) says that the hook fires on the module's outputs."""
-    for needs_grad in (False, True):
+    """On a layer whose positional input does not require grad, a full backward hook fires once, with
+    grad_input (None,), as soon as grad_output is known: before the layer's own weight gradient is
+    computed (it is None inside the hook on a fresh layer, and set when the input requires grad). An
+    input passed by keyword counts as none even when it requires grad: grad_input is () and the hook
+    fires just as early. The only warning torch may raise about it (releases differ) says that the hook
+    fires on the module's outputs."""
+    for needs_grad, by_keyword in ((False, False), (True, False), (True, True)):
         layer = nn.Linear(3, 2)
         seen = []
         layer.register_full_backward_hook(
-            lambda m, grad_in, grad_out: seen.append((grad_in[0] is None, m.weight.grad is None, grad_out[0].shape)))
+            lambda m, grad_in, grad_out: seen.append((grad_in, m.weight.grad is None, grad_out[0].shape)))
+        x = torch.randn(4, 3, requires_grad=needs_grad)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            layer(torch.randn(4, 3, requires_grad=needs_grad)).sum().backward()
-        assert seen == [(not needs_grad, not needs_grad, torch.Size([4, 2]))], (needs_grad, seen)
+            (layer(input=x) if by_keyword else layer(x)).sum().backward()
+        early = by_keyword or not needs_grad
+        assert len(seen) == 1 and seen[0][1:] == (early, torch.Size([4, 2])), (needs_grad, by_keyword, seen)
+        grad_in = seen[0][0]
+        if by_keyword:
+            assert grad_in == (), grad_in
+        else:
+            assert len(grad_in) == 1 and (grad_in[0] is None) == (not needs_grad), grad_in
         assert layer.weight.grad is not None
         assert all("with respect to module outputs" in str(w.message) for w in caught), [str(w.message) for w in caught]
-        assert not (needs_grad and caught)
+        assert not (not early and caught)
 
 
 def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
@@ -342,8 +356,9 @@ def a_forward_pre_hook_gets_the_positional_inputs_as_a_tuple():
 def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
     """register_multi_grad_hook in its default mode ("all") calls the hook once in a backward() that reaches
     any of its tensors, after the gradients of all of them are computed, with None for a tensor it does not
-    reach, and not at all in a backward that reaches none of them; under torch.autograd.grad, such a hook on
-    leaves makes the call raise a RuntimeError. With mode="any" it calls it once per backward that reaches
+    reach, and not at all in a backward that reaches none of them; under torch.autograd.grad with one of
+    those leaves among its inputs, the call raises a RuntimeError (with none among them, even through a
+    graph that runs through both, the hook is not called). With mode="any" it calls it once per backward that reaches
     any of them, with the first gradient to arrive, a single tensor (three backward passes, one of which
     reaches neither: two calls)."""
     from torch.autograd.graph import register_multi_grad_hook
@@ -365,6 +380,15 @@ def a_multi_grad_hook_runs_once_per_backward_that_reaches_its_tensors():
         pass
     else:
         raise AssertionError("autograd.grad with a mode='all' multi-grad hook on leaves did not raise")
+    for inputs in ((x,), (w,)):
+        try:
+            torch.autograd.grad((x * w * other).sum(), inputs)
+        except RuntimeError:
+            pass
+        else:
+            raise AssertionError(f"autograd.grad with a hooked leaf among {len(inputs)} inputs did not raise")
+    (grad_other,) = torch.autograd.grad((x * w * other).sum(), other)
+    assert torch.equal(grad_other, x * w) and calls == [[True, True], [True, False]], calls
     handle.remove()
     calls.clear()
     x, w = torch.full((2,), 2.0, requires_grad=True), torch.full((2,), 5.0, requires_grad=True)
