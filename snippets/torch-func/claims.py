@@ -405,9 +405,9 @@ def chunked_vmap_keeps_every_chunk_until_it_concatenates_them():
     runs = []
     model.register_forward_pre_hook(lambda module, args: runs.append(1))
     params = {name: p.detach() for name, p in model.named_parameters()}
+    x, y = torch.randn(12, 4), torch.randn(12, 1)  # made outside, so that the live bytes leave them out
     with _LiveBytes() as live:
-        found = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0), chunk_size=4)(
-            params, torch.randn(12, 4), torch.randn(12, 1))
+        found = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0), chunk_size=4)(params, x, y)
     result = sum(g.nbytes for g in found.values())
     assert result == 12 * sum(p.nbytes for p in params.values())
     assert len(runs) == 3 and len(live.at_cat) == len(params)
