@@ -345,6 +345,14 @@ def grad_ignores_an_outer_no_grad_and_respects_an_inner_one():
     assert grad(lambda t: t * t**2)(x).item() == 27.0
 
 
+def grad_under_an_outer_inference_mode_depends_on_the_torch_version():
+    """Under an outer torch.inference_mode(), torch.func.grad of x³ at 3 returns 0, with no error, on torch
+    before 2.13 (2.6 is the oldest the book supports), and 27 from 2.13 on."""
+    with torch.inference_mode():
+        found = grad(lambda t: t**3)(torch.tensor(3.0)).item()
+    assert found == (0.0 if torch.__version__ < "2.13" else 27.0), (torch.__version__, found)
+
+
 def grad_and_value_returns_the_value_and_has_aux_passes_aux_through():
     """grad_and_value(f) returns (gradient, f's value); with has_aux=True, f returns (value, aux), grad
     returns (gradient, aux) and grad_and_value (gradient, (value, aux)); each calls f once."""
