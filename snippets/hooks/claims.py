@@ -503,6 +503,33 @@ def a_forward_hook_that_returns_a_value_replaces_the_output():
     handle.remove()
 
 
+def an_activation_checkpoint_runs_forward_hooks_again_in_backward():
+    """Under checkpoint(), backward runs the checkpointed forward again, module hooks included: with
+    use_reentrant=True every forward pre-hook and forward hook runs a second time, in the same order; the
+    non-reentrant checkpoint stops once it has recomputed what backward needs, so every module's pre-hook
+    runs again but the last forward hooks may not (here: not the last Linear's, nor the Sequential's)."""
+    for reentrant in (True, False):
+        model = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 3))
+        calls = []
+        for name, module in model.named_modules():
+            module.register_forward_pre_hook(lambda m, args, name=name: calls.append(("pre", name)))
+            module.register_forward_hook(lambda m, args, out, name=name: calls.append(("fwd", name)))
+        x = torch.randn(2, 3, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = checkpoint(model, x, use_reentrant=reentrant)
+        first = list(calls)
+        assert len(first) == 8, first  # four modules, a pre-hook and a forward hook each
+        out.sum().backward()
+        again = calls[len(first):]
+        if reentrant:
+            assert again == first, again
+        else:
+            assert again == first[:len(again)] and len(again) < len(first), again
+            assert {c for c in again if c[0] == "pre"} == {c for c in first if c[0] == "pre"}, again
+            assert ("fwd", "2") not in again and ("fwd", "") not in again, again
+
+
 def a_full_backward_pre_hook_that_returns_a_tuple_replaces_grad_output():
     """register_full_backward_pre_hook calls its hook with (module, grad_output) before the module's
     gradients are computed; a returned tuple replaces grad_output, for the module's own parameters and
