@@ -104,6 +104,30 @@ class _GradientAs(torch.autograd.Function):
         return grad.to(ctx.dtype), None
 
 
+def a_bfloat16_model_accumulates_its_gradient_in_bfloat16():
+    """nn.Linear cast with .to(torch.bfloat16): after 64 micro-batches (each loss divided by 64, one backward()
+    each) its weight's .grad is bfloat16, and its relative distance from the exact sum of the same 64
+    micro-batch gradients is more than 3 times that of those gradients summed in float32 and rounded to
+    bfloat16 once."""
+    torch.manual_seed(0)
+    model = nn.Linear(64, 8).to(torch.bfloat16)
+    micro = [(torch.randn(16, 64, dtype=torch.bfloat16), torch.randn(16, 8, dtype=torch.bfloat16)) for _ in range(64)]
+    parts = []  # each micro-batch's gradient, as backward() adds it into .grad
+    for x, y in micro:
+        loss = nn.functional.mse_loss(model(x), y) / len(micro)
+        parts.append(torch.autograd.grad(loss, model.weight, retain_graph=True)[0])
+        loss.backward()
+    assert model.weight.grad.dtype == torch.bfloat16 and all(part.dtype == torch.bfloat16 for part in parts)
+    exact = torch.stack(parts).double().sum(0)
+
+    def distance(grad):
+        return ((grad.double() - exact).norm() / exact.norm()).item()
+
+    summed_in_float32 = torch.stack(parts).float().sum(0).to(torch.bfloat16)
+    assert distance(model.weight.grad) > 3 * distance(summed_in_float32), (
+        distance(model.weight.grad), distance(summed_in_float32))
+
+
 def a_gradient_takes_the_dtype_of_the_tensor_it_reaches():
     """The engine gives a gradient the dtype of the tensor it flows into, whatever dtype the backward returned
     (bfloat16 for a float32 leaf arrives float32; float32 for a bfloat16 tensor arrives bfloat16). Under
