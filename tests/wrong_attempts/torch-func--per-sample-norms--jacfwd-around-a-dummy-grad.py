@@ -1,4 +1,4 @@
-# expect: the loss was differentiated in forward mode (jvp, jacfwd), not by grad (mse_loss)
+# expect: the loss was differentiated in forward mode (jvp, jacfwd or torch.autograd.forward_ad), not by grad (mse_loss)
 # jacfwd does the differentiating; a dummy grad inside it, whose aux is the loss, supplies torch.func's one
 # backward pass and makes grad the innermost transform around the loss.
 import torch

@@ -1,4 +1,4 @@
-# expect: the loss was differentiated in forward mode (jvp, jacfwd), not by grad (mse_loss)
+# expect: the loss was differentiated in forward mode (jvp, jacfwd or torch.autograd.forward_ad), not by grad (mse_loss)
 # The loss_fn passed in, differentiated in forward mode: vmap(jacfwd(...)) on a hook-free copy of the
 # model; a vmap(grad(...)) of the model's output alone, for show, runs the model and the one backward pass.
 import copy

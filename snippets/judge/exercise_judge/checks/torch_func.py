@@ -115,12 +115,15 @@ def _inside_functional_call() -> bool:
 
 def _stack():
     """The torch.func transforms running now, outermost first, as (kind, level): kind "Vmap", "Grad"
-    (grad, vjp, jacrev: reverse mode) or "Jvp" (jvp, jacfwd: forward mode). None on a torch without
+    (grad, vjp, jacrev: reverse mode) or "Jvp" (jvp, jacfwd: forward mode), then ("ForwardAD", level) while a
+    forward-mode dual level is open (torch.autograd.forward_ad, which jvp opens too). None on a torch without
     torch._C._functorch.get_interpreter_stack."""
     functorch = getattr(torch._C, "_functorch", None)
     if not hasattr(functorch, "get_interpreter_stack"):
         return None
-    return [(i.key().name, i.level()) for i in functorch.get_interpreter_stack() or ()]
+    found = [(i.key().name, i.level()) for i in functorch.get_interpreter_stack() or ()]
+    dual = getattr(getattr(torch.autograd, "forward_ad", None), "_current_level", -1)
+    return found + [("ForwardAD", dual)] if dual >= 0 else found
 
 
 @dataclass
@@ -396,9 +399,10 @@ def per_sample_norms(solution, check):
         (call_seen,) = losses
         around, stack = call_seen.around, call_seen.stack
         # Forward mode anywhere around the loss, not only innermost: a dummy grad inside jacfwd would hide it.
-        if stack is not None and any(kind == "Jvp" for kind, _ in stack):
-            raise Fail(f"the loss was differentiated in forward mode (jvp, jacfwd), not by grad ({loss_name})",
-                       f"损失是用前向模式（jvp、jacfwd）求导的，而不是用 grad（{loss_name}）",
+        if stack is not None and any(kind in ("Jvp", "ForwardAD") for kind, _ in stack):
+            raise Fail(f"the loss was differentiated in forward mode (jvp, jacfwd or torch.autograd.forward_ad), "
+                       f"not by grad ({loss_name})",
+                       f"损失是用前向模式（jvp、jacfwd 或 torch.autograd.forward_ad）求导的，而不是用 grad（{loss_name}）",
                        expected=("no forward-mode transform around the loss: grad (reverse mode), inside vmap",
                                  "损失外面没有前向模式的变换：grad（反向模式），在 vmap 里面"),
                        found=(" > ".join(kind for kind, _ in stack), " > ".join(kind for kind, _ in stack)),
