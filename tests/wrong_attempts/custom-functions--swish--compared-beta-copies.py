@@ -1,6 +1,7 @@
-# expect: made one that no returned tensor was computed from
+# expect: reduced a tensor at least as large as x
 # Computes beta's gradient whatever needs_input_grad says, as n copies of it (a contraction whose
-# result is as large as x, so no reduction), and only compares it when beta needs none.
+# result is as large as x, but each of whose elements sums n products: a reduction all the same), and
+# only compares it when beta needs none.
 import torch
 
 class Swish(torch.autograd.Function):

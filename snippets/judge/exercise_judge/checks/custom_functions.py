@@ -43,6 +43,18 @@ class TorchResults(TorchCalls):
         self.inside = 0  # > 0 while a recorded call runs (the mode is off the stack then)
         self.made: list[tuple[str, torch.Tensor]] = []  # (name, the result itself, held: its memory stays its own)
         self.sources: dict[int, set[int]] = {}  # memory of a result -> the memory of what made it was given
+        self.quiet = False  # the AtenResults beside it skips the judge's own look at a factor
+
+    def times_zero(self, name, args, kwargs):
+        """A product with a factor that is all zeros: its result does not depend on the other factor."""
+        if name not in ("mul", "__mul__", "__rmul__", "multiply", "mul_", "__imul__"):
+            return False
+        self.quiet = True
+        try:
+            return any(not bool(value.any()) if isinstance(value, torch.Tensor) else value == 0
+                       for value in tree_leaves((args, kwargs or {})) if isinstance(value, (torch.Tensor, int, float)))
+        finally:
+            self.quiet = False
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         self.inside += 1
@@ -58,7 +70,7 @@ class TorchResults(TorchCalls):
         widest = max((value.numel() for value in given), default=0)
         memory = {storage(value) for value in given}
         # reading a shape or a dtype does not use the values
-        read = set() if makes_new(name) or name == "__get__" else memory
+        read = set() if makes_new(name) or name == "__get__" or self.times_zero(name, args, kwargs) else memory
         for value in tree_leaves(result):
             if isinstance(value, torch.Tensor):
                 self.results.append((name, value.detach(), widest))
@@ -81,6 +93,9 @@ class TorchResults(TorchCalls):
         return [name for name, value in self.made if storage(value) not in feeding]
 
 
+CONTRACTIONS = ("mm", "bmm", "addmm", "addbmm", "baddbmm", "dot", "vdot", "mv", "addmv")
+
+
 class AtenResults(TorchDispatchMode):
     """Records, below the Python layer, every aten operation, what it returned (detached) and whether it
     was a view; and which operations ran while the TorchResults beside it was switched off
@@ -91,9 +106,15 @@ class AtenResults(TorchDispatchMode):
         self.above = above
         self.results: list[tuple[str, torch.Tensor, bool]] = []
         self.unseen: list[str] = []
+        self.contracted: list[tuple[str, int]] = []  # (mm, bmm, dot, ...: the length of each sum it makes)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if self.above.quiet:
+            return func(*args, **(kwargs or {}))
         name = func.overloadpacket.__name__
+        if name in CONTRACTIONS:  # the last operand is (..., k, p) or (k,): each result element sums k products
+            last = [value for value in args if isinstance(value, torch.Tensor)][-1]
+            self.contracted.append((name, last.shape[0] if last.dim() == 1 else last.shape[-2]))
         watched = self.above.inside > 0 or (
             torch._C._is_torch_function_mode_enabled()
             and any(mode is self.above for mode in torch.overrides._get_current_function_mode_stack()))
@@ -174,20 +195,24 @@ class StartsThreads:
 
 def affine_image(value, true):
     """Whether value is a * true + b elementwise for some a != 0 and b (true with at least 3 distinct
-    values, compared in float64 to a relative 1e-9, or to 100 roundings of value's own dtype if coarser):
+    values, compared in float64 to a relative 1e-9, or to 100 roundings of value's own dtype if coarser), in any
+    order (both sorted):
     the gradient itself, or the gradient shifted or scaled, or computed in a lower precision, so that no
     tensor equals it."""
     if value.numel() != true.numel() or value.is_complex() or not value.is_floating_point():
         return False
     tolerance = max(1e-9, 100 * torch.finfo(value.dtype).eps)
-    found, want = value.reshape(-1).to(torch.float64), true.reshape(-1).to(torch.float64)
-    centred = want - want.mean()
-    if not bool(torch.isfinite(found).all()) or centred.abs().max() <= 1e-9 * want.abs().max():
+    found, want = value.reshape(-1).to(torch.float64).sort().values, true.reshape(-1).to(torch.float64).sort().values
+    if not bool(torch.isfinite(found).all()) or (want - want.mean()).abs().max() <= 1e-9 * want.abs().max():
         return False
-    a = (found - found.mean()).dot(centred) / centred.dot(centred)
-    residual = found - found.mean() - a * centred
     scale = found.abs().max().clamp_min(1e-300)
-    return bool(a.abs() * centred.abs().max() > 1e-6 * scale and residual.abs().max() <= tolerance * scale)
+    for ordered in (want, want.flip(0)):  # in any order: sorted, a > 0 keeps the order and a < 0 reverses it
+        centred = ordered - ordered.mean()
+        a = (found - found.mean()).dot(centred) / centred.dot(centred)
+        residual = found - found.mean() - a * centred
+        if a.abs() * centred.abs().max() > 1e-6 * scale and residual.abs().max() <= tolerance * scale:
+            return True
+    return False
 
 
 def slices_like(value, n):
@@ -572,6 +597,8 @@ def swish(solution, check):
                 # or its summand g·x²·σ'(βx) (g is ones here), or x², which only that summand needs
                 computed = next((f"{name}" for name, value, widest in seen.results
                                  if widest >= x.numel() > value.numel() and not makes_new(name)), None)
+                computed = computed or next((f"aten.{name}" for name, length in seen.aten.contracted
+                                             if length >= x.numel()), None)
                 plain_x, plain_beta = x.detach(), beta.detach()
                 sigmoid = torch.sigmoid(plain_beta * plain_x)
                 summands = (("x²", plain_x * plain_x), ("x²·σ'(βx)", plain_x * plain_x * sigmoid * (1 - sigmoid)))
