@@ -21,9 +21,10 @@ The judge checks, for x of two shapes and two values of beta:
   - when x needs no gradient, its torch operations make at least x.numel() fewer elements, views
     not counted: the gradient's last step. The terms before it may be shared with beta's, and a
     term that beta's computation reads counts as beta's. No operation returns that gradient, even
-    shifted, scaled or rounded to a lower precision;
-  - when beta needs none, no operation reduces a tensor as large as x or returns x*x or
-    x*x*s*(1-s) (s = sigmoid(beta*x)), even shifted or scaled.
+    reordered, shifted, scaled or rounded to a lower precision;
+  - when beta needs none, no operation reduces a tensor as large as x (a matrix product summing
+    that many terms counts) or returns x*x or x*x*s*(1-s) (s = sigmoid(beta*x)), even reordered,
+    shifted or scaled.
 """
 
 import torch
