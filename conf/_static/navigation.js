@@ -26,6 +26,7 @@ document.addEventListener("click", (event) => {
     here = section.id;
   }
   const url = new URL(switchLink.href, location.href);
+  url.search = location.search;  // the search page's ?q=: the twin search page runs the query again
   url.hash = here || location.hash;
   switchLink.href = url.href;
 });

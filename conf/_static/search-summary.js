@@ -12,12 +12,3 @@
     return sphinxHtmlToText(`<div role="main">${article.outerHTML}</div>`, anchor);
   };
 })();
-
-// The language switch keeps the query: the twin search page runs it again in the other language.
-(() => {
-  const keepQuery = () => document.querySelectorAll("a.btn-language-switch").forEach((link) => {
-    link.search = window.location.search;
-  });
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", keepQuery);
-  else keepQuery();
-})();
