@@ -34,9 +34,20 @@ def scratch_book(root: Path, page_texts: dict[str, str], snippets: dict[str, str
     return root
 
 
+# jupyter_client gives a kernel ports that a probe in the parent found free, and the kernel binds them
+# a second later; a kernel that another process (another pytest worker) starts meanwhile can take one
+# first, and the kernel dies before its first reply (jupyter/jupyter_client#487). Sphinx then stops
+# with this message, before the pages these builds are about have been read.
+KERNEL_START_RACE = "RuntimeError: Kernel died before replying to kernel_info"
+
+
 def build(scratch: Path, tree: str, *options: str, **popen) -> subprocess.CompletedProcess:
-    """The book's Sphinx command on the scratch checkout; its output, stdout and stderr together."""
-    return subprocess.run(
-        [sys.executable, *book_settings.sphinx_args(tree, Path("build") / tree, *options)],
-        cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600, **popen,
-    )
+    """The book's Sphinx command on the scratch checkout; its output, stdout and stderr together. A build
+    stopped by the kernel start race runs once more (Sphinx saved nothing of the stopped run's reading)."""
+    command = [sys.executable, *book_settings.sphinx_args(tree, Path("build") / tree, *options)]
+    for _ in range(2):
+        done = subprocess.run(command, cwd=scratch, text=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=600, **popen)
+        if KERNEL_START_RACE not in done.stdout:
+            break
+    return done
