@@ -8,6 +8,7 @@ import pytest
 import book_settings
 import prewarmed
 from book_extensions import pages
+from book_extensions.claims import all_checks
 from records import Records
 from snippet_runs import all_loaded_cells
 
@@ -91,6 +92,13 @@ def pytest_sessionfinish(session, exitstatus):
         for worker in from_workers:
             found.merge(worker)
     if found is not None:
-        # "last passed" only for a run that checked every snippet and failed nothing at all.
-        every_snippet = set(found.entries) == {pages.relative(s) for s in all_loaded_cells()}
-        found.write(passed_whole_run=every_snippet and session.exitstatus == pytest.ExitCode.OK)
+        # The site shows the record as the book's: only a run of every snippet and every claim check
+        # writes it, so a -k run never leaves a record with a part of the book, or parts of two runs.
+        snippets = {pages.relative(s) for s in all_loaded_cells()}
+        checks = set(all_checks())
+        if set(found.entries) == snippets and set(found.claims) == checks:
+            found.write(passed=session.exitstatus == pytest.ExitCode.OK)
+        elif reporter:
+            reporter.write_line(f"{pages.relative(found.path)} not written: this run checked "
+                                f"{len(set(found.entries) & snippets)} of {len(snippets)} snippets and "
+                                f"{len(set(found.claims) & checks)} of {len(checks)} claim checks, not all")

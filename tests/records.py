@@ -2,9 +2,9 @@
 
 `nox -s tests` writes build/records/torch-<version>.json; each snippet's entry says whether its
 output matched the snapshot, how long it ran, when, the hash of the snippet it ran and of the
-snapshot it was compared with, so that the page can tell a stale entry from a fresh one. A
-partial run (`-k`) updates only its entries. `last_passed` is the time of the last run that
-checked every snippet and passed as a whole.
+snapshot it was compared with, so that the page can tell a stale entry from a fresh one. Only a
+run of every snippet and claim check writes the record, and it replaces the last one; `last_passed`
+is the time of the last such run that passed as a whole.
 """
 
 from __future__ import annotations
@@ -51,9 +51,7 @@ class Records:
         self.entries.update(found["entries"])
         self.claims.update(found["claims"])
 
-    def write(self, passed_whole_run: bool) -> None:
-        if not self.entries and not self.claims:
-            return
+    def write(self, passed: bool) -> None:
         old = json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         record = {
@@ -64,9 +62,9 @@ class Records:
             "myst_nb": version("myst-nb"),
             "snapshots_of": snapshots.compared_torch(),
             "updated": now,
-            "last_passed": now if passed_whole_run else old.get("last_passed"),
-            "snippets": {**old.get("snippets", {}), **self.entries},
-            "claims": {**old.get("claims", {}), **self.claims},
+            "last_passed": now if passed else old.get("last_passed"),
+            "snippets": self.entries,
+            "claims": self.claims,
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
