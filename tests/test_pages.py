@@ -112,8 +112,8 @@ def test_every_snippet_is_loaded_by_a_page():
     assert not orphans, f"snippets that no page loads or offers for download: {orphans}"
 
 
-# Where the sources are wrong (DESIGN.md §6), each chapter teaches the measured truth in an
-# "often said / measured" callout, with the same id in both languages.
+# Where the tutorials this book grew from say something a run contradicts, the chapter teaches the
+# measured truth in an "often said / measured" callout, with the same id in both languages.
 OFTEN_SAID_BY_CHAPTER = {
     "graph-lifecycle.md": ["second-backward-always-fails"],
     "gradient-accumulation.md": ["forgetting-zero-grad", "micro-batches-equal-big-batch"],
