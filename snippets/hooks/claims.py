@@ -13,7 +13,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import nn
-from torch.utils.checkpoint import checkpoint
+from torch.utils.checkpoint import checkpoint, set_checkpoint_early_stop
 
 
 def a_hook_that_returns_none_changes_nothing():
@@ -505,29 +505,32 @@ def a_forward_hook_that_returns_a_value_replaces_the_output():
 
 def an_activation_checkpoint_runs_forward_hooks_again_in_backward():
     """Under checkpoint(), backward runs the checkpointed forward again, module hooks included: with
-    use_reentrant=True every forward pre-hook and forward hook runs a second time, in the same order; the
-    non-reentrant checkpoint stops once it has recomputed what backward needs, so every module's pre-hook
-    runs again but the last forward hooks may not (here: not the last Linear's, nor the Sequential's)."""
-    for reentrant in (True, False):
-        model = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 3))
+    use_reentrant=True every forward pre-hook and forward hook runs a second time, in the same order. The
+    non-reentrant checkpoint stops as soon as it has recomputed the last tensor backward needs, so the
+    hooks after that point are not called again: in Sequential(Linear, Tanh, Linear, Identity) neither the
+    last Linear's forward hook nor the Identity's pre-hook. Under set_checkpoint_early_stop(False) it
+    recomputes everything, and every hook runs again."""
+    for tail, reentrant, early_stop in ((None, True, True), (None, False, True), (nn.Identity(), False, True),
+                                        (nn.Identity(), False, False)):
+        model = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 3), *([tail] if tail else []))
         calls = []
         for name, module in model.named_modules():
             module.register_forward_pre_hook(lambda m, args, name=name: calls.append(("pre", name)))
             module.register_forward_hook(lambda m, args, out, name=name: calls.append(("fwd", name)))
         x = torch.randn(2, 3, requires_grad=True)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), set_checkpoint_early_stop(early_stop):
             warnings.simplefilter("ignore")
             out = checkpoint(model, x, use_reentrant=reentrant)
         first = list(calls)
-        assert len(first) == 8, first  # four modules, a pre-hook and a forward hook each
+        assert len(first) == 2 * len(list(model.modules())), first  # a pre-hook and a forward hook each
         out.sum().backward()
         again = calls[len(first):]
-        if reentrant:
-            assert again == first, again
+        if reentrant or not early_stop:
+            assert again == first, (tail, reentrant, again)
         else:
-            assert again == first[:len(again)] and len(again) < len(first), again
-            assert {c for c in again if c[0] == "pre"} == {c for c in first if c[0] == "pre"}, again
-            assert ("fwd", "2") not in again and ("fwd", "") not in again, again
+            assert again == first[:len(again)] and ("fwd", "2") not in again, (tail, again)
+            if tail is not None:
+                assert ("pre", "3") not in again, again
 
 
 def a_full_backward_pre_hook_that_returns_a_tuple_replaces_grad_output():
