@@ -405,7 +405,8 @@ class _ScaleBy(torch.autograd.Function):
 def a_leaf_on_the_graph_keeps_grad_none_when_the_pass_skips_it():
     """A leaf that requires grad and that an AccumulateGrad node of the loss's graph holds still has
     .grad None after backward(inputs=...) left it out, after torch.autograd.grad (which fills no
-    .grad at all), and when a custom Function's backward returned None for it."""
+    leaf's .grad, whether it returns that leaf's gradient or not: only an intermediate with
+    retain_grad() gets one), and when a custom Function's backward returned None for it."""
     torch.manual_seed(0)
     x, y = torch.randn(8, 3), torch.randn(8, 1)
 
@@ -414,11 +415,14 @@ def a_leaf_on_the_graph_keeps_grad_none_when_the_pass_skips_it():
     loss.backward(inputs=list(b.parameters()))
     assert _holds(loss, a.weight) and a.weight.grad is None and b.weight.grad is not None
 
-    c = nn.Linear(3, 1)
-    loss = F.mse_loss(c(x), y)
+    c, data = nn.Linear(3, 1), x.clone().requires_grad_()
+    h = c(data)
+    h.retain_grad()
+    loss = F.mse_loss(h, y)
     grads = torch.autograd.grad(loss, list(c.parameters()))
-    assert _holds(loss, c.weight) and all(g is not None for g in grads)
-    assert c.weight.grad is None and c.bias.grad is None
+    assert _holds(loss, c.weight) and _holds(loss, data) and all(g is not None for g in grads)
+    assert c.weight.grad is None and c.bias.grad is None and data.grad is None
+    assert h.grad is not None  # why the sentence says "leaf": a retained intermediate is filled
 
     d, s = nn.Linear(3, 1), torch.ones(1, requires_grad=True)
     loss = F.mse_loss(_ScaleBy.apply(d(x), s), y)
