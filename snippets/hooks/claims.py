@@ -189,6 +189,19 @@ def a_hook_on_a_node_lives_as_long_as_the_node():
     assert len(runs) == 1
 
 
+def a_node_prehook_that_returns_a_tuple_replaces_grad_outputs():
+    """A hook added with node.register_prehook is called with the gradients with respect to the node's
+    outputs, before the node runs; a tuple it returns replaces them, for every input of the node."""
+    x = torch.ones(2, requires_grad=True)
+    w = torch.full((2,), 3.0, requires_grad=True)
+    h = x * w
+    seen = []
+    h.grad_fn.register_prehook(lambda grad_outputs: seen.append(grad_outputs) or (grad_outputs[0] * 10,))
+    h.sum().backward()
+    assert len(seen) == 1 and torch.equal(seen[0][0], torch.ones(2)), seen
+    assert torch.equal(x.grad, torch.full((2,), 30.0)) and torch.equal(w.grad, torch.full((2,), 10.0)), (x.grad, w.grad)
+
+
 def post_accumulate_hooks_are_for_leaves_and_receive_the_tensor():
     """register_post_accumulate_grad_hook calls its hook with the tensor itself (its .grad already
     updated), and refuses a tensor that is not a leaf with a RuntimeError."""
