@@ -159,14 +159,18 @@ def an_update_guarded_by_a_none_check_freezes_w():
 
 def a_result_computed_under_no_grad_does_not_require_grad_unless_a_view():
     """Under no_grad, w - 0.1 * g (a new tensor, not a view of w) does not require grad and is a
-    leaf; a view of w made under no_grad (w[:1], w.view(2)) still requires grad."""
+    leaf; a view of w made under no_grad (w[:1], w.view(2)) still reports requires_grad True, but
+    it is off the graph: it has no grad_fn, and a backward pass through it leaves w.grad None."""
     w = torch.ones(2, requires_grad=True)
     g = torch.full((2,), 0.5)
     with torch.no_grad():
         new = w - 0.1 * g
         views = (w[:1], w.view(2))
     assert not new.requires_grad and new.is_leaf and new._base is None
-    assert all(view._base is w and view.requires_grad for view in views)
+    assert all(view._base is w and view.requires_grad and view.grad_fn is None for view in views)
+    for view in views:
+        (view * 3).sum().backward()
+    assert w.grad is None
 
 
 def no_gradient_flows_through_a_parameter_back_to_its_source():
