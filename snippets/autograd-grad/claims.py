@@ -59,7 +59,8 @@ def create_graph_memory_lives_with_the_derivative_and_the_output():
     derivative lives: a detached copy alone frees nothing, and keeping only the copy (the original
     deleted) frees them; differentiating the derivative (no retain_graph) frees them too. The forward
     graph's saved tensors stay while the output (or the derivative's graph) refers to them, so
-    detaching the derivative does not free them; but differentiating the derivative, a backward pass
+    detaching the derivative does not free them. Differentiating the derivative with create_graph=True
+    (so retain_graph=True) frees nothing; differentiating it without create_graph, a backward pass
     without retain_graph through the forward nodes, frees them while output and derivative are alive."""
     x, f, derivative, forward, backward = _saved_tensor_refs()
     assert _alive(forward) == len(forward) > 0 and _alive(backward) == len(backward) > 0
@@ -78,6 +79,8 @@ def create_graph_memory_lives_with_the_derivative_and_the_output():
     assert _alive(forward) == 0 and _alive(backward) == 0
 
     x, f, derivative, forward, backward = _saved_tensor_refs()
+    torch.autograd.grad(derivative.sum(), x, create_graph=True)  # retain_graph defaults to True
+    assert _alive(forward) == len(forward) and _alive(backward) == len(backward)
     torch.autograd.grad(derivative.sum(), x)  # retain_graph defaults to False
     assert 0 < _alive(forward) < len(forward)  # f and derivative alive, yet a forward tensor went
     assert derivative.grad_fn is not None and _alive(backward) == 0  # its graph freed too
@@ -121,28 +124,51 @@ def create_graph_gives_a_grad_fn_to_a_derivative_computed_from_what_requires_gra
         raise AssertionError("x does not reach w's graph: differentiating it by x should raise")
 
 
+def grad_takes_intermediate_results_as_inputs():
+    """inputs may be intermediate results: the gradient with respect to h = x.exp() of h.sin().sum()
+    is cos(h), and with respect to an nn.Embedding's output e of (e ** 2).sum() it is 2e; no leaf's
+    .grad is written (neither x's nor the embedding's weight's)."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x.exp()
+    (slope,) = torch.autograd.grad(h.sin().sum(), h)
+    assert torch.allclose(slope, h.detach().cos()) and x.grad is None
+    torch.manual_seed(0)
+    embedding = nn.Embedding(5, 3)
+    e = embedding(torch.tensor([1, 3]))
+    (slope,) = torch.autograd.grad((e ** 2).sum(), e)
+    assert torch.allclose(slope, 2 * e.detach()) and embedding.weight.grad is None
+    assert not h.is_leaf and not e.is_leaf
+
+
 def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
-    """On CPU, the derivative of F.scaled_dot_product_attention(q, k, v) (float32 and float64, two
-    shapes) has a grad_fn, yet differentiating it raises 'derivative for
-    aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented'; under
-    sdpa_kernel(SDPBackend.MATH) the second derivative is computed."""
+    """On CPU, with 4-D q, k, v and no dropout, the derivative of F.scaled_dot_product_attention(q, k, v)
+    (float32 and float64, two shapes, causal too) has a grad_fn, yet differentiating it raises
+    'derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented';
+    under sdpa_kernel(SDPBackend.MATH) the second derivative is computed. With 2-D q, k, v, or with
+    dropout_p > 0, it is computed without choosing a backend."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.functional import scaled_dot_product_attention as attention
-    torch.manual_seed(0)
-    for shape, dtype in (((1, 2, 4, 8), torch.float32), ((2, 3, 5, 16), torch.float64)):
-        q, k, v = (torch.randn(shape, dtype=dtype, requires_grad=True) for _ in range(3))
-        (slope,) = torch.autograd.grad(attention(q, k, v).sum(), q, create_graph=True)
+
+    def second(q, k, v, **options):
+        (slope,) = torch.autograd.grad(attention(q, k, v, **options).sum(), q, create_graph=True)
         assert slope.grad_fn is not None
+        (result,) = torch.autograd.grad((slope ** 2).sum(), q)
+        assert result.shape == q.shape and result.abs().sum() > 0
+
+    torch.manual_seed(0)
+    for shape, dtype, causal in (((1, 2, 4, 8), torch.float32, False), ((2, 3, 5, 16), torch.float64, False),
+                                 ((1, 2, 4, 8), torch.float32, True)):
+        q, k, v = (torch.randn(shape, dtype=dtype, requires_grad=True) for _ in range(3))
         try:
-            torch.autograd.grad((slope ** 2).sum(), q)
+            second(q, k, v, is_causal=causal)
         except RuntimeError as error:
             assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in str(error)
         else:
             raise AssertionError("the CPU flash kernel's backward should have no derivative")
         with sdpa_kernel(SDPBackend.MATH):
-            (slope,) = torch.autograd.grad(attention(q, k, v).sum(), q, create_graph=True)
-        (second,) = torch.autograd.grad((slope ** 2).sum(), q)
-        assert second.shape == q.shape and second.abs().sum() > 0
+            second(q, k, v, is_causal=causal)
+        second(q, k, v, dropout_p=0.1)
+    second(*(torch.randn(4, 8, requires_grad=True) for _ in range(3)))
 
 
 def a_backward_after_grad_needs_retain_graph():
@@ -180,11 +206,14 @@ def second_derivative_may_need_the_forward_graph():
 
 def materialized_zeros_have_the_input_shape():
     """materialize_grads=True, even without allow_unused=True, gives an unused input zeros of its own
-    shape (allow_unused=True alone gives None)."""
+    shape (allow_unused=True alone gives None); with create_graph=True too, those zeros have
+    requires_grad=True on every torch."""
     x = torch.randn(2, 3, requires_grad=True)
     unused = torch.randn(4, 5, requires_grad=True)
     grads = torch.autograd.grad(x.sum(), [x, unused], materialize_grads=True)
     assert grads[1].shape == unused.shape and not grads[1].any()
+    grads = torch.autograd.grad((x ** 2).sum(), [x, unused], materialize_grads=True, create_graph=True)
+    assert grads[1].shape == unused.shape and not grads[1].any() and grads[1].requires_grad
     assert torch.autograd.grad(x.sum(), [x, unused], allow_unused=True)[1] is None
 
 
@@ -273,7 +302,9 @@ def summed_scores_give_per_sample_input_gradients():
 
 def jacobian_and_hessian_match_grad_calls():
     """torch.autograd.functional.jacobian equals the rows from grad_outputs one-hot vectors, and so does
-    one call with grad_outputs=torch.eye(3), is_grads_batched=True; hessian of sum(t³) is diag(6t)."""
+    one call with grad_outputs=torch.eye(3), is_grads_batched=True; hessian of sum(t³) is diag(6t).
+    The batched call runs the backward under vmap: a hook on the way that calls .item() makes it raise,
+    while the one-hot calls run with that hook."""
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
     def f(t):
@@ -286,6 +317,17 @@ def jacobian_and_hessian_match_grad_calls():
     assert torch.equal(batched, torch.stack(rows))
     hessian = torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
     assert torch.equal(hessian, torch.diag(6 * x.detach()))
+    h = x * 1.0
+    h.register_hook(lambda grad: grad * (1.0 + 0.0 * grad.sum().item()))
+    y = f(h)
+    hooked = [torch.autograd.grad(y, x, grad_outputs=torch.eye(3)[i], retain_graph=True)[0] for i in range(3)]
+    assert torch.equal(torch.stack(hooked), torch.stack(rows))
+    try:
+        torch.autograd.grad(y, x, grad_outputs=torch.eye(3), is_grads_batched=True)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("a hook calling .item() ran under is_grads_batched")
 
 
 def a_penalty_made_to_require_grad_gives_no_gradient():
