@@ -36,8 +36,9 @@ NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeepi
 # Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
 # from torch==<v> and these dependency groups (together, everything any session uses), installed by pip-sync.
 LOCK_GROUPS = ("browser", "practice", "preview")
-# pip-compile and pip-sync live in their own venv, .nox/pip-tools, itself installed from a lock.
-PIP_TOOLS = "pip-tools==7.6.2"
+# The tools that work outside the torch venvs (pip-compile and pip-sync, the judge wheel's setuptools,
+# ruff) live in their own venv, .nox/pip-tools, itself installed from a lock.
+TOOLS = ["pip-tools==7.6.2", "ruff==0.17.6"]
 PIP_TOOLS_LOCK = LOCKS / "pip-tools.txt"
 # Every lock: a fresh resolution, plain pins (no extras), setuptools pinned where a package needs it but
 # never pip (each venv keeps its own installer), and nothing of the machine that made it (index, paths).
@@ -156,18 +157,18 @@ def lock_stamp(lock: Path) -> str:
 
 
 def pip_tools(session: nox.Session) -> Path:
-    """pip-compile and pip-sync in their own venv, .nox/pip-tools (so in no torch venv), installed from
+    """The TOOLS in their own venv, .nox/pip-tools (so in no torch venv), installed from
     conf/locks/pip-tools.txt (`nox -s lock` writes that one too); returns its bin folder."""
     venv = ROOT / ".nox" / "pip-tools"
     python = venv / "bin" / "python"
     if not python.exists():
         session.run(sys.executable, "-m", "venv", str(venv))
     locked = PIP_TOOLS_LOCK.is_file()  # only the very first `nox -s lock` has none to start from
-    wanted = lock_stamp(PIP_TOOLS_LOCK) if locked else PIP_TOOLS
+    wanted = lock_stamp(PIP_TOOLS_LOCK) if locked else " ".join(TOOLS)
     stamp = venv / "installed-lock.txt"
     if not (stamp.is_file() and stamp.read_text() == wanted):
         stamp.unlink(missing_ok=True)
-        source = ["-r", str(PIP_TOOLS_LOCK)] if locked else [PIP_TOOLS]
+        source = ["-r", str(PIP_TOOLS_LOCK)] if locked else TOOLS
         session.run(str(python), "-m", "pip", "install", "--quiet", *source)
         if locked:  # and nothing the lock no longer names
             session.run(str(venv / "bin" / "pip-sync"), "--quiet", "--no-config", str(PIP_TOOLS_LOCK))
@@ -532,7 +533,7 @@ def lock(session: nox.Session) -> None:
     inputs = {lock_file(torch): [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, *LOCK_GROUPS)]
               for torch in session.posargs or TORCH_VERSIONS}
     if not session.posargs:
-        inputs[PIP_TOOLS_LOCK] = [PIP_TOOLS]
+        inputs[PIP_TOOLS_LOCK] = TOOLS
     LOCKS.mkdir(exist_ok=True)
     env = {**os.environ, "CUSTOM_COMPILE_COMMAND": "nox -s lock"}  # the header names this command
     for lock, requirements in inputs.items():
@@ -581,6 +582,12 @@ def canary(session: nox.Session) -> None:
     if report.returncode != 0:  # a snippet raised, or no record was written: not drift, a broken run
         session.error(f"torch {newest}: the run broke (build/canary-report.txt)")
     session.log(f"canary report: {BUILD / 'canary-report.txt'}")
+
+
+@nox.session(venv_backend="none")
+def lint(session: nox.Session) -> None:
+    """ruff over the Python files, with the rules in pyproject.toml's tool.ruff."""
+    session.run(str(pip_tools(session) / "ruff"), "check", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")

@@ -17,7 +17,6 @@ from pathlib import Path
 from sphinx.util.i18n import CatalogInfo
 
 from book_extensions import ENV_VERSION
-from book_extensions import pages
 
 LOCALES = Path(__file__).resolve().parents[1] / "locales"
 HARD_CODED = {

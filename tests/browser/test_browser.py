@@ -494,7 +494,7 @@ def test_no_serious_accessibility_violation(open_tab, axe_script, totals, book_p
     tab.assert_clean()
 
 
-@pytest.mark.parametrize(("language", "query", "expected"), SEARCHES, ids=[f"{l}-{q}" for l, q, _ in SEARCHES])
+@pytest.mark.parametrize(("language", "query", "expected"), SEARCHES, ids=[f"{lang}-{q}" for lang, q, _ in SEARCHES])
 def test_search_puts_the_page_first(open_tab, language, query, expected):
     tab = open_tab()
     page = tab.goto(f"{language}/search.html?q={quote(query)}")

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from exercise_judge.checking import Fail, exercise, times
+from exercise_judge.checking import Fail, exercise
 from exercise_judge.spies import TorchCalls
 
 K = 3  # model[0] (Linear), model[1] (Tanh), model[2] (Linear) frozen; model[4] (Linear) trains

@@ -296,7 +296,7 @@ def vjp(solution, check):
         require_value(found, expected, summed, None, call, held=before.grad)
         require_untouched(x_held, before, call)
         check(f"{call} calls f once and runs one backward pass itself, which brings v to f's output",
-              f"对 .grad 里有 100 的 x 调用 vjp：只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出")
+              "对 .grad 里有 100 的 x 调用 vjp：只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出")
         require_method(seen, call, solution)
 
         p = x.clone().requires_grad_()
@@ -339,5 +339,5 @@ def vjp(solution, check):
                        hint_en="leave the caller's graph alone: run f on x.detach().requires_grad_()",
                        hint_zh="别动调用方的计算图：对 x.detach().requires_grad_() 算 f")
         check(f"{call} calls f once and runs one backward pass itself, which brings v to f's output",
-              f"对 x = p * 1.0 调用 vjp：只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出")
+              "对 x = p * 1.0 调用 vjp：只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出")
         require_method(seen, call, solution)
