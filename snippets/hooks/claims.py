@@ -763,3 +763,26 @@ def module_hooks_run_in_registration_order_and_always_call_runs_when_forward_rai
     else:
         raise AssertionError("forward did not raise")
     assert outputs == {"always": None}, outputs
+
+
+def global_module_hooks_run_before_a_modules_own():
+    """A hook registered for every module at once (torch.nn.modules.module.register_module_forward_pre_hook,
+    register_module_forward_hook, register_module_full_backward_pre_hook, register_module_full_backward_hook)
+    runs before the module's own hooks of the same kind, before one registered with prepend=True too."""
+    from torch.nn.modules import module as module_hooks
+
+    layer = nn.Linear(2, 2)
+    order, handles = [], []
+    kinds = ("forward_pre_hook", "forward_hook", "full_backward_pre_hook", "full_backward_hook")
+    try:
+        for kind in kinds:
+            getattr(layer, f"register_{kind}")(lambda *args, kind=kind: order.append((kind, "own")))
+            getattr(layer, f"register_{kind}")(lambda *args, kind=kind: order.append((kind, "prepended")),
+                                               prepend=True)
+            register_global = getattr(module_hooks, f"register_module_{kind}")
+            handles.append(register_global(lambda *args, kind=kind: order.append((kind, "global"))))
+        layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    assert order == [(kind, label) for kind in kinds for label in ("global", "prepended", "own")], order
