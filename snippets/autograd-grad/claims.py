@@ -173,7 +173,9 @@ def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
 
 def a_backward_after_grad_needs_retain_graph():
     """backward() on an output whose graph a torch.autograd.grad call already went through raises
-    'second time'; with retain_graph=True on that call it runs and fills .grad."""
+    'second time'; with retain_graph=True on that call it runs and fills .grad. Shown for x.exp().sin()
+    and for a training step: a Linear-Tanh-Linear model's loss, its gradient with respect to the input
+    taken first, then loss.backward()."""
     x = torch.tensor(3.0, requires_grad=True)
     f = x.exp().sin()
     torch.autograd.grad(f, x)
@@ -187,6 +189,23 @@ def a_backward_after_grad_needs_retain_graph():
     (slope,) = torch.autograd.grad(f, x, retain_graph=True)
     f.backward()
     assert torch.equal(x.grad, slope)
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1))
+    inputs = torch.randn(8, 2, requires_grad=True)
+    loss = model(inputs).pow(2).mean()
+    torch.autograd.grad(loss, inputs)
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        assert "second time" in str(error)
+    else:
+        raise AssertionError("loss.backward() after the input gradient should need the freed graph")
+    assert all(p.grad is None for p in model.parameters())
+    loss = model(inputs).pow(2).mean()
+    torch.autograd.grad(loss, inputs, retain_graph=True)
+    loss.backward()
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())
 
 
 def second_derivative_may_need_the_forward_graph():
