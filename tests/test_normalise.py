@@ -1,8 +1,12 @@
 """Normalisation equates what differs between installs and runs, and nothing a reader would read."""
 
+import pytest
+
 from book_extensions import snapshots
 from measured import TIMING, roughly
 from snippet_runs import normalise
+
+pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
 
 
 def test_object_addresses_are_equated():

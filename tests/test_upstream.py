@@ -21,6 +21,12 @@ from book_extensions.chrome import HARD_CODED
 from book_extensions.snippet_cells import ANSI
 from book_extensions.upstream import WORKAROUNDS
 
+# Every torch's lock pins the same release of each package the workarounds read (the test below), so
+# their canaries run with the default torch only, like the other machinery tests.
+pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
+PATCHED = ("sphinx", "myst-parser", "myst-nb", "sphinx-book-theme", "pydata-sphinx-theme", "jupyter-cache",
+           "nbclient", "nbformat", "jupyter-client", "ipykernel", "ipython")
+
 
 @pytest.fixture(scope="module")
 def failed_run():
@@ -234,3 +240,14 @@ def test_the_zh_pages_show_the_hard_coded_theme_words_translated(site):
     replacements = HARD_CODED["zh_CN"]
     assert [english for english in replacements if english in written] == []
     assert [zh for zh in replacements.values() if zh not in written] == []
+
+
+def test_every_torch_locks_the_same_release_of_each_package_the_workarounds_read():
+    pinned = {torch: dict(re.findall(r"^([a-z0-9._-]+)==(\S+)$", book_settings.lock_file(torch).read_text(),
+                                     re.MULTILINE))
+              for torch in book_settings.TORCH_VERSIONS}
+    releases = {package: {torch: pins.get(package) for torch, pins in pinned.items()} for package in PATCHED}
+    differing = {package: found for package, found in releases.items() if len(set(found.values())) != 1}
+    assert not differing, ("the locks pin different releases of packages the workarounds read, so their canaries "
+                           f"must run with each torch (drop the torch_independent mark): {differing}")
+    assert all(None not in found.values() for found in releases.values()), releases
