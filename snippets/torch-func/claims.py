@@ -1,6 +1,7 @@
 """Checks behind torch-func's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`torch-func/<name>` on a page names one)."""
 
+import gc
 import subprocess
 import sys
 import warnings
@@ -240,6 +241,39 @@ def data_dependent_control_flow_raises_under_vmap_not_under_grad():
     assert torch.equal(grad(branching)(torch.ones(2)), torch.tensor([2.0, 2.0]))
 
 
+def writing_a_mapped_value_into_a_new_tensor_raises_under_vmap():
+    """Inside vmap, writing a value computed from the mapped input into a tensor made with torch.zeros,
+    by copy_ or by indexing, raises (the value is vmapped over, the tensor written into is not); into torch.zeros_like(t) or t.new_zeros(...) it works, and so does building with torch.stack."""
+    batch = torch.arange(6.0).reshape(3, 2)
+
+    def copied(t):
+        out = torch.zeros(2)
+        out.copy_(t * 2)
+        return out
+
+    def indexed(t):
+        out = torch.zeros(2)
+        out[0] = t.sum()
+        return out
+    for function in (copied, indexed):
+        error = _raises(vmap(function), batch)
+        assert "inplace arithmetic" in error and "`other` being vmapped over but `self` not" in error, error
+
+    def copied_like(t):
+        out = torch.zeros_like(t)
+        out.copy_(t * 2)
+        return out
+
+    def indexed_new(t):
+        out = t.new_zeros(2)
+        out[0] = t.sum()
+        return out
+    assert torch.equal(vmap(copied_like)(batch), batch * 2)
+    expected = torch.stack([batch.sum(1), torch.zeros(3)], 1)
+    assert torch.equal(vmap(indexed_new)(batch), expected)
+    assert torch.equal(vmap(lambda t: torch.stack([t.sum(), torch.zeros(())]))(batch), expected)
+
+
 def dropout_under_vmap_needs_a_randomness_flag():
     """A model with Dropout in training mode raises under vmap unless vmap gets randomness="different"
     (or "same")."""
@@ -270,6 +304,39 @@ def jacfwd_and_hessian_raise_on_dropout_too():
     for randomness in ("different", "same"):
         assert jacfwd(f, randomness=randomness)(x).shape == (4,)
         assert jacfwd(jacrev(f), randomness=randomness)(x).shape == (4, 4)
+
+
+def jacfwd_with_randomness_same_is_the_jacobian_of_one_mask():
+    """Under jacfwd, vmap maps the columns of the Jacobian: with randomness="same" one Dropout mask
+    serves every column, and jacfwd(f) and jacfwd(jacrev(g)) are the Jacobian and the Hessian of the
+    network with that mask; "different" draws a mask per column and gives those of no single mask."""
+    torch.manual_seed(0)
+    n = 8  # with "different", each row matches one mask by chance with probability 2**(1 - n)
+    w = torch.randn(n, n, dtype=torch.float64)
+    w_inv = torch.linalg.inv(w)
+    x = torch.randn(n, dtype=torch.float64)
+    drop = nn.Dropout(0.5)
+
+    def one_mask(d, allowed):
+        # d = diag(m) for one mask m exactly when it is diagonal with each entry allowed by m_i in {0, 2}
+        off_diagonal = d - torch.diag(torch.diagonal(d))
+        return bool(off_diagonal.abs().max() < 1e-9) and all(
+            min(abs(entry - a) for a in choices) < 1e-9 for entry, choices in zip(torch.diagonal(d).tolist(), allowed))
+
+    def f(t):  # Jacobian diag(m) w
+        return drop(w @ t)
+
+    def g(t):  # sum of (m_i (w t)_i)³: Hessian wᵀ diag(6 m_i³ (w t)_i) w, with 6 m_i³ in {0, 48}
+        return (drop(w @ t) ** 3).sum()
+    jacobian_choices = [(0.0, 2.0)] * n
+    hessian_choices = [(0.0, 48 * wx) for wx in (w @ x).tolist()]
+    found = {}
+    for randomness in ("same", "different"):
+        jacobian = jacfwd(f, randomness=randomness)(x)
+        hessian_ = jacfwd(jacrev(g), randomness=randomness)(x)
+        found[randomness] = (one_mask(jacobian @ w_inv, jacobian_choices),
+                             one_mask(w_inv.T @ hessian_ @ w_inv, hessian_choices))
+    assert found == {"same": (True, True), "different": (False, False)}, found
 
 
 def batchnorm_raises_under_grad_while_its_buffers_are_captured():
@@ -497,23 +564,28 @@ def jvp_multiplies_by_the_zero_tangent_of_a_captured_weight():
 
 
 def flop_counter_counts_matrix_products_not_elementwise_ops():
-    """FlopCounterMode counts 2·m·k·n for an (m, k) @ (k, n) matrix product, and nothing for elementwise
-    operations such as tanh, multiplication or exp."""
+    """FlopCounterMode counts 2·m·k·n for an (m, k) @ (k, n) matrix product (mm, addmm, and bmm once per
+    batch entry), and for v @ w with a 1-D v, which torch runs as one; nothing for w @ v with a 1-D v
+    (mv), nor for elementwise operations such as tanh, multiplication or exp."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    a, b = torch.ones(3, 4), torch.ones(4, 5)
-    with FlopCounterMode(display=False) as counter:
-        a @ b
-    assert counter.get_total_flops() == 2 * 3 * 4 * 5
-    with FlopCounterMode(display=False) as counter:
-        torch.tanh(a), a * 2, a.exp()
-    assert counter.get_total_flops() == 0
+    def flops(function, *args):
+        with FlopCounterMode(display=False) as counter:
+            function(*args)
+        return counter.get_total_flops()
+    a, b, v = torch.ones(3, 4), torch.ones(4, 5), torch.ones(4)
+    assert flops(torch.matmul, a, b) == flops(torch.addmm, torch.ones(5), a, b) == 2 * 3 * 4 * 5
+    assert flops(torch.matmul, torch.ones(2, 3, 4), torch.ones(2, 4, 5)) == 2 * (2 * 3 * 4 * 5)
+    assert flops(torch.matmul, v, b) == 2 * 4 * 5
+    assert flops(torch.matmul, a, v) == flops(torch.mv, a, v) == 0
+    assert flops(lambda: (torch.tanh(a), a * 2, a.exp())) == 0
 
 
 def backward_with_create_graph_leaves_a_differentiable_grad():
     """After backward(create_graph=True), a leaf's .grad has a grad_fn and can be differentiated:
     3x² at 3 is 27, and its derivative 6x is 18; torch warns of a reference cycle between the leaf and
-    its .grad and recommends torch.autograd.grad."""
+    its .grad that can leak memory, recommends torch.autograd.grad, and asks to reset .grad to None: the
+    deleted leaf outlives gc.collect() unless its .grad was reset to None first."""
     x = torch.tensor(3.0, requires_grad=True)
     with warnings.catch_warnings(record=True):  # the warning is asserted below, in a fresh process
         warnings.simplefilter("always")
@@ -527,7 +599,22 @@ def backward_with_create_graph_leaves_a_differentiable_grad():
         [sys.executable, "-W", "always", "-c",
          "import torch; x = torch.tensor(3.0, requires_grad=True); (x**3).backward(create_graph=True)"],
         capture_output=True, text=True, check=True)
-    assert "reference cycle" in fresh.stderr and "autograd.grad" in fresh.stderr, fresh.stderr
+    assert all(words in fresh.stderr for words in ("reference cycle", "can cause a memory leak", "autograd.grad",
+                                                   "to None")), fresh.stderr
+    # the cycle runs through autograd's C++ graph, which Python's collector cannot see
+    for reset in (False, True):
+        gc.disable()
+        try:
+            leaf = torch.tensor(3.0, requires_grad=True)
+            (leaf**3).backward(create_graph=True)
+            alive = weakref.ref(leaf)
+            if reset:
+                leaf.grad = None
+            del leaf
+            gc.collect()
+        finally:
+            gc.enable()
+        assert (alive() is None) == reset
 
 
 def vmap_grad_writes_no_grad_detached_or_not():
