@@ -338,10 +338,10 @@ def _one_model(solution, check, file, case, seed):
                        hint_en="call loss.backward() once, with the hooks in place",
                        hint_zh="在钩子挂好的情况下调用一次 loss.backward()")
         factor, gradient = delivered[name]
-        expected, accumulated = gradient.norm().item(), (old[name] + gradient).norm().item()
+        expected, accumulated_norm = gradient.norm().item(), (old[name] + gradient).norm().item()
         if _close(value, expected):
             continue
-        if _close(value, accumulated):
+        if _close(value, accumulated_norm):
             raise Fail(f"{name}: the norm of the accumulated .grad (an earlier micro-batch's gradient plus this "
                        f"one), not of this backward's gradient",
                        f"{name}：这是累加后的 .grad 的范数（前一个微批次的梯度加上这一次的），不是这次反向传播的梯度的范数",
