@@ -153,8 +153,8 @@ def _error_and_anomaly_warnings(build):
 def anomaly_names_the_failing_node_for_a_saved_input():
     """For an edited saved input, the error names the tensor's producer now: the in-place Add for `a.add_(1)` (for
     an edit through a view, `CopySlices`; for an edit under no_grad, which records nothing, the earlier producer
-    `Clone`; for a leaf batch, no node at all), and only anomaly detection's warning names the node that failed
-    (`MulBackward0`, `AddmmBackward0`)."""
+    `Clone`; for a leaf, an input batch or a parameter updated under no_grad, no node at all), and only anomaly
+    detection's warning names the node that failed (`MulBackward0`, `AddmmBackward0`, `PowBackward0`)."""
     torch.manual_seed(0)
     x, q = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
 
@@ -196,10 +196,19 @@ def anomaly_names_the_failing_node_for_a_saved_input():
         data.add_(1)
         return h
 
-    message, caught = _error_and_anomaly_warnings(linear_on_a_batch)
-    assert "modified by an inplace operation" in message and "output 0 of" not in message, message
-    assert "Addmm" not in message
-    assert any("Error detected in AddmmBackward0" in text for text in caught)
+    w = torch.randn(3, requires_grad=True)
+
+    def parameter_updated_under_no_grad():
+        y = w ** 2  # PowBackward0 saves the leaf w
+        with torch.no_grad():
+            w.sub_(0.1)  # an optimizer-style step
+        return y
+
+    for build, node in ((linear_on_a_batch, "Addmm"), (parameter_updated_under_no_grad, "Pow")):
+        message, caught = _error_and_anomaly_warnings(build)
+        assert "modified by an inplace operation" in message and "output 0 of" not in message, message
+        assert node not in message
+        assert any(f"Error detected in {node}Backward0" in text for text in caught), node
 
 
 def multiplication_saves_an_input_only_for_the_other_gradient():
@@ -335,8 +344,12 @@ def saved_tensor_hooks_skip_the_version_check():
 
 def checkpoint_still_checks_its_inputs():
     """`torch.utils.checkpoint` with `use_reentrant=False` enters a saved-tensor hooks context for its region, yet
-    it still checks the region's inputs: an in-place edit of one after the forward raises "modified by an inplace
-    operation" at backward, with `use_reentrant` True or False."""
+    it saves the region's inputs itself and checks them when backward reads them back: an in-place edit of an input
+    after the forward raises "modified by an inplace operation" at backward with `use_reentrant=True` whatever the
+    region saved, and with `use_reentrant=False` when backward recomputes the region, that is when the region saved
+    a tensor, even one other than that input (`(t * 2).sigmoid()` saves only its output). So the edit of the input
+    of `(t * 2).sigmoid()`, harmless without checkpoint, raises under it; with `use_reentrant=False` the edit of the
+    input of `t * 2`, a region that saves no tensor, raises nothing."""
     from torch.utils.checkpoint import checkpoint
 
     hooks_class = torch.autograd.graph.saved_tensors_hooks
@@ -348,18 +361,51 @@ def checkpoint_still_checks_its_inputs():
 
     torch.manual_seed(0)
     x = torch.randn(3, requires_grad=True)
-    for reentrant in (False, True):
+    regions = {"saves its input": (lambda t: t ** 2, True),
+               "saves a tensor, not its input": (lambda t: (t * 2).sigmoid(), True),  # sigmoid saves its output
+               "saves no tensor": (lambda t: t * 2, False)}  # a product with a number saves only the number
+    for name, (region, raises_without_reentrant) in regions.items():
         a = x.clone()
-        entered.clear()
-        hooks_class.__enter__ = spy
-        try:
-            y = checkpoint(lambda t: t.sigmoid() * 2, a, use_reentrant=reentrant)
-        finally:
-            hooks_class.__enter__ = original
-        assert bool(entered) is not reentrant, (reentrant, entered)
-        assert all(issubclass(kind, hooks_class) for kind in entered)
+        y = region(a)
         a.add_(1)
-        assert _raises_inplace_error(lambda: y.sum().backward()), reentrant
+        assert _raises_inplace_error(lambda: y.sum().backward()) is (name == "saves its input"), name
+        for reentrant in (False, True):
+            a = x.clone()
+            entered.clear()
+            hooks_class.__enter__ = spy
+            try:
+                y = checkpoint(region, a, use_reentrant=reentrant)
+            finally:
+                hooks_class.__enter__ = original
+            assert bool(entered) is not reentrant, (reentrant, entered)
+            assert all(issubclass(kind, hooks_class) for kind in entered)
+            a.add_(1)
+            raises = _raises_inplace_error(lambda: y.sum().backward())
+            assert raises is (reentrant or raises_without_reentrant), (name, reentrant)
+
+
+def allow_mutation_on_saved_tensors_keeps_the_gradient_right():
+    """When the forward, the edit of a saved tensor and the backward all run inside
+    `torch.autograd.graph.allow_mutation_on_saved_tensors()`, backward raises nothing and the gradient is the one of
+    the unedited forward; a backward after the context has closed raises."""
+    torch.manual_seed(0)
+    x = torch.randn(3, requires_grad=True)
+    right = (x.sigmoid() * (1 - x.sigmoid())).detach()
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        y = x.sigmoid()  # saves its output
+        y.add_(1)
+        assert y._version == 1
+        y.sum().backward()
+    assert torch.allclose(x.grad, right)
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        y = x.sigmoid()
+        y.add_(1)
+    try:
+        y.sum().backward()
+    except AssertionError as error:
+        assert "outside of the 'allow_mutation_on_saved_tensors' context" in str(error), str(error)
+    else:
+        raise AssertionError("a backward after the context ran")
 
 
 def inference_tensors_have_no_version_counter():
@@ -506,6 +552,31 @@ def both_fixes_cover_every_breaking_row():
     h.sum().backward()
 
 
+def an_edit_before_the_operation_that_saves_its_input_is_not_checked():
+    """For the rows that save an input (`a * q`, `a ** 2`, a Linear), the same edit made before the operation
+    raises nothing, and value and gradient are then those of the operation applied to the edited values,
+    `op(a + 1)`, another value than `op(a)`."""
+    torch.manual_seed(0)
+    lin = nn.Linear(3, 3)
+    q = torch.randn(2, 3, requires_grad=True)
+
+    def grad(build):
+        torch.manual_seed(1)
+        x = torch.randn(2, 3, requires_grad=True)
+        build(x).backward()
+        return x.grad
+
+    for op in (lambda a: a * q, lambda a: a ** 2, lin):
+        def edit_first(x):
+            a = x.clone()
+            a.add_(1)
+            return op(a).sum()
+
+        assert torch.equal(grad(edit_first), grad(lambda x: op(x + 1).sum()))
+        x = torch.randn(2, 3)
+        assert torch.equal(edit_first(x), op(x + 1).sum()) and not torch.allclose(edit_first(x), op(x).sum())
+
+
 def out_of_place_and_clone_allocate_the_same():
     """`y + 1` and `y.clone().add_(1)` allocate the same bytes: one tensor of `y`'s size."""
     x = torch.randn(1000, requires_grad=True)
@@ -547,18 +618,19 @@ def relu_inplace_breaks_after_an_output_saving_op():
 
 
 def relu_inplace_after_a_hooked_linear_raises_in_forward():
-    """With a full backward hook on a Linear, `nn.ReLU(inplace=True)` after it raises in the forward: the Linear's
-    output is then a view made by the hook's Function; without the hook the same model runs."""
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(3, 3), nn.ReLU(inplace=True), nn.Linear(3, 1))
-    model(torch.randn(2, 3, requires_grad=True)).sum().backward()
-    model[0].register_full_backward_hook(lambda module, grad_input, grad_output: None)
-    try:
-        model(torch.randn(2, 3, requires_grad=True))
-    except RuntimeError as error:
-        assert "is a view and is being modified inplace" in str(error) and "BackwardHookFunction" in str(error)
-    else:
-        raise AssertionError("the forward ran")
+    """With a full backward hook on a Linear, or on the `nn.ReLU(inplace=True)` after it, that ReLU raises in the
+    forward: the tensor it edits is then a view made by the hook's Function; without a hook the same model runs."""
+    for hooked in (0, 1):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 3), nn.ReLU(inplace=True), nn.Linear(3, 1))
+        model(torch.randn(2, 3, requires_grad=True)).sum().backward()
+        model[hooked].register_full_backward_hook(lambda module, grad_input, grad_output: None)
+        try:
+            model(torch.randn(2, 3, requires_grad=True))
+        except RuntimeError as error:
+            assert "is a view and is being modified inplace" in str(error) and "BackwardHookFunction" in str(error)
+        else:
+            raise AssertionError(f"the forward ran with a hook on {type(model[hooked]).__name__}")
 
 
 def some_view_edits_fail_at_the_edit():
