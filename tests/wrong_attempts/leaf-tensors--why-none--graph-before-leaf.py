@@ -1,4 +1,4 @@
-# expect: check is_leaf before walking the graph
+# expect: though requires_grad or is_leaf already gives the reason
 # Walks the graph before asking is_leaf: a non-leaf is never held by an AccumulateGrad node, so
 # it comes out "not reached" instead of "not a leaf".
 NO_REQUIRES_GRAD = "no-requires-grad"

@@ -175,20 +175,28 @@ def cases(rng: random.Random) -> list[Case]:
     e.zero_grad()  # set_to_none: .grad is None again
 
     # A residual network on a frozen stem: every block adds a second path to all below it, 2^depth paths
-    # for a few hundred nodes. Only a walk that visits each node once gets through it.
+    # for a few hundred nodes. Only a walk that visits each node once gets through it. A layer beside the
+    # stack, on the side of the + that a walk takes last (last-in-first-out for loss11, in order for
+    # loss12), is reached only by a walk that gets through the stack: a walk that gives up early misses it.
     depth = rng.randint(24, 32)
-    stem, out = nn.Linear(width, hidden), nn.Linear(hidden, 1)
+    stem, out, extra, other = nn.Linear(width, hidden), nn.Linear(hidden, 1), nn.Linear(width, 1), nn.Linear(width, 1)
     blocks = [nn.Linear(hidden, hidden) for _ in range(depth)]
     with torch.no_grad():
         h = stem(x)
     for block in blocks:
         h = h + torch.tanh(block(h))
-    loss11 = mse(out(h), y)
-    loss11.backward()
+    loss11, loss12 = mse(extra(x) + out(h), y), mse(out(h) + other(x), y)
+    loss11.backward(retain_graph=True)
+    loss12.backward()
 
     graph = ("this tensor is on the loss's graph: walk from loss.grad_fn along next_functions and decide from the "
              "AccumulateGrad nodes, not from .grad",
              "这个张量在损失的图上：从 loss.grad_fn 沿 next_functions 往回走，根据 AccumulateGrad 节点来判断，不要看 .grad")
+    beside = ("an AccumulateGrad node of this loss's graph holds it, on the side of the + that your walk takes "
+              "after the residual blocks. A walk that stops after some number of nodes never gets there: keep a "
+              "set of the nodes you have seen, and walk until no unseen node is left",
+              "损失的图里有持有它的 AccumulateGrad 节点，在 + 的另一边，你的遍历要先走完残差块才轮到它。"
+              "走了一定数量的节点就停下的遍历到不了那里：用一个集合记下看过的节点，一直走到没有没看过的节点为止")
     return [
         Case("b1 = torch.zeros(1), used as a bias", "b1 = torch.zeros(1)，当作偏置使用", b1, loss1, "no-requires-grad"),
         Case("the input data x", "输入数据 x", x, loss1, "no-requires-grad"),
@@ -215,6 +223,12 @@ def cases(rng: random.Random) -> list[Case]:
              f"stem.weight，在 no_grad 里运行，上面接着 {depth} 个残差块", stem.weight, loss11, "not-reached"),
         Case(f"blocks[0].weight, the lowest of {depth} residual blocks",
              f"blocks[0].weight，{depth} 个残差块里最底下的一块", blocks[0].weight, loss11, "reached"),
+        Case(f"extra.weight, in extra(x) + out(h) with h from {depth} residual blocks",
+             f"extra.weight，在 extra(x) + out(h) 里，h 来自 {depth} 个残差块", extra.weight, loss11, "reached",
+             beside),
+        Case(f"other.weight, in out(h) + other(x) with h from {depth} residual blocks",
+             f"other.weight，在 out(h) + other(x) 里，h 来自 {depth} 个残差块", other.weight, loss12, "reached",
+             beside),
         Case("w2 with loss4, a loss it takes no part in (two reasons hold: the first one counts)",
              "w2，损失用与它无关的 loss4（两个原因都成立：按顺序取第一个）", w2, loss4, "not-a-leaf"),
         Case("second.weight with loss5 (its .grad is from loss4)", "second.weight，损失用 loss5（它的 .grad 来自 loss4）",
@@ -350,6 +364,18 @@ def _one_case(solution, check, case, round_number):
                    expected=" / ".join(map(repr, ANSWERS)), found=repr(found)[:80],
                    hint_en="return one of the constants NO_REQUIRES_GRAD, NOT_A_LEAF, NOT_REACHED, REACHED",
                    hint_zh="返回常量 NO_REQUIRES_GRAD、NOT_A_LEAF、NOT_REACHED、REACHED 之一")
+    if not (tensor.requires_grad and tensor.is_leaf) and seen.read("grad_fn", loss):
+        which = "requires_grad is False" if not tensor.requires_grad else "is_leaf is False"
+        raise Fail("why_grad_is_none walked the graph, though requires_grad or is_leaf already gives the reason",
+                   "why_grad_is_none 查了图，可 requires_grad 或 is_leaf 已经给出了原因",
+                   expected=(f"{which}: return {answer!r} without reading loss.grad_fn",
+                             f"{which}：不读 loss.grad_fn，直接返回 {answer!r}"),
+                   found=(f"loss.grad_fn read; answered {found!r}", f"读了 loss.grad_fn；返回了 {found!r}"),
+                   hint_en="check in the chapter's order and stop at the first reason that holds: requires_grad, "
+                           "then is_leaf, and only when both hold, the graph. No AccumulateGrad node holds a "
+                           "non-leaf, so a walk alone would call it not reached",
+                   hint_zh="按本章的顺序查，第一个成立的原因就是答案：先 requires_grad，再 is_leaf，两项都成立才查图。"
+                           "不是叶子的张量不会由 AccumulateGrad 节点持有，只靠查图会把它误判成走不到")
     if tensor.requires_grad and tensor.is_leaf and not seen.read("grad_fn", loss):
         raise Fail("why_grad_is_none did not walk the graph from loss.grad_fn",
                    "why_grad_is_none 没有从 loss.grad_fn 出发查图",
