@@ -212,9 +212,9 @@ def the_node_chain_of_a_trained_total_holds_no_saved_tensor():
 def a_backward_that_skips_nodes_leaves_their_tensors_under_the_total():
     """In a training loop with total_loss += loss, loss.backward(inputs=head) and
     torch.autograd.grad(loss, head) free only the head's saved tensors: the trunk's pile up under
-    total_loss, 2 more per batch, as plain backward() does not let them; and a tensor a custom
-    Function keeps as an attribute of ctx stays alive after a plain backward(), save_for_backward's
-    does not."""
+    total_loss, 2 more per batch, as plain backward() does not let them; a tensor a custom Function
+    keeps as an attribute of ctx stays alive after a plain backward(), save_for_backward's does not;
+    and so does a tensor captured by the closure of a hook on an intermediate, until the total goes."""
     def run(step):
         torch.manual_seed(0)
         trunk, head = nn.Sequential(nn.Linear(8, 8), nn.Tanh()), nn.Linear(8, 1)
@@ -257,6 +257,25 @@ def a_backward_that_skips_nodes_leaves_their_tensors_under_the_total():
             total += loss
             del h
         assert sum(ref() is not None for ref in refs) == (3 if on_ctx else 0), on_ctx
+
+    def scaled_by(mask):
+        return lambda grad: grad * mask  # the closure holds mask
+
+    for hooked in (True, False):
+        total, refs = 0.0, []
+        for x, y in _batches(3):
+            mask = (torch.rand(4, 1) > 0.5).float()
+            refs.append(weakref.ref(mask))
+            h = x @ w[:, :1]
+            if hooked:
+                h.register_hook(scaled_by(mask))
+            loss = F.mse_loss(h, y)
+            loss.backward()
+            total += loss
+            del h, mask
+        assert sum(ref() is not None for ref in refs) == (3 if hooked else 0), hooked
+        del total, loss
+        assert sum(ref() is not None for ref in refs) == 0, hooked
 
 
 def mse_keeps_prediction_and_target_mm_keeps_x():
@@ -321,9 +340,34 @@ def a_kept_graph_after_a_step_raises_only_if_it_saved_a_parameter():
 def a_fused_step_or_a_data_update_leaves_the_version_and_the_kept_graph_runs():
     """The in-place error needs a new version: SGD, Adam and AdamW, default or foreach, bump the
     weight's version; with fused=True, or an update through .data, the weight changes with no new
-    version, and the kept graph that saved it runs with no error, returning a gradient that is
-    neither the one at the old weights nor the one at the new ones."""
+    version, and the kept graph that saved it runs with no error, mixing the activations it saved
+    at the old weights with the new weights: in a two-layer model the parameters' gradient is
+    neither the one at the old weights nor the one at the new ones; in a single Linear whose input
+    requires grad the parameters' gradient is exactly the old one (it needs only the saved input)
+    and only the input's gradient, the old output gradient times the new weight, is mixed."""
     (x, y), = _batches(1, rows=16)
+    for name in ("SGD", ".data"):
+        torch.manual_seed(0)
+        layer, inputs = nn.Linear(8, 1), x.clone().requires_grad_()
+        pred = layer(inputs)
+        loss = F.mse_loss(pred, y)
+        loss.backward(retain_graph=True)
+        old, old_input = [p.grad.clone() for p in layer.parameters()], inputs.grad.clone()
+        output_grad = 2 * (pred.detach() - y) / len(y)
+        version = layer.weight._version
+        if name == ".data":
+            for p in layer.parameters():
+                p.data.add_(p.grad, alpha=-0.1)
+        else:
+            torch.optim.SGD(layer.parameters(), lr=0.1, fused=True).step()
+        assert layer.weight._version == version, name
+        layer.zero_grad()
+        inputs.grad = None
+        loss.backward()  # no error
+        assert all(torch.equal(p.grad, q) for p, q in zip(layer.parameters(), old)), name
+        assert torch.allclose(inputs.grad, output_grad @ layer.weight.detach()), name
+        assert not torch.allclose(inputs.grad, old_input), name
+
     updates = [(name, options) for name, _ in VERSIONED[::2] for options in ({}, {"foreach": True}, {"fused": True})]
     for name, options in [*updates, (".data", {})]:
         model = _two_layers()
@@ -499,6 +543,42 @@ def autograd_backward_of_both_losses_gives_the_sum_s_gradients_and_keeps_nothing
             p.grad = None
     assert all(torch.equal(p, q) for p, q in zip(*grads))
     _raises(loss_a.backward, "second time")
+
+
+def a_hook_that_clips_the_trunk_s_gradient_sees_each_loss_alone_in_two_calls():
+    """Two backward calls (retain_graph=True on the first) and one backward of the sum agree up to
+    rounding only while everything between the heads and the trunk is linear in the gradient: a hook
+    on the trunk's output that clamps the gradient sees each head's gradient alone in two calls and
+    their sum in one call, and the trunk's weight gets another gradient; without the hook the two
+    agree to float32 rounding."""
+    torch.manual_seed(0)
+    trunk, classify, regress = nn.Linear(8, 16), nn.Linear(16, 3), nn.Linear(16, 1)
+    x, labels, targets = torch.randn(16, 8), torch.randint(0, 3, (16,)), torch.randn(16, 1)
+
+    def trunk_grad(two_calls, clip):
+        seen = []
+
+        def hook(grad):
+            seen.append(grad)
+            return grad.clamp(-1e-3, 1e-3) if clip else grad
+
+        trunk.weight.grad = None
+        features = trunk(x)
+        features.register_hook(hook)
+        loss_a, loss_b = F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
+        if two_calls:
+            loss_a.backward(retain_graph=True)
+            loss_b.backward()
+        else:
+            (loss_a + loss_b).backward()
+        return trunk.weight.grad, seen
+
+    (two, seen_two), (one, seen_one) = trunk_grad(True, clip=True), trunk_grad(False, clip=True)
+    assert len(seen_two) == 2 and len(seen_one) == 1
+    assert torch.allclose(seen_two[0] + seen_two[1], seen_one[0])
+    assert (two - one).abs().max() > 0.1 * one.abs().max(), (two - one).abs().max()
+    (two, _), (one, _) = trunk_grad(True, clip=False), trunk_grad(False, clip=False)
+    assert torch.allclose(two, one) and (two - one).abs().max() < 1e-6, (two - one).abs().max()
 
 
 def detect_anomaly_shows_the_forward_only_if_it_was_on_when_the_node_was_built():
