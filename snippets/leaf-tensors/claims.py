@@ -133,6 +133,34 @@ def a_dtype_change_or_a_device_move_gives_a_non_leaf():
     assert made_right.is_leaf and made_right.requires_grad
 
 
+def a_parametrized_weight_is_not_a_leaf_its_originals_get_the_gradient():
+    """After register_parametrization, or nn.utils.parametrizations.weight_norm or spectral_norm
+    (which register one too), layer.weight is not a leaf and its .grad is None after backward; the
+    gradient is on the leaves under layer.parametrizations.weight: original, or original0 and
+    original1 for weight_norm."""
+
+    class Double(nn.Module):
+        def forward(self, weight):
+            return weight * 2
+
+    from torch.nn.utils import parametrizations, parametrize
+
+    x = torch.randn(4, 3, generator=torch.Generator().manual_seed(0))
+    made = (
+        (lambda layer: parametrize.register_parametrization(layer, "weight", Double()), ["original"]),
+        (parametrizations.weight_norm, ["original0", "original1"]),
+        (parametrizations.spectral_norm, ["original"]),
+    )
+    for make, names in made:
+        layer = make(nn.Linear(3, 2))
+        assert parametrize.is_parametrized(layer, "weight") and not layer.weight.is_leaf
+        layer(x).sum().backward()
+        assert _grad_quietly(layer.weight) is None
+        originals = dict(layer.parametrizations.weight.named_parameters())
+        assert sorted(originals) == names
+        assert all(t.is_leaf and t.grad is not None for t in originals.values())
+
+
 def an_update_guarded_by_a_none_check_freezes_w():
     """With `if w.grad is not None:` before the rebinding update, nothing raises: w keeps the value
     of the first update on every later step while b keeps changing."""
@@ -390,6 +418,29 @@ def a_round_trip_out_of_torch_cuts_the_path():
         loss.backward()
         assert scorer.weight.grad is None and not _holds(loss, scorer.weight), trip.__name__
         assert tail.weight.grad is not None, trip.__name__
+
+
+def a_reentrant_checkpoint_with_no_input_that_requires_grad_cuts_the_path():
+    """checkpoint(first, x, use_reentrant=True) with an input x that does not require grad warns
+    "None of the inputs have requires_grad=True. Gradients will be None", and its output does not
+    require grad: first.weight keeps .grad None, while the layer after it gets its gradient. With an
+    input that requires grad, first.weight gets one. Either way no AccumulateGrad node of the loss's
+    graph holds first.weight: the checkpoint's node leads to its inputs only."""
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    for needs_grad in (False, True):
+        x, first, second = torch.randn(5, 3).requires_grad_(needs_grad), nn.Linear(3, 4), nn.Linear(4, 1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            hidden = checkpoint(first, x, use_reentrant=True)
+        loss = second(hidden).sum()
+        loss.backward()
+        warned = any("None of the inputs have requires_grad=True. Gradients will be None" in str(w.message)
+                     for w in caught)
+        assert warned != needs_grad and hidden.requires_grad == needs_grad
+        assert (first.weight.grad is not None) == needs_grad and not _holds(loss, first.weight)
+        assert second.weight.grad is not None
 
 
 class _ScaleBy(torch.autograd.Function):
