@@ -1,6 +1,6 @@
 # expect: loading your file ran a backward pass
-# Runs the shown code while the file is loaded, before the judge records anything, and returns the
-# numbers it kept; torch comes in through importlib, so no import statement names it.
+# Runs the shown code while the file is loaded and returns the numbers it kept; torch comes in
+# through importlib, so no import statement names it.
 import importlib
 
 torch = importlib.import_module("torch")

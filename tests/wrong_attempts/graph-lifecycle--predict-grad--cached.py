@@ -1,5 +1,5 @@
 # expect: the predictions ran a backward pass
-# Runs the shown code on the first call, which the judge does not record, and caches the number;
+# Runs the shown code on the first call only and caches the number, so that later calls run nothing;
 # torch comes in through importlib, so no import statement names it.
 import functools
 import importlib

@@ -1,6 +1,6 @@
-# expect: your numbers do not come from your file alone
-# Runs the shown code when the judge first loads the file (it records nothing then) and keeps the
-# numbers in builtins, so that a fresh copy of the file finds them and runs nothing of torch.
+# expect: loading your file ran a backward pass 8 times
+# Runs the shown code when the judge first loads the file and keeps the numbers in builtins, so that
+# a fresh copy of the file finds them and runs nothing of torch.
 import builtins
 import importlib
 

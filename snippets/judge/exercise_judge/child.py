@@ -9,6 +9,7 @@ the frame of ``run``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import sys
@@ -46,7 +47,8 @@ def run(exercise_id: str, file: Path, result_path: Path) -> None:
         spec = importlib.util.spec_from_file_location("solution", file)
         solution = importlib.util.module_from_spec(spec)
         check(f"load {file.name}", f"加载 {file.name}")
-        spec.loader.exec_module(solution)
+        with getattr(exercise.run, "loading", contextlib.nullcontext)(file):  # an exercise may watch the load
+            spec.loader.exec_module(solution)
         exercise.run(solution, check)
     except Fail as fail:
         checks[-1].update(ok=False, text=fail.text, expected=fail.expected, found=fail.found, hint=fail.hint)

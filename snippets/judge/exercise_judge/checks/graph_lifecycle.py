@@ -2,9 +2,7 @@
 
 import ast
 import contextlib
-import importlib.util
 import json
-import numbers
 import os
 import subprocess
 import sys
@@ -52,7 +50,7 @@ def run_shown_code(function: str) -> torch.Tensor:
 
 def a_number(value, call):
     """The reader's prediction as a float, or a Fail that says what came back instead."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+    if type(value) in (int, float):  # not a subclass or a number-like object: float() would run its code unwatched
         return float(value)
     if isinstance(value, torch.Tensor):
         found = (f"a tensor of shape {list(value.shape)}", f"一个形状为 {list(value.shape)} 的张量")
@@ -134,6 +132,21 @@ def refuse_what_ran(passes, calls, started, when: tuple[str, str]) -> None:
                    hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
 
 
+@contextlib.contextmanager
+def watched_load(file: Path):
+    """The judge's first load of the reader's file, watched like the predictions: a number computed
+    then with torch or another process could be kept anywhere, even outside the process."""
+    with watch() as (passes, calls, started):
+        try:
+            yield
+        except Exception:
+            if not started:  # else the error is the refusal, which the verdict below explains
+                raise
+    if passes or calls or started:
+        refuse_torch_imports(file)  # the likeliest cause, and the plainest verdict
+    refuse_what_ran(passes, calls, started, ("loading your file", "加载你的文件时"))
+
+
 def prediction(solution, function: str) -> float:
     """solution.<function>(), watched: its number, or a Fail that says what it ran or returned."""
     with watch() as (passes, calls, started):
@@ -206,27 +219,13 @@ print("\n" + json.dumps(result))
 
 
 def refuse_torch(solution, answers: dict[str, float]) -> None:
-    """Fail when the reader's numbers need torch, another process or another file. Loading the file
-    afresh and calling its functions on that copy, watched, defeats a result computed at import time
-    or cached in the module by the first call (watched as well); the same file in a new interpreter
-    (WITHOUT_TORCH, with the environment from before the reader's file was loaded) defeats a cache
-    kept elsewhere, in builtins or on disk, filled while the judge first loaded the file, which it
-    does not watch."""
+    """Fail when the reader's numbers need torch, another process or another file: the same file in a
+    new interpreter (WITHOUT_TORCH, with the environment from before the reader's file was loaded)
+    must give the same numbers. The load and the calls in this process are watched (watched_load,
+    prediction); this defeats what they cannot see: numbers that torch, run some other way, left in
+    builtins or in a file."""
     file = Path(solution.__file__)
     refuse_torch_imports(file)
-
-    spec = importlib.util.spec_from_file_location("solution_again", file)
-    again = importlib.util.module_from_spec(spec)
-    with watch() as (passes, calls, started):
-        try:
-            spec.loader.exec_module(again)
-        except Exception:
-            if not started:
-                raise
-    refuse_what_ran(passes, calls, started, ("loading your file", "加载你的文件时"))
-    for function in answers:
-        prediction(again, function)
-
     try:
         printed = subprocess.run(
             [sys.executable, "-I", "-B", "-c", WITHOUT_TORCH, str(file), json.dumps(sorted(STARTS_A_PROCESS))],
@@ -313,3 +312,6 @@ def predict_grad(solution, check):
     check("predicted_grad() and predicted_grad_with_reset() use no torch: the file neither imports it nor runs it",
           "predicted_grad() 和 predicted_grad_with_reset() 不用 torch：文件既不导入它，也不运行它")
     refuse_torch(solution, {"predicted_grad": first, "predicted_grad_with_reset": predicted})
+
+
+predict_grad.loading = watched_load  # exercise_judge.child loads the reader's file in it
