@@ -507,6 +507,36 @@ def no_grad_leaves_dropout_and_batch_norm_in_training_mode():
     assert not torch.equal(model[1].running_mean, before)
 
 
+def model_train_switches_every_submodule_restoring_each_flag_keeps_a_frozen_one():
+    """model.eval() then model.train() puts every submodule in training mode, a batch norm the caller
+    had left in eval mode too (its running statistics then move on the next training forward);
+    saving each module's training flag and restoring it leaves that batch norm in eval mode."""
+    def model_with_a_frozen_norm():
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(6, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 3))
+        model[1].eval()
+        return model
+
+    x = torch.randn(20, 6)
+    model = model_with_a_frozen_norm()
+    model.eval()
+    model.train()
+    assert model[1].training and all(module.training for module in model.modules())
+    before = model[1].running_mean.clone()
+    model(x)
+    assert not torch.equal(model[1].running_mean, before)
+
+    model = model_with_a_frozen_norm()
+    modes = [(module, module.training) for module in model.modules()]
+    model.eval()
+    for module, training in modes:
+        module.train(training)
+    assert not model[1].training and model.training and model[3].training
+    before = model[1].running_mean.clone()
+    model(x)
+    assert torch.equal(model[1].running_mean, before)
+
+
 def backward_on_an_accuracy_raises_on_the_first_batch():
     """An accuracy computed with argmax and == has no grad_fn, so acc.backward() raises on the
     first batch."""

@@ -19,7 +19,8 @@ def train_epoch(model, optimizer, batches):
     optimizer step), as a Python float. When a batch's forward begins, at most the previous
     batch's graph may still be alive (the variable `loss` holds it until it is rebound), with its
     saved tensors already freed by a plain backward() (no retain_graph); none may be alive after
-    the function returns. Add each loss to the total as a float.
+    the function returns. Add each loss to the total as a float (or as loss.detach(), a tensor
+    with no graph, made a float once at the end).
     """
     total_loss = 0.0
     for x, y in batches:
