@@ -16,7 +16,8 @@ def vjp(f, x, v):
     neither torch.autograd.functional nor torch.func. x may or may not require grad, and may have been
     computed from other tensors (not a leaf). Leave the caller's tensors as they were: the values of
     x, whether it requires grad, its .grad (None, or a gradient from earlier), the .grad of the
-    tensors x was computed from, and the graph that computed x (the caller may backward through it)."""
+    tensors x was computed from, and the graph that computed x (the caller may still run a backward
+    pass through it)."""
     raise NotImplementedError("run f on a leaf copy of x, then backward(v)")
 
 
