@@ -66,11 +66,13 @@ def backward_hint(message: str) -> tuple[str, str]:
 
 @dataclass
 class Call:
-    """One torch call made by forward: its name, its tensor arguments and results, the nodes that recorded the
-    results, and whether backward still checked versions when it ran; for an in-place call, its tensor's grad_fn
-    and values before and after."""
+    """One torch call made by forward: its name, its tensor arguments with their grad_fn and version as the call
+    found them, its results, the nodes that recorded the results, and whether backward still checked versions when
+    it ran; for an in-place call, its tensor's grad_fn and values before and after."""
     name: str
     inputs: list
+    input_nodes: list
+    input_versions: list
     outputs: list
     nodes: list
     checked: bool = True
@@ -89,6 +91,14 @@ def _tensors(values) -> list:
         elif isinstance(value, (tuple, list)):
             found += [item for item in value if isinstance(item, torch.Tensor)]
     return found
+
+
+def version(tensor) -> int | None:
+    """tensor._version; None for a tensor without a counter (made under inference_mode)."""
+    try:
+        return tensor._version
+    except RuntimeError:
+        return None
 
 
 def version_check_on() -> bool:
@@ -120,11 +130,12 @@ class Recorded(TorchFunctionMode):
         first = args[0] if args and isinstance(args[0], torch.Tensor) else None
         in_place = first is not None and name.endswith("_") and not name.startswith("_")
         before = (first.grad_fn, first.detach().clone()) if in_place else (None, None)
+        inputs = _tensors(list(args) + list(kwargs.values()))
+        input_nodes, input_versions = [t.grad_fn for t in inputs], [version(t) for t in inputs]
         checked = version_check_on()
         result = func(*args, **kwargs)
         outputs = _tensors([result])
-        call = Call(name, _tensors(list(args) + list(kwargs.values())), outputs, [t.grad_fn for t in outputs],
-                    checked)
+        call = Call(name, inputs, input_nodes, input_versions, outputs, [t.grad_fn for t in outputs], checked)
         if in_place:
             call.tensor, (call.grad_fn_before, call.before) = first, before
             call.grad_fn_after, call.after = first.grad_fn, first.detach().clone()
@@ -214,6 +225,46 @@ def edited_saved_tensors(calls: list[Call], nodes: list) -> list[str]:
                     if storage(saved) == storage(call.tensor):
                         found.append(f"{call.name} on {type(node).__name__}.{name}")
     return sorted(set(found))
+
+
+def unedited_a(calls: list[Call], x, q, sigmoid, nodes: list) -> tuple[str, str] | None:
+    """None when the sigmoid of the result and each product with q in its graph took a = x * 2 itself, at version 0
+    (before any edit), or a clone of it taken at version 0, the one a, as the calls found it; else what they took
+    (en, zh). A call hidden from torch function modes is not seen, and fails."""
+    def origin(node, at_version):
+        if at_version != 0:
+            return None
+        parents = [getattr(parent, "variable", None) for parent, _ in getattr(node, "next_functions", ())]
+        if type(node).__name__ == "MulBackward0" and any(p is x for p in parents) and not any(p is q for p in parents):
+            return node
+        if type(node).__name__ == "CloneBackward0":
+            clone = next((call for call in calls if node in call.nodes and call.input_nodes), None)
+            return clone and origin(clone.input_nodes[0], clone.input_versions[0])
+        return None
+
+    def took(call, position, zh=False):
+        node, at_version = call.input_nodes[position], call.input_versions[position]
+        name = type(node).__name__ if node is not None else ("无 grad_fn" if zh else "no grad_fn")
+        return f"{name}，版本 {at_version}" if zh else f"{name}, version {at_version}"
+
+    in_graph = set(nodes)
+    made_sigmoid = [call for call in calls if sigmoid in call.nodes and call.inputs]
+    products = [(call, next(i for i, t in enumerate(call.inputs) if t is not q)) for call in calls
+                if len(call.inputs) == 2 and any(t is q for t in call.inputs) and not all(t is q for t in call.inputs)
+                and any(type(node).__name__ == "MulBackward0" and node in in_graph for node in call.nodes)]
+    if not made_sigmoid or not products:
+        what = ("the sigmoid", "sigmoid ") if not made_sigmoid else ("a product with q", "与 q 的乘积")
+        return (f"no call that made {what[0]} was seen (a call hidden from torch's function modes?)",
+                f"没有看到算出 {what[1]}的那次调用（这次调用躲开了 torch 的 function mode？）")
+    taken = [(made_sigmoid[0], 0, "sigmoid")] + [(call, i, "a * q") for call, i in products]
+    origins = [origin(call.input_nodes[i], call.input_versions[i]) for call, i, _ in taken]
+    if origins[0] is None or any(found is not origins[0] for found in origins):
+        twice = None not in origins  # each took an unedited x * 2, but not the same one
+        return ("; ".join(f"{what} took a tensor made by {took(call, i)}" for call, i, what in taken)
+                + (" (two separate x * 2)" if twice else ""),
+                "；".join(f"{what} 拿到的张量来自 {took(call, i, zh=True)}" for call, i, what in taken)
+                + ("（是两次分别算出的 x * 2）" if twice else ""))
+    return None
 
 
 def edits_c(call: Call, q, nodes: list) -> bool:
@@ -328,9 +379,10 @@ def check_one(solution, check, seed: int, length: int):
         out = solution.forward(x, q)
     nodes = graph_nodes(out) if isinstance(out, torch.Tensor) else []
 
-    check("forward still computes with the docstring's operations: one sigmoid, whose backward receives c, and no "
-          "custom Function" + on[0],
-          "forward 仍然用文档字符串里的那些运算来算：只有一个 sigmoid，它的反向节点收到 c，没有自定义 Function" + on[1])
+    check("forward still computes with the docstring's operations: one sigmoid, whose backward receives c, both it "
+          "and a * q applied to a = x * 2 before any edit, and no custom Function" + on[0],
+          "forward 仍然用文档字符串里的那些运算来算：只有一个 sigmoid，它的反向节点收到 c，它和 a * q 用的都是还没被改过的 "
+          "a = x * 2，没有自定义 Function" + on[1])
     names = sorted(type(node).__name__ for node in nodes)
     custom = any(isinstance(node, torch.autograd.function.BackwardCFunction) for node in nodes)
     sigmoids = [node for node in nodes if type(node).__name__ == "SigmoidBackward0"]
@@ -365,6 +417,20 @@ def check_one(solution, check, seed: int, length: int):
                    found=(got, "什么也没收到" if got == "nothing" else got.replace("off from c by up to", "与 c 最多差")),
                    hint_en="compute s with a.sigmoid(), as the starter does, and let the result use that s",
                    hint_zh="像起始文件那样用 a.sigmoid() 算 s，并让结果用的就是这个 s")
+
+    moved = unedited_a(seen.calls, x, q, sigmoids[0], nodes)
+    if moved:
+        raise Fail("the sigmoid and the product a * q do not both take a = x * 2 as it was before any edit, the same "
+                   "a, in calls the judge sees: the breaking edit was moved or hidden, or the computation rewritten, "
+                   "instead of fixed",
+                   "sigmoid 和乘积 a * q 拿到的并不都是评测看得到的、同一个还没被改过的 a = x * 2：出事的修改被挪了位置或藏了起来，"
+                   "或者计算被改写了，并没有修好",
+                   expected=("a = x * 2 at version 0, or a clone of it, given to a.sigmoid() and to a * q",
+                             "交给 a.sigmoid() 和 a * q 的都是版本为 0 的 a = x * 2，或者它的 clone"),
+                   found=moved,
+                   hint_en="keep the starter's order: the edit a.add_(1) comes after the multiplication; write it "
+                           "out of place (a = a + 1) or apply it to a clone",
+                   hint_zh="保持起始文件的顺序：a.add_(1) 在乘法之后；把它写成非原地的 a = a + 1，或者改在 clone 上")
 
     check("no saved-tensor hooks, and no in-place edit of a saved tensor: each node saved the very tensors its "
           "operation used, and no edit wrote into them" + on[0],
