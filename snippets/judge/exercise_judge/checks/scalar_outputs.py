@@ -224,6 +224,12 @@ def require_method(seen, call, solution):
                    found=counted(seen.passes),
                    hint_en="the exercise is to get vᵀJ from backward itself: f(leaf).backward(v) on a leaf copy of x",
                    hint_zh="这道练习要用 backward 本身得到 vᵀJ：对 x.detach().requires_grad_() 这个新的叶子张量做 f(leaf).backward(v)")
+    if not seen.passes:
+        raise Fail(f"{call} ran no backward pass: vᵀJ did not come from backward(v)",
+                   f"{call} 没有做反向传播：vᵀJ 不是由 backward(v) 得到的",
+                   expected=("one backward pass", "一次反向传播"), found=("none", "没有"),
+                   hint_en="the backward pass starts at what f returned: out = f(leaf); out.backward(v)",
+                   hint_zh="反向传播要从 f 返回的张量出发：out = f(leaf)；out.backward(v)")
     if len(seen.passes) != 1:
         raise Fail(f"autograd ran {len(seen.passes)} backward passes in {call}: expected exactly one backward(v)",
                    f"{call} 里 autograd 做了 {len(seen.passes)} 次反向传播：应当恰好一次 backward(v)",
