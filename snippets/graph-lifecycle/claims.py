@@ -454,3 +454,75 @@ def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
         assert "a second time" in str(error)
     else:
         raise AssertionError("a pass towards the bias alone, through AddmmBackward0, did not fail")
+
+
+class _Twice(torch.autograd.Function):
+    """y = 2x; forward saves nothing, backward reads ctx.saved_tensors (an empty tuple) all the same."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward()
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        () = ctx.saved_tensors
+        return grad * 2
+
+
+class _TwiceUnread(torch.autograd.Function):
+    """The same, with a backward that does not read ctx.saved_tensors."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward()
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class _SquareOnAttribute(torch.autograd.Function):
+    """y = x * x with x kept as a plain attribute of ctx, not with save_for_backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.x = x
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2 * ctx.x
+
+
+def _second_pass_fails(out):
+    """Two backward() calls on out without retain_graph: True if the second raises "a second time"."""
+    out.backward()
+    try:
+        out.backward()
+    except RuntimeError as error:
+        assert "a second time" in str(error)
+        return True
+    return False
+
+
+def a_custom_function_whose_backward_reads_saved_tensors_fails_a_second_pass():
+    """A custom Function that saved nothing fails a second pass if its backward reads ctx.saved_tensors,
+    and not if it does not; one that kept its input as an attribute of ctx (ctx.x = x), never freed,
+    completes a second pass, the gradient accumulating. torch.compile's node is a custom Function
+    (backend aot_eager): the compiled w.sum(), which saved no tensor, fails a second pass, where the
+    same sum run eagerly does not."""
+    w = torch.ones(2, requires_grad=True)
+    out = _Twice.apply(w)
+    assert out.grad_fn.saved_tensors == ()
+    assert _second_pass_fails(out.sum())
+    assert not _second_pass_fails(_TwiceUnread.apply(w).sum())
+    w = torch.ones(2, requires_grad=True)
+    assert not _second_pass_fails(_SquareOnAttribute.apply(w).sum()) and w.grad.tolist() == [4.0, 4.0]
+
+    compiled = torch.compile(lambda w: w.sum(), backend="aot_eager")(w)
+    assert issubclass(compiled.grad_fn._forward_cls, torch.autograd.Function)
+    assert compiled.grad_fn.saved_tensors == ()
+    assert _second_pass_fails(compiled)
+    assert not _second_pass_fails(w.sum())
