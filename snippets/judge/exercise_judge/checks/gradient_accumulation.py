@@ -30,8 +30,14 @@ class Run:
         self.accumulated = {name: [] for name, _ in self.model.named_parameters()}
         with autograd_passes() as passes:
             self.passes = passes
-            self.model.register_forward_pre_hook(
-                lambda module, args: self.forwards.append((args[0].detach().clone() if args else None, len(passes))))
+            def forward(module, args, kwargs):
+                given = args[0] if args else kwargs.get("input")
+                self.forwards.append((given.detach().clone() if torch.is_tensor(given) else None, len(passes)))
+                if len(self.forwards) == 1:  # no backward() has run yet: every .grad must still be None
+                    self.grads_at_start = [p.grad is None for p in module.parameters()]
+
+            self.grads_at_start = []
+            self.model.register_forward_pre_hook(forward, with_kwargs=True)
             for name, parameter in self.model.named_parameters():
                 parameter.register_post_accumulate_grad_hook(
                     lambda parameter, name=name: self.accumulated[name].append((len(passes),
@@ -122,6 +128,26 @@ def _values(run):
                    expected=(f"the one-batch gradient (largest entry {want.abs().max().item():.4g})",
                              f"一个批次的梯度（最大分量 {want.abs().max().item():.4g}）"),
                    found=found_text, hint_en=hint[0], hint_zh=hint[1])
+
+
+def _untouched(run):
+    """Fail unless the .grads were None at the first forward and the parameters are those it was given."""
+    if not all(run.grads_at_start):
+        raise Fail(f"with {run.said[0]}: a .grad of the model was already set when its first forward ran",
+                   f"{run.said[1]} 时模型第一次前向的时候，已经有参数的 .grad 被赋过值",
+                   expected=("every .grad None until the first backward()", "第一次 backward() 之前每个 .grad 都是 None"),
+                   found=("a .grad written before any backward()", "有 .grad 在任何 backward() 之前就被写过"),
+                   hint_en="leave .grad alone: the first backward() puts its gradient into a None .grad",
+                   hint_zh="不要去碰 .grad：第一次 backward() 会把梯度放进为 None 的 .grad")
+    changed = [name for name, value in run.model.state_dict().items()
+               if not torch.equal(value, run.reference.state_dict()[name])]
+    if changed:
+        raise Fail(f"with {run.said[0]}: the call changed model.{changed[0]}",
+                   f"{run.said[1]} 时这次调用改动了 model.{changed[0]}",
+                   expected=("the parameters as they were given", "参数保持传进来时的样子"),
+                   found=(f"model.{', model.'.join(changed)} changed", f"model.{'、model.'.join(changed)} 变了"),
+                   hint_en="only accumulate the gradients: no optimizer step, no change to the weights",
+                   hint_zh="只累加梯度：不调用优化器的 step()，也不改权重")
 
 
 def _forwards(run):
@@ -268,8 +294,11 @@ def micro_batches(solution, check):
         _values(runs[-1])
 
     for en, zh, method in (
-            (f"in each of these runs, the model runs forward on `steps` micro-batches of {ROWS} / steps samples",
-             f"以上每一次运行，模型都在 steps 个各含 {ROWS} / steps 个样本的微批次上做前向", _forwards),
+            ("in each of these runs, every .grad is None until the first backward(), and the call leaves the "
+             "parameters as it found them", "以上每一次运行，第一次 backward() 之前每个 .grad 都是 None，"
+             "调用结束后参数和传进来时一样", _untouched),
+            (f"the model runs forward on `steps` micro-batches of {ROWS} / steps samples",
+             f"模型在 steps 个各含 {ROWS} / steps 个样本的微批次上做前向", _forwards),
             ("it calls the loss_fn it is given, once per micro-batch",
              "它调用传进来的 loss_fn，每个微批次一次", _losses),
             ("it calls backward() once per micro-batch, and runs no other backward pass",
@@ -278,8 +307,9 @@ def micro_batches(solution, check):
              "每个微批次的 backward() 都在下一个微批次的前向之前", _order),
             ("each backward() adds its micro-batch's share (its loss × 1/steps) to every parameter's .grad",
              "每次 backward() 给每个参数的 .grad 加上它那个微批次的一份（损失 × 1/steps）", _shares),
-            ("each backward() starts from its micro-batch's loss divided by steps: the loss receives a gradient "
-             "of 1/steps", "每次 backward() 都从除以 steps 的微批次损失出发：损失收到的梯度是 1/steps", _scaled_losses)):
+            ("in each backward() its micro-batch's loss receives a gradient of 1/steps, as it does from "
+             "(loss / steps).backward()", "每次 backward() 里，它那个微批次的损失收到的梯度是 1/steps，"
+             "和 (loss / steps).backward() 时一样", _scaled_losses)):
         check(en, zh)
         for run in runs:
             method(run)
