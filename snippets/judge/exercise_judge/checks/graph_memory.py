@@ -300,7 +300,11 @@ def saved_bytes(solution, check):
                            "以 untyped_storage().data_ptr() 区分每块存储")
 
     torch.manual_seed(2)
-    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), SecondHalf(), nn.Linear(16, 8))
+    # The first layer's output is saved only as a slice: a count that takes a view's bytes, not its
+    # storage's, comes out short. The ReLU's output, twice as large (so that no two errors cancel),
+    # is saved whole and as a slice: a count keyed by the view's own address counts it twice.
+    model = nn.Sequential(nn.Linear(16, 32), SecondHalf(), nn.Linear(16, 64), nn.ReLU(), SecondHalf(),
+                          nn.Linear(32, 8))
     x = torch.randn(4, 16)
     truth = accounts(model, x)
     check(f"saved_bytes on a model that saves a slice of a larger tensor: {truth['storages']} distinct storages",
@@ -314,10 +318,10 @@ def saved_bytes(solution, check):
                    expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
                              f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
                    found=(f"{found} bytes", f"{found} 字节"),
-                   hint_en="the slice h[:, 16:] starts inside h's storage: its own data_ptr() is not the storage's "
+                   hint_en="a slice such as h[:, 16:] starts inside h's storage: its own data_ptr() is not the storage's "
                            "and numel() * element_size() is half of it. Key by t.untyped_storage().data_ptr() and "
                            "add t.untyped_storage().nbytes()",
-                   hint_zh="切片 h[:, 16:] 从 h 的存储中间开始：它自己的 data_ptr() 不是存储的地址，"
+                   hint_zh="像 h[:, 16:] 这样的切片从 h 的存储中间开始：它自己的 data_ptr() 不是存储的地址，"
                            "numel() * element_size() 也只有存储的一半。以 t.untyped_storage().data_ptr() 为键，"
                            "加 t.untyped_storage().nbytes()")
 
