@@ -2,6 +2,7 @@
 runs each on every supported torch; {claim}`scalar-outputs/<name>` on a page names one)."""
 
 import runpy
+import warnings
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
@@ -23,16 +24,17 @@ def _effective_lr_run():
 
 
 def _train_adam(optimizer_class, scale, weight_decay=0.0, clip=None):
-    """20 steps on a regression whose gradient norm stays between 6.6 and 7.6 at scale 1; `clip`
-    clips it to that norm before each step."""
+    """20 steps on a regression whose gradient norm stays between 6.6 and 7.6 at scale 1; `scale`
+    multiplies the loss, the same number at every step or a list of 20, one per step; `clip` clips
+    the gradient to that norm before each step."""
     torch.manual_seed(0)
     w = torch.zeros(4, requires_grad=True)
     optimizer = optimizer_class([w], lr=0.01, weight_decay=weight_decay)
     x = torch.randn(32, 4)
     y = x @ torch.tensor([2.0, -1.0, 0.5, 3.0])
-    for _ in range(20):
+    for step_scale in scale if isinstance(scale, list) else [scale] * 20:
         optimizer.zero_grad()
-        (scale * ((x @ w - y) ** 2).mean()).backward()
+        (step_scale * ((x @ w - y) ** 2).mean()).backward()
         if clip is not None:
             nn.utils.clip_grad_norm_([w], max_norm=clip)
         optimizer.step()
@@ -315,6 +317,38 @@ def adam_cancels_a_constant_factor_unless_clipping_weight_decay_or_eps_sees_it()
     assert torch.equal(_train_adam(adam, 1, clip=30.0), _train_adam(adam, 1))  # idle at scale 1
     assert (_train_adam(adam, 1, clip=30.0) - _train_adam(adam, 32, clip=30.0)).abs().max() > 1e-4
     assert (_train_adam(adam, 1) - _train_adam(adam, 1e-8)).abs().max() > 1e-2
+
+
+def adam_does_not_cancel_a_factor_that_changes_from_step_to_step():
+    """Multiplying the loss by a count that alternates between 32 and 8 (a sum over a varying number
+    of terms) changes Adam's 20 steps: the weights end more than 5% of the distance they moved away
+    from where the mean loss (and the loss times a constant 32, to 1e-6) takes them."""
+    adam = torch.optim.Adam
+    mean = _train_adam(adam, 1)
+    assert torch.allclose(_train_adam(adam, 32), mean, atol=1e-6)
+    varying = _train_adam(adam, [32, 8] * 10)
+    assert (varying - mean).abs().max() > 0.05 * mean.abs().max()
+
+
+def kl_div_mean_divides_by_every_element_and_batchmean_by_the_batch():
+    """KLDivLoss defaults to reduction="mean", which on input of shape (8, 5) is the sum divided by 40,
+    not the per-sample KL divergence averaged over the batch; "batchmean" is that average, the sum
+    divided by 8. "mean" warns (a UserWarning that points to "batchmean"), "batchmean" does not."""
+    generator = torch.Generator().manual_seed(0)
+    log_p = F.log_softmax(torch.randn(8, 5, generator=generator), dim=1)
+    q = F.softmax(torch.randn(8, 5, generator=generator), dim=1)
+    assert nn.KLDivLoss().reduction == "mean"
+    total = nn.KLDivLoss(reduction="sum")(log_p, q)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mean = nn.KLDivLoss(reduction="mean")(log_p, q)
+        assert any(issubclass(w.category, UserWarning) and "'batchmean'" in str(w.message) for w in caught)
+        caught.clear()
+        batchmean = nn.KLDivLoss(reduction="batchmean")(log_p, q)
+        assert not caught
+    per_sample = (q * (q.log() - log_p)).sum(dim=1)
+    assert torch.allclose(mean, total / 40) and torch.allclose(batchmean, total / 8)
+    assert torch.allclose(batchmean, per_sample.mean()) and not torch.allclose(mean, per_sample.mean())
 
 
 def summed_micro_batch_means_are_k_times_the_big_batch_mean():
