@@ -289,7 +289,7 @@ def _nodes(tensor):
 
 def retain_graph_on_a_running_total_hides_the_error_and_adds_old_gradients():
     """With backward(retain_graph=True) on the running total of three steps' (w * w).sum() at w = 1,
-    no error is raised, but w.grad is 12 (each step's backward also runs through every earlier step's
+    and no optimizer step in between, no error is raised, but w.grad is 12 (each step's backward also runs through every earlier step's
     loss: 2 + 4 + 6) where a backward on each step's loss gives 6, and the total's graph gains nodes
     every step."""
     w = torch.ones(1, requires_grad=True)
@@ -526,3 +526,45 @@ def a_custom_function_whose_backward_reads_saved_tensors_fails_a_second_pass():
     assert compiled.grad_fn.saved_tensors == ()
     assert _second_pass_fails(compiled)
     assert not _second_pass_fails(w.sum())
+
+
+def an_optimizer_step_fails_a_retained_old_graph_that_saved_a_parameter():
+    """In a training loop (zero_grad, backward(retain_graph=True), SGD step), a running total of
+    (w * w).sum(), whose graphs saved w, and the RNN cell carried without detach(), whose later steps'
+    graphs saved its weights, fail within three steps: the step changed a saved parameter in place,
+    and backward raises "modified by an inplace operation". A running total of a Linear on inputs that
+    need no grad, whose graphs saved no parameter, runs three steps without error."""
+    def train(parameters, next_loss):
+        """The step at which backward raised "modified by an inplace operation", or None."""
+        optimizer = torch.optim.SGD(parameters, lr=0.1)
+        for step in range(3):
+            loss = next_loss()
+            optimizer.zero_grad()
+            try:
+                loss.backward(retain_graph=True)
+            except RuntimeError as error:
+                assert "modified by an inplace operation" in str(error), error
+                return step
+            optimizer.step()
+        return None
+
+    w = torch.ones(1, requires_grad=True)
+    total = [0]
+
+    def running_total(loss):
+        total[0] = total[0] + loss
+        return total[0]
+
+    assert train([w], lambda: running_total((w * w).sum())) is not None
+
+    torch.manual_seed(0)
+    cell, hidden = nn.RNNCell(3, 4), [torch.zeros(1, 4)]
+
+    def rnn_step():
+        hidden[0] = cell(torch.randn(1, 3), hidden[0])
+        return hidden[0].sum()
+
+    assert train(list(cell.parameters()), rnn_step) is not None
+
+    linear, total[0] = nn.Linear(3, 1), 0
+    assert train(list(linear.parameters()), lambda: running_total(linear(torch.randn(2, 3)).sum())) is None
