@@ -54,9 +54,9 @@ def accumulate_grad_node_puts_the_first_gradient_in_place_then_adds():
 
 
 def autograd_grad_writes_no_grad_and_backward_inputs_only_the_leaves_listed():
-    """torch.autograd.grad returns gradients and writes no leaf's .grad, but a non-leaf on its path
-    that called retain_grad() gets one; backward(inputs=[...]) adds into the .grad of the tensors
-    listed only, and they may be non-leaves."""
+    """torch.autograd.grad returns gradients and writes no leaf's .grad; backward(inputs=[...]) adds
+    into the .grad of the leaves listed only, and the tensors listed may be non-leaves; with either, a
+    non-leaf on the path that called retain_grad() gets a .grad."""
     a = torch.tensor([1.0], requires_grad=True)
     b = torch.tensor([2.0], requires_grad=True)
     (grad_a, grad_b) = torch.autograd.grad((a * b).sum(), [a, b])
@@ -69,6 +69,11 @@ def autograd_grad_writes_no_grad_and_backward_inputs_only_the_leaves_listed():
     (a * b).sum().backward(inputs=[a])
     (a * b).sum().backward(inputs=[a])
     assert a.grad.item() == 4.0 and b.grad is None
+    a.grad = None
+    h = a * 2
+    h.retain_grad()
+    (h * b).sum().backward(inputs=[a])
+    assert a.grad.item() == 4.0 and b.grad is None and h.grad.item() == 2.0
     a.grad = None
     h = a * 2
     (h * b).sum().backward(inputs=[h])
@@ -154,7 +159,8 @@ def _moves_a_parameter_whose_grad_is_none(cls):
 def builtin_optimizers_and_clipping_skip_none():
     """Of the optimizers torch.optim offers, LBFGS alone moves a parameter whose .grad is None (the
     others run with momentum or weight decay where they have them); clip_grad_norm_ leaves the None
-    gradients out of the total norm: 0 when all are None, the others' norm when some are."""
+    gradients out of the total norm: 0 when all are None, the others' norm when some are;
+    clip_grad_value_ leaves a None .grad None and clamps the others."""
     classes = _optimizer_classes()
     assert len(classes) > 12
     moving = {cls.__name__ for cls in classes if _moves_a_parameter_whose_grad_is_none(cls)}
@@ -163,6 +169,8 @@ def builtin_optimizers_and_clipping_skip_none():
     without, with_grad = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))
     with_grad.grad = torch.tensor([3.0, 4.0])
     assert nn.utils.clip_grad_norm_([without, with_grad], 100.0).item() == 5.0 and without.grad is None
+    nn.utils.clip_grad_value_([without, with_grad], 3.5)
+    assert without.grad is None and with_grad.grad.tolist() == [3.0, 3.5]
 
 
 def _one_by_one_and_summed(count, shared):
@@ -445,8 +453,8 @@ def a_remainder_of_micro_batches_stays_in_grad_after_the_loop():
 
 def batchnorm_micro_batches_differ_by_more_than_a_factor():
     """With BatchNorm in training mode, four micro-batches give a gradient that no single factor turns
-    into the big batch's; in eval mode (running statistics) the four, each loss / 4, match it up to
-    rounding."""
+    into the big batch's, and each micro-batch's forward updates the running statistics once; in eval
+    mode (running statistics) the four, each loss / 4, match it up to rounding."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 1))
     x, y = torch.randn(64, 8), torch.randn(64, 1)
@@ -456,6 +464,7 @@ def batchnorm_micro_batches_differ_by_more_than_a_factor():
     for xb, yb in zip(x.chunk(4), y.chunk(4)):
         (F.mse_loss(model(xb), yb) / 4).backward()
     micro = model[0].weight.grad.flatten()
+    assert model[1].num_batches_tracked.item() == 5  # the big batch's forward, then one per micro-batch
     best_factor = (micro @ big) / (micro @ micro)  # the factor that brings micro closest to big
     assert not torch.allclose(best_factor * micro, big, rtol=1e-2, atol=1e-4)
     assert torch.nn.functional.cosine_similarity(micro, big, dim=0) < 0.99
@@ -467,6 +476,43 @@ def batchnorm_micro_batches_differ_by_more_than_a_factor():
     for xb, yb in zip(x.chunk(4), y.chunk(4)):
         (F.mse_loss(model(xb), yb) / 4).backward()
     assert torch.allclose(model[0].weight.grad.flatten(), big, atol=1e-6)
+
+
+def _cross_entropy_gaps(target, **options):
+    """For a Linear(8, 5) and 64 samples: the largest difference between the weight's gradient from
+    four micro-batches (each cross_entropy / 4) and from the whole batch, and the largest entry."""
+    torch.manual_seed(0)
+    layer = nn.Linear(8, 5)
+    x = torch.randn(64, 8)
+    F.cross_entropy(layer(x), target, **options).backward()
+    big = layer.weight.grad.clone()
+    layer.zero_grad()
+    for x_part, target_part in zip(x.chunk(4), target.chunk(4)):
+        (F.cross_entropy(layer(x_part), target_part, **options) / 4).backward()
+    return (layer.weight.grad - big).abs().max().item(), big.abs().max().item()
+
+
+def micro_batches_match_only_when_every_mean_divides_by_the_same_count():
+    """cross_entropy's mean divides by the targets not ignored (ignore_index) or by the sum of the
+    targets' weights (weight=); when that count differs between micro-batches, four micro-batches,
+    each loss / 4, miss the big batch's gradient by far more than rounding; plain, they match."""
+    torch.manual_seed(1)
+    target = torch.randint(0, 5, (64,))
+    padded = target.clone()
+    padded[:12] = -100  # padding, all of it in the first micro-batch
+    weight = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    logits = torch.randn(64, 5)
+    each = F.cross_entropy(logits, target, reduction="none")
+    kept = padded != -100
+    assert torch.allclose(F.cross_entropy(logits, padded), each[kept].sum() / kept.sum())
+    assert torch.allclose(F.cross_entropy(logits, target, weight=weight),
+                          (weight[target] * each).sum() / weight[target].sum())
+    gap, largest = _cross_entropy_gaps(target)
+    assert gap < 1e-5 * largest
+    gap, largest = _cross_entropy_gaps(padded)
+    assert gap > 0.1 * largest, (gap, largest)
+    gap, largest = _cross_entropy_gaps(target, weight=weight)
+    assert gap > 0.02 * largest, (gap, largest)
 
 
 def _dropout_gradient(model, x, y, parts, masks=None):
