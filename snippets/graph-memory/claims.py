@@ -607,8 +607,8 @@ def a_checkpointed_segment_runs_again_up_to_its_last_saving_operation():
 
 
 def pack_is_called_by_the_innermost_hooks_in_the_thread_that_entered_them():
-    """saved_tensors_hooks apply in the thread that entered them, and when they are nested only the
-    innermost pair runs: an outer pack sees nothing of an inner block, nor of a non-reentrant
+    """saved_tensors_hooks are thread-local: a thread started with threading.Thread does not see
+    them. When they are nested only the innermost pair runs: an outer pack sees nothing of an inner block, nor of a non-reentrant
     checkpoint's segment (it opens hooks of its own), only the segment input the checkpoint keeps."""
     import threading
 
@@ -645,15 +645,19 @@ def pack_is_called_by_the_innermost_hooks_in_the_thread_that_entered_them():
     assert len(nonempty) == 1 and nonempty[0].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
 
 
-def linear_saves_a_copy_of_an_input_of_more_than_two_dimensions_that_is_not_contiguous():
-    """Linear folds an input of more than two dimensions into a matrix before it multiplies. For a
-    contiguous input that is a view, and the saved input shares its storage; for one that is not
-    contiguous (after a transpose) it is a copy, and the copy is what is saved."""
+def linear_saves_a_copy_of_an_input_whose_leading_dimensions_do_not_merge():
+    """Linear folds an input of more than two dimensions into a matrix before it multiplies. When
+    the leading dimensions merge into one without a copy, that is a view, and the saved input shares
+    the input's storage, contiguous or not (a sliced last dimension); when they do not (after a
+    transpose of them, or a step along the first), it is a copy, and the copy is what is saved."""
     torch.manual_seed(0)
     layer = nn.Linear(8, 8)
-    for x, shared in ((torch.randn(2, 3, 8), True), (torch.randn(3, 2, 8).transpose(0, 1), False)):
+    cases = ((torch.randn(2, 3, 8), True), (torch.randn(2, 3, 16)[..., :8], True),
+             (torch.randn(3, 2, 8).transpose(0, 1), False), (torch.randn(4, 3, 8)[::2], False))
+    for x, shared in cases:
         saved, _ = _saved_storages(layer, x)
-        assert len(saved) == 1 and (saved[0] == x.untyped_storage().data_ptr()) == shared, (x.is_contiguous(), saved)
+        assert len(saved) == 1 and (saved[0] == x.untyped_storage().data_ptr()) == shared, (x.stride(), saved)
+    assert not cases[1][0].is_contiguous()  # sharing does not need a contiguous input
 
 
 def a_python_number_an_operation_saves_never_reaches_pack():
@@ -668,3 +672,36 @@ def a_python_number_an_operation_saves_never_reaches_pack():
         a * torch.tensor(2.0)
         assert len(calls) == 1  # the tensor factor, saved for a's gradient
     assert torch.is_tensor(scaled.grad_fn._saved_other) and float(scaled.grad_fn._saved_other) == 2.0
+
+
+def a_tensor_a_custom_function_keeps_on_ctx_never_reaches_pack():
+    """A custom Function that keeps a tensor as an attribute of ctx, not through save_for_backward,
+    never calls pack for it, yet its node holds it as long as the graph lives."""
+    torch.manual_seed(0)
+
+    class KeepsOnCtx(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.doubled = a * 2
+            return a.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.doubled
+
+    class SavesForBackward(KeepsOnCtx):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a * 2)
+            return a.clone()
+
+    a = torch.randn(1000, requires_grad=True)
+    saved, _ = _saved_storages(SavesForBackward.apply, a)
+    assert len(saved) == 1
+    saved, out = _saved_storages(KeepsOnCtx.apply, a)
+    assert saved == []
+    kept = weakref.ref(out.grad_fn.doubled)
+    gc.collect()
+    assert kept() is not None and kept().shape == a.shape  # held by the graph all the same
+    del out
+    assert kept() is None
