@@ -325,8 +325,10 @@ def check_freeze_method(solution, k) -> None:
 def check_cut_method(solution, k) -> None:
     """Fail unless forward_cut(model, x, k) runs every layer of model[:k] with recording on, calls
     detach() on model[k - 1]'s output, and hands model[k] that detached tensor: off the graph, the
-    same storage and the same version counter as model[k - 1]'s output (not .data, not a copy)."""
-    model, recorded, outputs, received = make_model(), {}, [], []
+    same storage and the same version counter as model[k - 1]'s output (not .data, not a copy); and
+    unless each layer of model[k:] then runs once, on the previous one's output, the last one's
+    output being what forward_cut returns."""
+    model, recorded, outputs, received, later = make_model(), {}, [], [], {}
 
     def spy(index):
         """model[index]'s own forward, wrapped on the instance: a call through module(...) and a direct
@@ -334,9 +336,12 @@ def check_cut_method(solution, k) -> None:
         forward = model[index].forward
 
         def spied(*args, **kwargs):
+            given = args[0] if args else next(iter(kwargs.values()), None)
             if index == k:
-                received.append(args[0] if args else next(iter(kwargs.values()), None))
+                received.append(given)
             output = forward(*args, **kwargs)
+            if index >= k:
+                later.setdefault(index, []).append((given, output))
             if index < k:
                 # grad_fn now: a later detach_() would clear it
                 recorded.setdefault(index, []).append(output.grad_fn is not None)
@@ -345,13 +350,13 @@ def check_cut_method(solution, k) -> None:
             return output
         return spied
 
-    for i in range(k + 1):
+    for i in range(len(model)):
         model[i].forward = spy(i)
     try:
         with Detaches() as seen:
-            solution.forward_cut(model, make_input(), k)
+            returned = solution.forward_cut(model, make_input(), k)
     finally:
-        for i in range(k + 1):
+        for i in range(len(model)):
             del model[i].forward
     off_graph = sorted(i for i in range(k) if not recorded.get(i) or not all(recorded[i]))
     if off_graph:
@@ -435,3 +440,35 @@ def check_cut_method(solution, k) -> None:
                        found=("another tensor over the same storage", "同一块存储上的另一个张量"),
                        hint_en=f"h = model[:{k}](x).detach(), then model[{k}:](h)",
                        hint_zh=f"h = model[:{k}](x).detach()，再算 model[{k}:](h)")
+    check_later_layers(model, k, later, returned)
+
+
+def check_later_layers(model, k, later, returned) -> None:
+    """Fail unless each layer of model[k:] ran once, each on what the one before it returned, and the
+    last one's output is what forward_cut returned: later maps each index to its (input, output) calls.
+    A dummy call of model[k] on a detached tensor, with the real work done on .data, a copy or through
+    the class's forward, fails here."""
+    last = len(model) - 1
+    for i in range(k, last + 1):
+        calls = later.get(i, [])
+        given = calls[0][0] if len(calls) == 1 else None
+        if len(calls) != 1 or (i > k and given is not later[i - 1][0][1]):
+            raise Fail(f"model[{i}] ran {'once' if len(calls) == 1 else f'{len(calls)} times'}" + ("" if len(calls) != 1 else
+                       f", not on the output of model[{i - 1}]") + ": the later layers must run once each, one after "
+                       "the other, on the tensor detach() returned",
+                       f"model[{i}] 运行了 {len(calls)} 次" + ("" if len(calls) != 1 else
+                       f"，输入不是 model[{i - 1}] 的输出") + "：后面的层要各跑一次，一层接一层，从 detach() 返回的张量开始",
+                       expected=(f"model[{i}] called once, on model[{i - 1}]'s output",
+                                 f"model[{i}] 被调用一次，输入是 model[{i - 1}] 的输出"),
+                       found=(f"{len(calls)} calls" if len(calls) != 1 else "another input",
+                              f"{len(calls)} 次调用" if len(calls) != 1 else "另一个输入"),
+                       hint_en=f"h = model[:{k}](x).detach(), then return model[{k}:](h): no extra calls, and no "
+                               "second computation beside them",
+                       hint_zh=f"h = model[:{k}](x).detach()，再 return model[{k}:](h)：不要多调用，也不要在旁边另算一遍")
+    if returned is not later[last][0][1]:
+        raise Fail(f"forward_cut returned something else than the output of model[{last}]",
+                   f"forward_cut 返回的不是 model[{last}] 的输出",
+                   expected=(f"the very tensor model[{last}] returned", f"正是 model[{last}] 返回的那个张量"),
+                   found=("another tensor", "另一个张量") if isinstance(returned, torch.Tensor) else repr(returned)[:80],
+                   hint_en=f"return model[{k}:](h), where h = model[:{k}](x).detach()",
+                   hint_zh=f"return model[{k}:](h)，其中 h = model[:{k}](x).detach()")
