@@ -206,20 +206,25 @@ def omitting_use_reentrant_warns_and_runs_the_reentrant_checkpoint():
 
 def a_recomputed_segment_s_activations_exist_together_during_backward():
     """During backward each checkpointed segment is recomputed, and the layer outputs its layers
-    save exist again all at once (one segment's worth); they are freed before the next segment
-    is recomputed, and none is left when backward is done."""
+    save exist again all at once (one segment's worth); backward then frees them one by one, each
+    once the node that saved it has run, and none is left when backward is done."""
     torch.manual_seed(0)
     layers, per_segment = 8, 4
     model = nn.Sequential(*[nn.Linear(16, 16) for _ in range(layers)])
-    recomputing, refs, alive = [False], [], []
+    recomputing, refs, alive, freed = [False], {}, [], {}
 
-    def note(module, args, output):
+    def note(module, args, output, index):
         if recomputing[0]:  # a forward that backward runs again
-            refs.append(weakref.ref(output.untyped_storage()))
-            alive.append(sum(ref() is not None for ref in refs))
+            refs[index] = weakref.ref(output.untyped_storage())
+            alive.append(sum(ref() is not None for ref in refs.values()))
 
-    for layer in model:
-        layer.register_forward_hook(note)
+    def still_there(index):  # when layer index's weight gradient arrives: its segment's outputs
+        start = index - index % per_segment
+        freed[index] = [refs[j]() is not None for j in range(start, index)]
+
+    for index, layer in enumerate(model):
+        layer.register_forward_hook(lambda module, args, output, index=index: note(module, args, output, index))
+        layer.weight.register_hook(lambda grad, index=index: still_there(index))
     out = torch.randn(4, 16)
     for start in range(0, layers, per_segment):
         out = checkpoint(model[start:start + per_segment], out, use_reentrant=False)
@@ -228,7 +233,11 @@ def a_recomputed_segment_s_activations_exist_together_during_backward():
     # Each segment's last output is saved by no layer inside it, so its recomputation stops
     # one layer early: 3 outputs alive at once, then the other segment's 3, never 6.
     assert alive == [1, 2, 3, 1, 2, 3], alive
-    assert [ref() is not None for ref in refs] == [False] * len(refs)
+    # Layer 7 has used its input (layer 6's output): freed, while layers 4 and 5's remain, and so on.
+    for index in range(layers):
+        position = index % per_segment
+        assert freed[index] == [j < position - 1 for j in range(position)], (index, freed[index])
+    assert [ref() is not None for ref in refs.values()] == [False] * len(refs)
 
 
 def checkpoint_sequential_runs_the_last_segment_once():
