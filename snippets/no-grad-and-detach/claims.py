@@ -549,14 +549,15 @@ def a_state_carried_without_detach_chains_the_batches():
 # DDP models of the workers, never freed: freeing one right after its last all-reduce can deadlock
 # against gloo's own thread (seen in accumulation-at-scale's claims on torch 2.13)
 _ALIVE = []
-_DDP_WAYS = ("wrapped again", "find_unused_parameters", "frozen after wrapping")
+_DDP_WAYS = ("wrapped again", "find_unused_parameters", "frozen after wrapping", "frozen after wrapping, bucket view")
 
 
 def under_ddp_freezing_after_wrapping_breaks_the_average():
     """Two gloo ranks, DistributedDataParallel over Linear-ReLU-Linear, the first Linear frozen after one
     step: if the model was wrapped before freezing, the next backward leaves each rank its own gradient
-    of the last Linear, not the average, and the next forward with gradients enabled raises (a no_grad
-    forward in between runs); wrapped again after freezing,
+    of the last Linear, not the average (with gradient_as_bucket_view=True, its own divided by the world
+    size: one bucket here, holding the frozen parameters too), and the next forward with gradients
+    enabled raises (a no_grad forward in between runs); wrapped again after freezing,
     or built with find_unused_parameters=True, the gradient is the average and training goes on."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
@@ -586,6 +587,9 @@ def under_ddp_freezing_after_wrapping_breaks_the_average():
         assert found[0][way][2] == found[1][way][2] == "ran", (way, found[0][way][2])  # no_grad pass
         if way == "frozen after wrapping":
             assert torch.equal(grad0, local0) and torch.equal(grad1, local1), way
+        if way == "frozen after wrapping, bucket view":  # scaled by 1/world size, never summed
+            assert torch.equal(grad0, local0 / 2) and torch.equal(grad1, local1 / 2), (way, grad0, local0)
+        if way.startswith("frozen after wrapping"):
             assert all("Expected to have finished reduction in the prior iteration" in after
                        for after in (next0, next1)), (next0, next1)
         else:
@@ -604,7 +608,8 @@ def _freezing_worker(rank, store_path, results):
         for way in _DDP_WAYS:
             torch.manual_seed(0)
             net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
-            model = nn.parallel.DistributedDataParallel(net, find_unused_parameters=way == "find_unused_parameters")
+            model = nn.parallel.DistributedDataParallel(net, find_unused_parameters=way == "find_unused_parameters",
+                                                        gradient_as_bucket_view=way.endswith("bucket view"))
             _ALIVE.append(model)
             torch.manual_seed(10 + rank)  # each rank its own data
             x = torch.randn(2, 4)
