@@ -451,6 +451,48 @@ def a_remainder_of_micro_batches_stays_in_grad_after_the_loop():
     assert all(torch.allclose(a, p.grad) and a.abs().sum() > 0 for a, p in zip(left, model.parameters()))
 
 
+def clipping_and_the_scheduler_step_once_per_update():
+    """In the page's loop (8 micro-batches, accumulation_steps = 4): clip_grad_norm_ once, just before
+    step(), leaves the big batch's gradient clipped; after every backward() it clips each partial sum
+    and leaves another gradient. A scheduler stepped per micro-batch has, after the 2 updates, the
+    learning rate the per-update schedule reaches after 8."""
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    micro_batches = [(torch.randn(16, 3), torch.randn(16, 1)) for _ in range(4)]
+    x, y = torch.cat([x for x, _ in micro_batches]), torch.cat([y for _, y in micro_batches])
+    F.mse_loss(model(x), y).backward()
+    big = torch.cat([p.grad.flatten() for p in model.parameters()])
+    max_norm = 0.5 * big.norm().item()
+    clipped = {}
+    for place in ("before step()", "after every backward()"):
+        model.zero_grad()
+        for xb, yb in micro_batches:
+            (F.mse_loss(model(xb), yb) / 4).backward()
+            if place == "after every backward()":
+                nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        if place == "before step()":
+            nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        clipped[place] = torch.cat([p.grad.flatten() for p in model.parameters()])
+    assert torch.allclose(clipped["before step()"], big * 0.5, atol=1e-6)
+    assert not torch.allclose(clipped["after every backward()"], big * 0.5, atol=1e-3)
+
+    rates = {}
+    for per in ("update", "micro-batch"):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the scheduler stepped before the first optimizer.step()
+            for i in range(1, 9):
+                if per == "micro-batch":
+                    scheduler.step()
+                if i % 4 == 0:
+                    optimizer.step()
+                    if per == "update":
+                        scheduler.step()
+        rates[per] = optimizer.param_groups[0]["lr"]
+    assert math.isclose(rates["update"], 0.1 * 0.9 ** 2) and math.isclose(rates["micro-batch"], 0.1 * 0.9 ** 8)
+
+
 def batchnorm_micro_batches_differ_by_more_than_a_factor():
     """With BatchNorm in training mode, four micro-batches give a gradient that no single factor turns
     into the big batch's, and each micro-batch's forward updates the running statistics once; in eval
