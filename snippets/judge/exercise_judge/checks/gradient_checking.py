@@ -32,6 +32,13 @@ FORWARD_MODE = ("_make_dual", "_unpack_dual")
 COMPLEX = ("complex", "view_as_complex", "polar")
 
 
+def is_op_overload(name):
+    """torch.ops.<namespace>.<op>.<overload> (an OpOverload, such as aten.pow.Tensor_Scalar) is named "op.overload";
+    no torch function or Tensor method has a dot in its name. Graphs traced from autograd (make_fx, aot_function)
+    call them."""
+    return "." in name
+
+
 def relative_error(found, expected):
     return ((found - expected).abs() / expected.abs().clamp_min(1e-300)).max().item()
 
@@ -82,6 +89,7 @@ class Watched:
     saved: int = 0
     forward_mode: list = field(default_factory=list)
     complex_calls: list = field(default_factory=list)
+    op_overloads: list = field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -104,6 +112,7 @@ def watched_backward(function_class, watched):
         watched.forward_mode += [call.name for call in seen.calls if call.name in FORWARD_MODE]
         watched.complex_calls += [call.name for call in seen.calls
                                   if call.name in COMPLEX or (call.tensor is not None and call.tensor.is_complex())]
+        watched.op_overloads += [call.name for call in seen.calls if is_op_overload(call.name)]
         return result
 
     function_class.backward = staticmethod(backward)
@@ -142,6 +151,16 @@ def refuse_autograd_in_backward(watched):
                              expected[1] + "，在 no_grad 下不保存任何张量"),
                    found=(f"{saved} tensor{'' if saved == 1 else 's'} saved while backward ran",
                           f"backward 运行时保存了 {saved} 个张量"),
+                   hint_en=hint[0], hint_zh=hint[1])
+    if watched.op_overloads:
+        names = sorted(set(watched.op_overloads))
+        raise Fail("Cube.backward replayed aten ops that autograd traced, or called torch.ops operators the way such "
+                   "a graph does (make_fx, aot_function): the exercise is to write the derivative out with ordinary "
+                   "torch calls", "Cube.backward 重放了 autograd 追踪下来的 aten 算子，或者像这种计算图那样直接调用 "
+                   "torch.ops 算子（make_fx、aot_function）：这道练习要你用普通的 torch 调用把导数写出来",
+                   expected=expected,
+                   found=(f"{len(watched.op_overloads)} torch.ops calls ({', '.join(names[:4])})",
+                          f"{len(watched.op_overloads)} 次 torch.ops 调用（{'、'.join(names[:4])}）"),
                    hint_en=hint[0], hint_zh=hint[1])
     if watched.complex_calls:
         names = sorted(set(watched.complex_calls))
@@ -303,10 +322,10 @@ def case(solution, check, shape, seed, watched):
                            "也不要用存在别处的 x 副本")
 
     check(f"{case_en}: Cube.backward computes 3x² itself, in every call (from .sum(), from gradcheck, and called "
-          "directly), without asking autograd for the derivative (reverse or forward mode) and without complex-step "
-          "differentiation",
+          "directly), without asking autograd for the derivative (reverse or forward mode), without replaying ops that "
+          "autograd traced (torch.ops calls) and without complex-step differentiation",
           f"{case_zh}：Cube.backward 每次被调用（.sum() 时、gradcheck 里、直接调用时）都自己算出 3x²，不让 autograd "
-          "替它求导（反向模式、前向模式都不行），也不用复步长法数值求导")
+          "替它求导（反向模式、前向模式都不行），不重放 autograd 追踪下来的算子（torch.ops 调用），也不用复步长法数值求导")
     torch.manual_seed(seed)
     grad_output = torch.randn(*shape, dtype=torch.float64)
     out = solution.cube(draw(*shape, seed=seed))  # held while its node runs: torch 2.6 frees what it saved otherwise
