@@ -252,7 +252,8 @@ def transformer_layer_takes_a_fused_path_under_no_grad():
     one fused operation (its fast path), and dozens of others with gradients enabled; built with the
     default batch_first=False, it does not take that path. What decides is whether anything needs
     recording: with gradients enabled, the layer with every parameter frozen takes the path too,
-    unless its input requires grad."""
+    unless its input requires grad. The path has other conditions: under no_grad, a layer with an odd
+    number of heads (1 or 5), or an activation given as a function, does not take it; gelu does."""
     torch.manual_seed(0)
     ops = {}
     for batch_first in (True, False):
@@ -273,6 +274,15 @@ def transformer_layer_takes_a_fused_path_under_no_grad():
     assert not fused[False, torch.no_grad] and len(ops[False, torch.no_grad]) >= 24, ops[False, torch.no_grad]
     assert len(ops["frozen"]) == 1 and fused["frozen"], ops["frozen"]
     assert not fused["frozen, input requires grad"] and len(ops["frozen, input requires grad"]) >= 24
+    # Other conditions of the path, under no_grad too: an even number of heads, relu or gelu.
+    for width, heads, activation, takes_it in ((128, 4, "gelu", True), (128, 1, "relu", False),
+                                               (120, 5, "relu", False), (128, 4, lambda t: t.relu(), False)):
+        layer = nn.TransformerEncoderLayer(width, heads, 512, activation=activation, batch_first=True).eval()
+        inputs = torch.randn(8, 64, width)
+        with torch.no_grad(), _allocated() as counter:
+            layer(inputs)
+        found = any("_transformer_encoder_layer_fwd" in op for op in counter.ops)
+        assert found == takes_it and (len(counter.ops) == 1) == takes_it, (heads, activation, counter.ops)
 
 
 def seq_fixed_part_is_mostly_saved_weights():
