@@ -714,3 +714,22 @@ def a_tensor_a_custom_function_keeps_on_ctx_never_reaches_pack():
     assert kept() is not None and kept().shape == a.shape  # held by the graph all the same
     del out
     assert kept() is None
+
+
+def under_a_pack_hook_an_in_place_change_of_a_saved_tensor_goes_unnoticed():
+    """exp saves its output. Changed in place before backward, it makes backward raise without
+    hooks; under a pack hook that returns t.detach(), backward runs and uses the changed values."""
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = a.exp()
+    y.add_(1)
+    try:
+        y.sum().backward()
+    except RuntimeError as error:
+        assert "modified by an inplace operation" in str(error), error
+    else:
+        raise AssertionError("no error without hooks")
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t):
+        y = a.exp()
+    y.add_(1)
+    y.sum().backward()
+    assert torch.allclose(a.grad, a.detach().exp() + 1), a.grad  # the right gradient is exp(a)
