@@ -733,3 +733,25 @@ def under_a_pack_hook_an_in_place_change_of_a_saved_tensor_goes_unnoticed():
     y.add_(1)
     y.sum().backward()
     assert torch.allclose(a.grad, a.detach().exp() + 1), a.grad  # the right gradient is exp(a)
+
+
+def adam_keeps_moving_a_frozen_parameter_whose_grad_was_zeroed():
+    """Frozen after a step, a parameter whose .grad was zeroed (zero_grad(set_to_none=False)) still
+    has a .grad, so Adam and AdamW go on updating it from their state; with .grad set to None
+    (zero_grad's default) it stays put."""
+    for optimizer_class in (torch.optim.Adam, torch.optim.AdamW):
+        for set_to_none, moves in ((False, True), (True, False)):
+            torch.manual_seed(0)
+            model = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))
+            optimizer = optimizer_class(model.parameters(), lr=0.1)
+            model(torch.randn(4, 8)).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=set_to_none)
+            model[0].requires_grad_(False)
+            before = model[0].weight.detach().clone()
+            for _ in range(2):
+                model(torch.randn(4, 8)).sum().backward()
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=set_to_none)
+            assert (model[0].weight.grad is None) == set_to_none
+            assert (not torch.equal(model[0].weight, before)) == moves, (optimizer_class, set_to_none)
