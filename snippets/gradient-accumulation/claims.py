@@ -5,6 +5,7 @@ import functools
 import math
 import runpy
 import warnings
+import weakref
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
@@ -105,7 +106,8 @@ def zero_grad_defaults_to_set_to_none():
 
 def backward_adds_into_zeros_but_puts_a_fresh_tensor_into_none():
     """After zero_grad(set_to_none=False) the next backward() adds into the zeroed tensor; after the
-    default zero_grad() it puts a new tensor in place."""
+    default zero_grad() it puts a new tensor in place, and the old gradient tensor, as large as its
+    parameter, is freed at the clearing unless other code holds it."""
     p = nn.Parameter(torch.ones(3))
     optimizer = torch.optim.SGD([p], lr=0.1)
     (p * 2).sum().backward()
@@ -114,10 +116,19 @@ def backward_adds_into_zeros_but_puts_a_fresh_tensor_into_none():
     assert not zeros.any()
     (p * 2).sum().backward()
     assert p.grad is zeros and torch.equal(zeros, torch.full((3,), 2.0))
+    old = weakref.ref(zeros)
+    assert zeros.shape == p.shape
     optimizer.zero_grad()
-    assert p.grad is None
+    assert p.grad is None and old() is zeros  # held here
+    del zeros
+    assert old() is None  # freed at once
     (p * 2).sum().backward()
-    assert p.grad is not zeros and torch.equal(p.grad, torch.full((3,), 2.0))
+    assert torch.equal(p.grad, torch.full((3,), 2.0))
+    old = weakref.ref(p.grad)
+    optimizer.zero_grad(set_to_none=False)
+    assert old() is p.grad
+    optimizer.zero_grad()
+    assert p.grad is None and old() is None
 
 
 # Options that give an optimizer something to apply even without a gradient (momentum, weight
