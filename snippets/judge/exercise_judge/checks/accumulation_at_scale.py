@@ -101,12 +101,12 @@ def _reference_update(model, x, y, max_norm):
     return _flat(model) - before, norm
 
 
-def _float16_update(model, x, y, micro_batches=MICRO_BATCHES):
+def _float16_update(model, x, y, micro_batches=MICRO_BATCHES, init_scale=SCALE):
     """The change of the parameters that the method makes, unwatched: float16 forwards, scaled backward
     passes, unscale_, step (no clipping)."""
     model = copy.deepcopy(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
-    scaler = torch.amp.GradScaler("cpu", init_scale=SCALE)
+    scaler = torch.amp.GradScaler("cpu", init_scale=init_scale)
     before = _flat(model)
     for part_x, part_y in zip(x.chunk(micro_batches), y.chunk(micro_batches)):
         with torch.autocast("cpu", dtype=torch.float16):
@@ -172,6 +172,11 @@ def _run(solution, model, x, y, max_norm, micro_batches=MICRO_BATCHES, init_scal
                arrived, inside_step, before, clips)
 
 
+def _backward_calls(run):
+    """How many of the passes by the reader's file were backward() (torch.autograd.grad leaves .grad alone)."""
+    return sum(found.kind == "backward()" for found in run.passes)
+
+
 def _calls(scaler):
     return ", ".join(scaler.calls) or "none"
 
@@ -206,6 +211,61 @@ def _compare(found, expected, micro_batches):
                hint_en=hint[0], hint_zh=hint[1])
 
 
+def _float16_forwards(model, run, micro_batches):
+    """Fail unless every Linear of `model` returned float16 in each of the `micro_batches` forwards of `run`:
+    checked on every run, so that autocast switched on only for some of them shows."""
+    linears = [name for name, module in model.named_modules() if isinstance(module, nn.Linear)]
+    outputs = {name: [dtype for called, dtype in run.dtypes if called == name] for name in linears}
+    wrong = [name for name in linears if outputs[name] != [torch.float16] * micro_batches]
+    if wrong:
+        shown = "; ".join(f"Linear {name}: {', '.join(str(dtype).removeprefix('torch.') for dtype in outputs[name])}"
+                          for name in linears)
+        if all(torch.float16 not in outputs[name] for name in linears):
+            text = ("no Linear of the model returned float16: the forward did not run under float16 autocast",
+                    "模型没有一个 Linear 返回 float16：前向没有在 float16 的 autocast 里运行")
+            hint = ('with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y); the GradScaler '
+                    "exists for float16's narrow range",
+                    'with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)；'
+                    "GradScaler 就是为 float16 的窄范围准备的")
+        elif len(wrong) == len(linears):
+            text = (f"with {micro_batches} micro-batches, some forwards did not run under float16 autocast",
+                    f"{micro_batches} 个微批次时，有的前向没有在 float16 的 autocast 里运行")
+            hint = ('run every forward under torch.autocast("cpu", dtype=torch.float16), whatever the number of '
+                    "micro-batches or max_norm",
+                    '每次前向都放进 torch.autocast("cpu", dtype=torch.float16)，不管微批次有几个、max_norm 是多少')
+        else:
+            text = (f"the model's Linear {', '.join(wrong)} did not return float16: only part of the forward ran "
+                    f"under float16 autocast",
+                    f"模型的 Linear {', '.join(wrong)} 没有返回 float16：只有一部分前向在 float16 的 autocast 里运行")
+            hint = ('run the whole forward inside with torch.autocast("cpu", dtype=torch.float16): loss = '
+                    "loss_fn(model(x), y), with no hook or cast that turns part of it back to float32",
+                    '整个前向都放进 with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)，'
+                    "不要用钩子或类型转换把其中一部分改回 float32")
+        raise Fail(*text,
+                   expected=(f"float16 from each Linear, {micro_batches} times",
+                             f"每个 Linear 都返回 float16，各 {micro_batches} 次"),
+                   found=shown, hint_en=hint[0], hint_zh=hint[1])
+
+
+def _made_by_method(found, made_by_method):
+    """Fail unless the step `found` is `made_by_method`, the unwatched float16 step, up to float32 rounding.
+    float16 rounding makes that step differ from the float32 one by a few 1e-4 (relative), and every run of
+    the method on the same micro-batches and scale gives the same step to the last bit (or nearly: loss / 3
+    and loss * (1 / 3) round apart by 1e-7): a step made from another gradient than the float16 one shows."""
+    drift = ((found - made_by_method).norm() / made_by_method.norm()).item()
+    if drift > 1e-5:
+        raise Fail("the step was not made from the gradient the float16 backward passes left: it differs from that "
+                   "step by more than float32 rounding",
+                   "这一步更新用的不是 float16 反向传播留下的梯度：和那一步的差异超出了 float32 的舍入误差",
+                   expected=("the step of the float16 gradient, unscaled (relative difference below 1e-5)",
+                             "由缩回原值的 float16 梯度得到的更新（相对差异小于 1e-5）"),
+                   found=(f"relative difference {drift:.2g}", f"相对差异 {drift:.2g}"),
+                   hint_en="between scaler.unscale_(optimizer) and scaler.step(optimizer) only clip_grad_norm_ touches "
+                           ".grad: a gradient computed some other way (in float32, on a copy) is not the method",
+                   hint_zh="在 scaler.unscale_(optimizer) 和 scaler.step(optimizer) 之间，只有 clip_grad_norm_ 可以动 "
+                           ".grad：用别的办法（float32、模型副本）另算的梯度不是这个练习要的方法")
+
+
 @exercise("accumulation-at-scale/grad-scaler-step",
           en="one accumulated float16 step with a GradScaler: scale, unscale_, clip, step, update",
           zh="用 GradScaler 做一次 float16 的累加更新：scale、unscale_、裁剪、step、update")
@@ -232,31 +292,7 @@ def grad_scaler_step(solution, check):
 
     check("each forward runs under float16 autocast: every Linear of the model returns float16",
           "每次前向都在 float16 的 autocast 里运行：模型的每个 Linear 都返回 float16")
-    linears = [name for name, module in model.named_modules() if isinstance(module, nn.Linear)]
-    outputs = {name: [dtype for called, dtype in run.dtypes if called == name] for name in linears}
-    wrong = [name for name in linears if outputs[name] != [torch.float16] * MICRO_BATCHES]
-    if wrong:
-        shown = "; ".join(f"Linear {name}: {', '.join(str(dtype).removeprefix('torch.') for dtype in outputs[name])}"
-                          for name in linears)
-        if len(wrong) == len(linears):
-            text = ("no Linear of the model returned float16: the forward did not run under float16 autocast",
-                    "模型没有一个 Linear 返回 float16：前向没有在 float16 的 autocast 里运行")
-            hint = ('with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y); the GradScaler '
-                    "exists for float16's narrow range",
-                    'with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)；'
-                    "GradScaler 就是为 float16 的窄范围准备的")
-        else:
-            text = (f"the model's Linear {', '.join(wrong)} did not return float16: only part of the forward ran "
-                    f"under float16 autocast",
-                    f"模型的 Linear {', '.join(wrong)} 没有返回 float16：只有一部分前向在 float16 的 autocast 里运行")
-            hint = ('run the whole forward inside with torch.autocast("cpu", dtype=torch.float16): loss = '
-                    "loss_fn(model(x), y), with no hook or cast that turns part of it back to float32",
-                    '整个前向都放进 with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)，'
-                    "不要用钩子或类型转换把其中一部分改回 float32")
-        raise Fail(*text,
-                   expected=(f"float16 from each Linear, {MICRO_BATCHES} times",
-                             f"每个 Linear 都返回 float16，各 {MICRO_BATCHES} 次"),
-                   found=shown, hint_en=hint[0], hint_zh=hint[1])
+    _float16_forwards(model, run, MICRO_BATCHES)
 
     check(f"scaler.scale is called once per micro-batch, and each micro-batch's loss goes through its own "
           f"backward() multiplied by the scale ({MICRO_BATCHES} in all), before the next micro-batch's forward",
@@ -272,19 +308,27 @@ def grad_scaler_step(solution, check):
                            "unscaled float16 gradient loses its small entries",
                    hint_zh="每个微批次都写 scaler.scale(loss / len(micro_batches)).backward()：不放大的 float16 梯度会丢掉很小的分量")
     own_pass = [reached == [number] for number, reached in enumerate(scaler.reached, start=1)]
-    if len(run.passes) != MICRO_BATCHES or not all(own_pass):
-        raise Fail(f"backward() was called {times(len(run.passes))} on {MICRO_BATCHES} scaled losses: expected one "
+    backward_calls = _backward_calls(run)
+    if len(run.passes) != MICRO_BATCHES or backward_calls != MICRO_BATCHES or not all(own_pass):
+        if backward_calls < len(run.passes):  # torch.autograd.grad leaves .grad alone: summing into it by hand
+            hint = ("call backward() itself: torch.autograd.grad returns the gradients and leaves .grad alone, so "
+                    "adding them into .grad by hand is not the accumulation this exercise asks for",
+                    "直接调用 backward()：torch.autograd.grad 只返回梯度，不动 .grad，自己把它们加进 .grad "
+                    "不是这个练习要的梯度累加")
+        else:
+            hint = ("call scaler.scale(loss / len(micro_batches)).backward() as soon as each micro-batch's "
+                    "loss is there: adding the losses up and calling backward() once keeps every micro-batch's "
+                    "graph alive until the end, the memory that accumulation is meant to save",
+                    "每个微批次的损失一算出来，就调用 scaler.scale(loss / len(micro_batches)).backward()：把损失"
+                    "加起来最后只调用一次 backward()，会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
+        raise Fail(f"backward() was called {times(backward_calls)} on {MICRO_BATCHES} scaled losses: expected one "
                    f"backward() per micro-batch, on its own scaled loss",
-                   f"{MICRO_BATCHES} 个放大后的损失一共调用了 {len(run.passes)} 次 backward()：应当每个微批次"
+                   f"{MICRO_BATCHES} 个放大后的损失一共调用了 {backward_calls} 次 backward()：应当每个微批次"
                    f"对自己放大后的损失调用一次 backward()",
                    expected=(f"{MICRO_BATCHES} × backward(), scaled loss k in backward() k",
                              f"{MICRO_BATCHES} 次 backward()，第 k 个放大后的损失在第 k 次 backward() 里"),
                    found=counted(run.passes) if run.passes else ("no backward()", "没有调用 backward()"),
-                   hint_en="call scaler.scale(loss / len(micro_batches)).backward() as soon as each micro-batch's "
-                           "loss is there: adding the losses up and calling backward() once keeps every micro-batch's "
-                           "graph alive until the end, the memory that accumulation is meant to save",
-                   hint_zh="每个微批次的损失一算出来，就调用 scaler.scale(loss / len(micro_batches)).backward()：把损失"
-                           "加起来最后只调用一次 backward()，会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
+                   hint_en=hint[0], hint_zh=hint[1])
     if run.before != list(range(MICRO_BATCHES)):
         raise Fail("the forwards and the backward() calls did not run one micro-batch after the other",
                    "前向和 backward() 的顺序不是一个微批次接一个微批次",
@@ -403,35 +447,23 @@ def grad_scaler_step(solution, check):
           "float16 rounding: exactly as the unscaled float16 gradient moves them",
           "裁剪不起作用时，参数的变化和整批一次 float32 更新相同，只差 float16 的舍入：和缩回原值的 float16 梯度给出的更新完全一致")
     _compare(run.change, expected, MICRO_BATCHES)
-    # float16 rounding makes this step differ from the float32 one by a few 1e-4 (relative), and every run of the
-    # method (4 micro-batches, scale 65536: powers of 2, exact) gives the same step to the last bit: a step made
-    # from another gradient than the float16 one shows here
-    made_by_method = _float16_update(model, x, y)
-    drift = ((run.change - made_by_method).norm() / made_by_method.norm()).item()
-    if drift > 1e-5:
-        raise Fail("the step was not made from the gradient the float16 backward passes left: it differs from that "
-                   "step by more than float32 rounding",
-                   "这一步更新用的不是 float16 反向传播留下的梯度：和那一步的差异超出了 float32 的舍入误差",
-                   expected=("the step of the float16 gradient, unscaled (relative difference below 1e-5)",
-                             "由缩回原值的 float16 梯度得到的更新（相对差异小于 1e-5）"),
-                   found=(f"relative difference {drift:.2g}", f"相对差异 {drift:.2g}"),
-                   hint_en="between scaler.unscale_(optimizer) and scaler.step(optimizer) only clip_grad_norm_ touches "
-                           ".grad: a gradient computed some other way (in float32, on a copy) is not the method",
-                   hint_zh="在 scaler.unscale_(optimizer) 和 scaler.step(optimizer) 之间，只有 clip_grad_norm_ 可以动 "
-                           ".grad：用别的办法（float32、模型副本）另算的梯度不是这个练习要的方法")
+    _made_by_method(run.change, _float16_update(model, x, y))
     check(f"the same with {OTHER_MICRO_BATCHES} micro-batches and a GradScaler that starts at {OTHER_SCALE:g}",
           f"换成 {OTHER_MICRO_BATCHES} 个微批次、放大倍数从 {OTHER_SCALE:g} 开始的 GradScaler，也一样")
     other_model, other_x, other_y = _setup(1, OTHER_MICRO_BATCHES)
     other_expected, _ = _reference_update(other_model, other_x, other_y, max_norm=1e6)
     other = _run(solution, other_model, other_x, other_y, max_norm=1e6, micro_batches=OTHER_MICRO_BATCHES,
                  init_scale=OTHER_SCALE)
-    if other.rows != [ROWS] * OTHER_MICRO_BATCHES or len(other.passes) != OTHER_MICRO_BATCHES:
+    if (other.rows != [ROWS] * OTHER_MICRO_BATCHES or len(other.passes) != OTHER_MICRO_BATCHES
+            or _backward_calls(other) != OTHER_MICRO_BATCHES):
+        passes_en, passes_zh = counted(other.passes) if other.passes else ("no backward()", "没有调用 backward()")
         raise Fail(f"with {OTHER_MICRO_BATCHES} micro-batches the model ran {len(other.rows)} forwards and "
-                   f"{len(other.passes)} backward() calls",
-                   f"{OTHER_MICRO_BATCHES} 个微批次时，模型做了 {len(other.rows)} 次前向、{len(other.passes)} 次 backward()",
+                   f"{_backward_calls(other)} backward() calls",
+                   f"{OTHER_MICRO_BATCHES} 个微批次时，模型做了 {len(other.rows)} 次前向、{_backward_calls(other)} 次 "
+                   f"backward()",
                    expected=(f"{OTHER_MICRO_BATCHES} of each", f"各 {OTHER_MICRO_BATCHES} 次"),
-                   found=(f"forwards of {', '.join(map(str, other.rows)) or '0'} rows",
-                          f"前向的行数 {'、'.join(map(str, other.rows)) or '0'}"),
+                   found=(f"forwards of {', '.join(map(str, other.rows)) or '0'} rows; {passes_en}",
+                          f"前向的行数 {'、'.join(map(str, other.rows)) or '0'}；{passes_zh}"),
                    hint_en="loop over micro_batches, whatever their number", hint_zh="遍历 micro_batches，不管有几个")
     # scaler.scale(loss / len(micro_batches)) multiplies each loss by the scaler's own scale over their number
     other_lowest = OTHER_SCALE / OTHER_MICRO_BATCHES
@@ -450,7 +482,9 @@ def grad_scaler_step(solution, check):
                            "never by a number written out",
                    hint_zh="放大倍数在训练中会变（溢出后 update() 会把它减半），GradScaler 也可以从任何值开始：只通过 "
                            "scaler.scale(loss / len(micro_batches)) 放大，不要乘一个写死的数")
+    _float16_forwards(other_model, other, OTHER_MICRO_BATCHES)
     _compare(other.change, other_expected, OTHER_MICRO_BATCHES)
+    _made_by_method(other.change, _float16_update(other_model, other_x, other_y, OTHER_MICRO_BATCHES, OTHER_SCALE))
 
     max_norm = true_norm / 4
     check(f"with max_norm = {max_norm:.3g} (a quarter of the gradient's norm {true_norm:.3g}) the step is clipped "
@@ -460,6 +494,7 @@ def grad_scaler_step(solution, check):
           f"裁剪由 scaler.unscale_ 和 scaler.step 之间调用的 clip_grad_norm_ 完成：它量的是缩回原值的梯度")
     expected, _ = _reference_update(model, x, y, max_norm=max_norm)
     run = _run(solution, model, x, y, max_norm=max_norm)
+    _float16_forwards(model, run, MICRO_BATCHES)
     found, scaler = run.change, run.scaler
     error = ((found - expected).norm() / expected.norm()).item()
     if error > 2e-2:
@@ -521,6 +556,7 @@ def grad_scaler_step(solution, check):
     spoiled = x.clone()
     spoiled[ROWS:2 * ROWS] *= 1e4
     run = _run(solution, model, spoiled, y, max_norm=1e6)
+    _float16_forwards(model, run, MICRO_BATCHES)
     found, scaler = run.change, run.scaler
     if not torch.isfinite(found).all() or found.abs().max() > 0 or scaler.get_scale() != 32768.0:
         if not scaler.found_non_finite and "step" in scaler.calls:
