@@ -456,8 +456,8 @@ def unscale_twice_before_update_raises():
 
 def grad_scaler_refuses_float16_parameters():
     """With a model cast to float16 (model.half()) its gradients are float16: scaler.unscale_ refuses them
-    with a ValueError, and so does scaler.step for an SGD made without fused=True, because it unscales them
-    itself. An SGD, Adam or AdamW made with fused=True, stepped through scaler.step without unscale_, takes
+    with a ValueError, and so does scaler.step for an optimizer made without fused=True (tried: SGD, Adam,
+    and AdamW with foreach=True), because it unscales them itself. An SGD, Adam or AdamW made with fused=True, stepped through scaler.step without unscale_, takes
     them without an error and moves (the fused SGD as the unscaled gradient would)."""
     def half_model_with_scaled_gradient(scaler):
         torch.manual_seed(0)
@@ -466,16 +466,18 @@ def grad_scaler_refuses_float16_parameters():
         assert model.weight.grad.dtype == torch.float16
         return model
 
-    for step in (False, True):
+    unfused = (lambda ps: torch.optim.SGD(ps, lr=0.1), lambda ps: torch.optim.Adam(ps, lr=0.1),
+               lambda ps: torch.optim.AdamW(ps, lr=0.1, foreach=True))
+    for step, make in [(False, unfused[0])] + [(True, make) for make in unfused]:
         scaler = torch.amp.GradScaler("cpu")
         model = half_model_with_scaled_gradient(scaler)
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        optimizer = make(model.parameters())
         try:
             scaler.step(optimizer) if step else scaler.unscale_(optimizer)
         except ValueError as error:
             assert "unscale FP16" in str(error), error
         else:
-            raise AssertionError(f"{'step' if step else 'unscale_'} accepted float16 gradients")
+            raise AssertionError(f"{'step' if step else 'unscale_'} accepted float16 gradients ({optimizer})")
 
     for make in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
         scaler = torch.amp.GradScaler("cpu", init_scale=16.0)  # small enough not to overflow float16 here
