@@ -184,6 +184,45 @@ def detach_snapshot_follows_later_edits():
     assert torch.equal(snapshot, b) and not torch.equal(copy, b)
 
 
+
+def data_edit_goes_unnoticed_by_backward():
+    """`b.data` is off the graph over b's storage, like `b.detach()`, but with a version counter of its
+    own: the edit region-and-detach.py makes through d, made through b.data instead, leaves b._version
+    at 0, and the backward through sigmoid runs and computes with the edited value; through detach()
+    it raises."""
+    results = {}
+    for way in ("data", "detach"):
+        a = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+        b = a.sigmoid()
+        handle = b.data if way == "data" else b.detach()
+        assert handle.data_ptr() == b.data_ptr() and not handle.requires_grad
+        handle[0] = 10.0
+        try:
+            b.sum().backward()
+            results[way] = (b._version, a.grad.clone(), b.detach().clone())
+        except RuntimeError as error:
+            results[way] = (b._version, str(error), None)
+    version, grad, edited = results["data"]
+    assert version == 0 and edited[0] == 10.0
+    assert torch.equal(grad, edited * (1 - edited)) and grad[0] == -90.0  # sigmoid' from the edited output
+    assert results["detach"][0] == 1 and "modified by an inplace operation" in results["detach"][1]
+
+
+def a_model_built_under_inference_mode_cannot_be_trained():
+    """Parameters created under inference_mode are inference tensors that report requires_grad=True:
+    with an input that does not require grad, forward and backward run, then optimizer.step() raises
+    (an in-place update outside the block); an input that requires grad fails in the forward (the
+    weight would be saved for backward)."""
+    with torch.inference_mode():
+        model = nn.Linear(3, 1)
+    assert all(p.is_inference() and p.requires_grad for p in model.parameters())
+    model(torch.ones(2, 3)).sum().backward()  # runs
+    assert any(p.grad is not None for p in model.parameters())  # the bias's, at least
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    assert _raises(optimizer.step, "Inplace update to inference tensor outside InferenceMode")
+    assert _raises(lambda: model(torch.ones(2, 3, requires_grad=True)), "Inference tensors cannot be saved for backward")
+
+
 # The two MLPs of grad-mode-cost.py: name: width, depth, batch.
 _COST_MODELS = {"small": (64, 4, 16), "large": (512, 6, 256)}
 
