@@ -364,3 +364,94 @@ def gradcheck_checks_a_modules_parameters_through_functional_call():
     function, params = with_parameters_as_inputs(torch.nn.Linear(3, 2).double())
     assert _passes(function, x, *params)
 
+
+
+def gradcheck_returns_false_with_raise_exception_false():
+    """On a failure gradcheck raises GradcheckError; with raise_exception=False it returns False instead (a backward
+    that forgets grad_output), and True on the page's correct Softplus."""
+    torch.manual_seed(0)
+    t = torch.randn(3, dtype=torch.float64, requires_grad=True)
+
+    class Forgetful(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t.exp().log1p()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return t.sigmoid()  # grad_output forgotten
+
+    try:
+        gradcheck(Forgetful.apply, (t,))
+    except GradcheckError:
+        pass
+    else:
+        raise AssertionError("gradcheck did not raise on a backward that forgets grad_output")
+    assert gradcheck(Forgetful.apply, (t,), raise_exception=False) is False
+    assert gradcheck(_page_softplus(), (t,), raise_exception=False) is True
+
+
+def gradcheck_runs_no_batched_backward_unless_check_batched_grad():
+    """A backward that reads grad_output.tolist() breaks under vmap: torch.autograd.grad(..., is_grads_batched=True)
+    raises. gradcheck passes it by default (check_batched_grad=False), in both modes, and fails it with
+    check_batched_grad=True."""
+
+    class Unbatchable(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t.exp().log1p()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return torch.tensor(grad_output.tolist(), dtype=t.dtype) * t.sigmoid()
+
+    torch.manual_seed(0)
+    t = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            torch.autograd.grad(Unbatchable.apply(t), t, torch.eye(3, dtype=t.dtype), is_grads_batched=True)
+        except RuntimeError:
+            pass
+        else:
+            raise AssertionError("the backward ran under vmap")
+        for fast_mode in (False, True):
+            assert gradcheck(Unbatchable.apply, (t,), fast_mode=fast_mode)
+            assert not _passes(Unbatchable.apply, t, fast_mode=fast_mode, check_batched_grad=True), fast_mode
+
+
+def assert_close_against_a_plain_torch_twin_needs_no_eps():
+    """The page's Softplus against its twin in plain torch ops, t.exp().log1p(), differentiated by autograd, for a
+    random grad_output (seeds 0-4): torch.testing.assert_close with its default tolerances passes in float64 and in
+    float32, and fails a backward off by 0.05 % (gcheck_off_small of gradcheck-limits.py), which gradcheck passes."""
+
+    class Off(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t.exp().log1p()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (t,) = ctx.saved_tensors
+            return grad_output * t.sigmoid() * (1 + 5e-4)
+
+    for seed in range(5):
+        for function, dtype, off in ((_page_softplus(), torch.float64, False),
+                                     (_page_softplus(), torch.float32, False), (Off.apply, torch.float64, True)):
+            torch.manual_seed(seed)
+            t = torch.randn(3, dtype=dtype, requires_grad=True)
+            grad_output = torch.randn(3, dtype=dtype)
+            (mine,) = torch.autograd.grad(function(t), t, grad_output)
+            (twin,) = torch.autograd.grad(t.exp().log1p(), t, grad_output)
+            try:
+                torch.testing.assert_close(mine, twin)
+            except AssertionError:
+                assert off, f"assert_close failed the page's Softplus in {dtype} (seed {seed})"
+            else:
+                assert not off, f"assert_close let a backward off by 0.05 % through (seed {seed})"
+        assert gradcheck(Off.apply, (t,)), seed
