@@ -82,6 +82,8 @@ def worker(rank, store_path, use_no_sync, results, inspected):
         mine = slice(rank * MICRO_BATCHES * MICRO_SIZE, (rank + 1) * MICRO_BATCHES * MICRO_SIZE)
         parts = list(zip(x[mine].chunk(MICRO_BATCHES), y[mine].chunk(MICRO_BATCHES)))
         for i, (xb, yb) in enumerate(parts, start=1):
+            if i == MICRO_BATCHES:  # the norm a clip before the last backward would measure
+                norm_before_last = torch.cat([p.grad.flatten() for p in model.parameters()]).norm().item()
             # DDP decides in forward(): a forward inside no_sync makes its backward only add into .grad;
             # the last micro-batch's forward, outside it, makes its backward all-reduce the sum
             skip = use_no_sync and i < MICRO_BATCHES
@@ -89,7 +91,7 @@ def worker(rank, store_path, use_no_sync, results, inspected):
                 loss = nn.functional.mse_loss(model(xb), yb)
                 (loss / MICRO_BATCHES).backward()
         gradient = torch.cat([p.grad.flatten() for p in model.parameters()])
-        results.put((rank, len(buckets), len(set(buckets)), gradient.tolist()))
+        results.put((rank, len(buckets), len(set(buckets)), gradient.tolist(), norm_before_last))
         inspected.wait(TIMEOUT)  # keep the sockets open until the parent has looked
     finally:
         dist.destroy_process_group()
@@ -138,16 +140,19 @@ print(f"{WORLD} processes x {MICRO_BATCHES} micro-batches of {MICRO_SIZE} rows, 
       f"against one batch of {len(x)} in one process")
 for use_no_sync in (False, True):
     found, addresses = run(use_no_sync)
-    calls = [count for _, count, _, _ in found]
-    (buckets,) = {count for _, _, count, _ in found}  # one value: the same on both ranks
-    difference = max((torch.tensor(gradient) - big).abs().max().item() for *_, gradient in found)
+    calls = [count for _, count, _, _, _ in found]
+    (buckets,) = {count for _, _, count, _, _ in found}  # one value: the same on both ranks
+    difference = max((torch.tensor(gradient) - big).abs().max().item() for *_, gradient, _ in found)
+    norm_ratio = round(found[0][-1] / found[1][-1], 2)  # rank 0's .grad norm over rank 1's
     label = "no_sync() on micro-batches 1-3" if use_no_sync else "without no_sync()"
     print(f"{label}: all-reduce calls per rank {calls}, gradient buckets {buckets}, "
           f"max |grad - one batch| {roughly(difference)}, workers listen on {sorted(set(addresses))}")
+    print(f"  .grad norm just before the last micro-batch, rank 0 / rank 1: {norm_ratio:.2f}")
     key = "no_sync" if use_no_sync else "sync"
     glue(f"scale_ddp_calls_{key}", calls[0])
     glue(f"scale_ddp_diff_{key}", difference, varies=True)
     glue(f"scale_ddp_buckets_{key}", buckets)
+    glue(f"scale_ddp_norm_ratio_{key}", norm_ratio)
 glue("scale_ddp_world", WORLD)
 glue("scale_ddp_micro", MICRO_BATCHES)
 glue("scale_ddp_micro_size", MICRO_SIZE)
