@@ -34,8 +34,8 @@ COMPLEX = ("complex", "view_as_complex", "polar")
 
 def is_op_overload(name):
     """torch.ops.<namespace>.<op>.<overload> (an OpOverload, such as aten.pow.Tensor_Scalar) is named "op.overload";
-    no torch function or Tensor method has a dot in its name. Graphs traced from autograd (make_fx, aot_function)
-    call them."""
+    no torch function or Tensor method has a dot in its name. A graph that make_fx traced from autograd
+    calls them."""
     return "." in name
 
 
@@ -154,13 +154,13 @@ def refuse_autograd_in_backward(watched):
                    hint_en=hint[0], hint_zh=hint[1])
     if watched.op_overloads:
         names = sorted(set(watched.op_overloads))
-        raise Fail("Cube.backward replayed aten ops that autograd traced, or called torch.ops operators the way such "
-                   "a graph does (make_fx, aot_function): the exercise is to write the derivative out with ordinary "
+        raise Fail("Cube.backward replayed aten ops that autograd traced, or called torch.ops operator overloads as "
+                   "such a graph does (make_fx): the exercise is to write the derivative out with ordinary "
                    "torch calls", "Cube.backward 重放了 autograd 追踪下来的 aten 算子，或者像这种计算图那样直接调用 "
-                   "torch.ops 算子（make_fx、aot_function）：这道练习要你用普通的 torch 调用把导数写出来",
+                   "torch.ops 里的算子重载（make_fx）：这道练习要你用普通的 torch 调用把导数写出来",
                    expected=expected,
-                   found=(f"{len(watched.op_overloads)} torch.ops calls ({', '.join(names[:4])})",
-                          f"{len(watched.op_overloads)} 次 torch.ops 调用（{'、'.join(names[:4])}）"),
+                   found=(f"{len(watched.op_overloads)} calls of torch.ops operator overloads ({', '.join(names[:4])})",
+                          f"{len(watched.op_overloads)} 次 torch.ops 算子重载调用（{'、'.join(names[:4])}）"),
                    hint_en=hint[0], hint_zh=hint[1])
     if watched.complex_calls:
         names = sorted(set(watched.complex_calls))
@@ -323,9 +323,9 @@ def case(solution, check, shape, seed, watched):
 
     check(f"{case_en}: Cube.backward computes 3x² itself, in every call (from .sum(), from gradcheck, and called "
           "directly), without asking autograd for the derivative (reverse or forward mode), without replaying ops that "
-          "autograd traced (torch.ops calls) and without complex-step differentiation",
+          "autograd traced (torch.ops operator overloads) and without complex-step differentiation",
           f"{case_zh}：Cube.backward 每次被调用（.sum() 时、gradcheck 里、直接调用时）都自己算出 3x²，不让 autograd "
-          "替它求导（反向模式、前向模式都不行），不重放 autograd 追踪下来的算子（torch.ops 调用），也不用复步长法数值求导")
+          "替它求导（反向模式、前向模式都不行），不重放 autograd 追踪下来的算子（torch.ops 里的算子重载），也不用复步长法数值求导")
     torch.manual_seed(seed)
     grad_output = torch.randn(*shape, dtype=torch.float64)
     out = solution.cube(draw(*shape, seed=seed))  # held while its node runs: torch 2.6 frees what it saved otherwise
