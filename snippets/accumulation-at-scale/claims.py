@@ -164,6 +164,24 @@ def a_gradient_takes_the_dtype_of_the_tensor_it_reaches():
     assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
 
 
+def the_loss_to_log_is_the_unscaled_mean():
+    """With micro-batches of equal size, the micro-batch losses (means) divided by their number add up to
+    the whole batch's mean loss, up to float32 rounding (with sizes 16 and 48 they do not); the tensor
+    scaler.scale returns is the loss times the scaler's current scale."""
+    torch.manual_seed(0)
+    model = nn.Linear(8, 1)
+    x, y = torch.randn(64, 8), torch.randn(64, 1)
+    with torch.no_grad():
+        whole = nn.functional.mse_loss(model(x), y).item()
+        for sizes in ([16] * 4, [16, 48]):
+            parts = list(zip(x.split(sizes), y.split(sizes)))
+            logged = sum(nn.functional.mse_loss(model(xb), yb).item() / len(parts) for xb, yb in parts)
+            assert (abs(logged - whole) <= 1e-6 * whole) == (len(set(sizes)) == 1), (sizes, logged, whole)
+    loss = nn.functional.mse_loss(model(x), y)
+    for scaler in (torch.amp.GradScaler("cpu"), torch.amp.GradScaler("cpu", init_scale=1024.0)):
+        assert scaler.scale(loss).item() == loss.item() * scaler.get_scale(), scaler.get_scale()
+
+
 def autocast_rules_differ_by_device():
     """Autocast keeps its rules per device: layer_norm and softmax have a kernel registered for CUDA's
     autocast and none for the CPU's (linear, cast on both, has both, so the test can see a CPU rule), and
