@@ -1,6 +1,6 @@
-# expect: made one that no returned tensor was computed from
-# Computes x's gradient whatever needs_input_grad says, one element longer than x (no window of x's
-# size is looked at), and only compares it when x needs none.
+# expect: returned the gradient for x (or an affine image of it)
+# Computes x's gradient whatever needs_input_grad says, one element longer than x, and only compares
+# it when x needs none: the judge finds the gradient among the padded tensor's elements.
 import torch
 
 class Swish(torch.autograd.Function):

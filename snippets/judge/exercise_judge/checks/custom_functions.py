@@ -93,6 +93,11 @@ class TorchResults(TorchCalls):
         return [name for name, value in self.made if storage(value) not in feeding]
 
 
+# Running sums and products: the last element of each is a reduction of all the elements before it.
+CUMULATIVE = ("cumsum", "cumsum_", "cumprod", "cumprod_", "logcumsumexp", "cummax", "cummin")
+# The most elements a result of backward may have, in units of x.numel(): affine_image searches no more.
+LARGEST = 64
+
 CONTRACTIONS = ("mm", "bmm", "addmm", "addbmm", "baddbmm", "dot", "vdot", "mv", "addmv")
 
 
@@ -194,35 +199,33 @@ class StartsThreads:
 
 
 def affine_image(value, true):
-    """Whether value is a * true + b elementwise for some a != 0 and b (true with at least 3 distinct
-    values, compared in float64 to a relative 1e-9, or to 100 roundings of value's own dtype if coarser), in any
-    order (both sorted):
-    the gradient itself, or the gradient shifted or scaled, or computed in a lower precision, so that no
-    tensor equals it."""
-    if value.numel() != true.numel() or value.is_complex() or not value.is_floating_point():
+    """Whether n = true.numel() of value's elements are a * true + b elementwise for some a != 0 and b (true with
+    at least 3 distinct values, compared in float64 to a relative 1e-9, or to 100 roundings of value's own dtype if
+    coarser; among more elements, to 1e-5 at most), in any order: the gradient itself, shifted, scaled or computed
+    in a lower precision, alone or among other elements (padded, packed with other terms), so that no tensor
+    equals it. Each pair of value's distinct elements fixes a and b, so a larger value costs its size squared:
+    the judge refuses a result of more than LARGEST elements before it looks."""
+    if value.numel() < true.numel() or value.is_complex() or not value.is_floating_point():
         return False
     tolerance = max(1e-9, 100 * torch.finfo(value.dtype).eps)
-    found, want = value.reshape(-1).to(torch.float64).sort().values, true.reshape(-1).to(torch.float64).sort().values
-    if not bool(torch.isfinite(found).all()) or (want - want.mean()).abs().max() <= 1e-9 * want.abs().max():
+    if value.numel() > true.numel():  # among more elements, 1e-5 at most: float16 would match anything
+        tolerance = min(tolerance, 1e-5)
+    flat, want = value.reshape(-1).to(torch.float64), true.reshape(-1).to(torch.float64).unique()
+    if want.numel() < 3:
         return False
-    scale = found.abs().max().clamp_min(1e-300)
-    for ordered in (want, want.flip(0)):  # in any order: sorted, a > 0 keeps the order and a < 0 reverses it
-        centred = ordered - ordered.mean()
-        a = (found - found.mean()).dot(centred) / centred.dot(centred)
-        residual = found - found.mean() - a * centred
-        if a.abs() * centred.abs().max() > 1e-6 * scale and residual.abs().max() <= tolerance * scale:
+    found = flat[torch.isfinite(flat)].unique()  # sorted
+    for ordered in (want, want.flip(0)):
+        offsets = ordered - ordered[0]
+        first, last = torch.triu_indices(found.numel(), found.numel(), 1)  # the images of ordered[0], ordered[-1]
+        a = (found[last] - found[first]) / offsets[-1]
+        images = found[first, None] + a[:, None] * offsets  # (pairs, n)
+        scale = images.abs().amax(dim=1).clamp_min(1e-300)
+        where = torch.searchsorted(found, images).clamp(1, found.numel() - 1)
+        gap = torch.minimum((found[where] - images).abs(), (found[where - 1] - images).abs()).amax(dim=1)
+        apart = a.abs() * offsets.diff().abs().min()  # distinct images, each matched by its own element
+        if bool(((apart > 2 * gap) & (apart > 1e-6 * scale) & (gap <= tolerance * scale)).any()):
             return True
     return False
-
-
-def slices_like(value, n):
-    """value itself, and, when it is larger than n elements and a multiple of n, each of its rows of n
-    (reshape(-1, n)) and each of its columns of n (reshape(n, -1)): where a gradient packed together
-    with other terms would sit."""
-    yield value
-    if value.numel() > n and value.numel() % n == 0:
-        yield from value.reshape(-1, n)
-        yield from value.reshape(n, -1).T
 
 
 def produced(seen) -> int:
@@ -539,6 +542,22 @@ def swish(solution, check):
                                "hooks (save_on_cpu, for one) can only reach what goes through save_for_backward",
                        hint_zh="在 backward 里 x, beta = ctx.saved_tensors，只用它们来算：保存张量的钩子"
                                "（比如 save_on_cpu）只能管到经过 save_for_backward 的张量")
+        for edited in ("x", "beta"):  # new values through .data, no new version: a copy still has the old ones
+            x, beta = draw(shape, seed, beta_value)
+            out = solution.swish(x, beta)
+            (x if edited == "x" else beta).data.mul_(2)
+            if close(torch.autograd.grad(out.sum(), (x, beta), allow_unused=True), at_given):
+                raise Fail(f"Swish.backward computes with a copy of {edited}, not with the {edited} that "
+                           "ctx.saved_tensors gives back", f"Swish.backward 用的是 {edited} 的副本，不是 "
+                           f"ctx.saved_tensors 交回的 {edited}",
+                           expected=(f"after {edited}.data.mul_(2) between forward and backward, other gradients",
+                                     f"在 forward 和 backward 之间做 {edited}.data.mul_(2) 之后，梯度随之改变"),
+                           found=(f"the gradients at the {edited} that forward was given: backward took it from a "
+                                  "copy (an attribute of the tensor or of ctx, a closure, a global)",
+                                  f"在 forward 收到的 {edited} 处的梯度：backward 用的是副本（张量或 ctx 的属性、"
+                                  "闭包、全局变量）"),
+                           hint_en="x, beta = ctx.saved_tensors in backward, and compute only from those",
+                           hint_zh="在 backward 里 x, beta = ctx.saved_tensors，只用它们来算")
 
         check(f"{case_en}: Swish.backward computes both derivatives itself in torch operations, without asking "
               "autograd (reverse or forward mode), a complex step, NumPy or another thread",
@@ -587,16 +606,26 @@ def swish(solution, check):
                            hint_zh="算每个梯度之前先看 ctx.needs_input_grad[i]，不要梯度的输入就返回 None：反正 autograd "
                                    "会把那个梯度扔掉，算它纯属白费")
             true_skipped = expected_grads(x, beta)[index]
+            large = next((name for name, value, _ in seen.results + seen.aten.results
+                          if value.numel() > LARGEST * x.numel()), None)
+            if large is not None:
+                raise Fail(f"backward made a tensor too large for the judge to search for the gradient for {skipped}",
+                           f"backward 算出的张量太大，判题程序没法在里面查找对 {skipped} 的梯度",
+                           expected=(f"no tensor of more than {LARGEST} × x.numel() = {LARGEST * x.numel()} elements",
+                                     f"没有超过 {LARGEST} × x.numel() = {LARGEST * x.numel()} 个元素的张量"),
+                           found=(f"{large} returned one", f"{large} 算出了一个"),
+                           hint_en="swish is elementwise: every tensor its backward needs is as large as x, or smaller",
+                           hint_zh="swish 是逐元素的：它的 backward 用到的张量都不会比 x 大")
             if skipped == "x":  # x's gradient is elementwise: the gradient itself, shifted or scaled
                 results = [(name, value) for name, value, _ in seen.results]
                 results += [(f"aten.{name}", value) for name, value, _ in seen.aten.results]
                 computed = next((name for name, value in results
-                                 if any(affine_image(part, true_skipped) for part in slices_like(value, x.numel()))),
+                                 if affine_image(value, true_skipped)),
                                 None)
             else:  # beta's gradient is a sum over x's elements: any reduction of something as large as x,
                 # or its summand g·x²·σ'(βx) (g is ones here), or x², which only that summand needs
-                computed = next((f"{name}" for name, value, widest in seen.results
-                                 if widest >= x.numel() > value.numel() and not makes_new(name)), None)
+                computed = next((f"{name}" for name, value, widest in seen.results if widest >= x.numel()
+                                 and (x.numel() > value.numel() or name in CUMULATIVE) and not makes_new(name)), None)
                 computed = computed or next((f"aten.{name}" for name, length in seen.aten.contracted
                                              if length >= x.numel()), None)
                 plain_x, plain_beta = x.detach(), beta.detach()
@@ -605,15 +634,16 @@ def swish(solution, check):
                 results = [(name, value) for name, value, _ in seen.results]
                 results += [(f"aten.{name}", value) for name, value, _ in seen.aten.results]
                 summand = next(((name, term) for name, value in results for term, true in summands
-                                if any(affine_image(part, true) for part in slices_like(value, x.numel()))), None)
+                                if affine_image(value, true)), None)
                 if computed is None and summand is not None:
                     name, term = summand
                     raise Fail("backward computed the gradient for beta although beta does not require grad, and "
                                "returned None afterwards", "beta 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
-                               expected=("no tensor inside backward equal to x² or to beta's summand "
-                                         "g·x²·σ'(βx), shifted or scaled or not: grad_x needs neither",
-                                         "backward 里没有哪个张量等于 x² 或 beta 那一项 g·x²·σ'(βx)（平移、缩放过的"
-                                         "也算）：grad_x 两者都用不到"),
+                               expected=("no tensor inside backward that holds x² or beta's summand "
+                                         "g·x²·σ'(βx), shifted or scaled or not, alone or among other elements: "
+                                         "grad_x needs neither", "backward 里没有哪个张量含有 x² 或 beta 那一项 "
+                                         "g·x²·σ'(βx)（平移、缩放过的也算，单独的或混在别的元素里的都算）：grad_x "
+                                         "两者都用不到"),
                                found=(f"torch.{name} returned {term} (or an affine image of it), which only the "
                                       "gradient for beta needs", f"torch.{name} 算出了 {term}（或它的平移、缩放），"
                                       "而只有对 beta 的梯度才用得到它"),
@@ -625,8 +655,9 @@ def swish(solution, check):
                 raise Fail(f"backward computed the gradient for {skipped} although {skipped} does not require "
                            "grad, and returned None afterwards",
                            f"{skipped} 不要梯度，backward 却还是先算了它的梯度，最后才返回 None",
-                           expected=("no tensor inside backward equal to the gradient for x, shifted or scaled "
-                                     "or not", "backward 里没有哪个张量等于对 x 的梯度（平移、缩放过的也算）")
+                           expected=("no tensor inside backward that holds the gradient for x, shifted or scaled "
+                                     "or not, alone or among other elements", "backward 里没有哪个张量含有对 x 的梯度"
+                                     "（平移、缩放过的也算，单独的或混在别的元素里的都算）")
                            if skipped == "x" else ("no reduction inside backward: grad_x is elementwise",
                                                    "backward 里没有任何归约：grad_x 是逐元素算的"),
                            found=(f"torch.{computed} returned the gradient for x (or an affine image of it)",
