@@ -863,6 +863,35 @@ def a_reverse_over_reverse_hessian_needs_no_jvp():
             raise AssertionError("torch.func.hessian ran without jvp")
 
 
+def autograd_functional_jvp_differentiates_backward_and_needs_no_jvp():
+    """torch.autograd.functional.jvp gets a JVP by differentiating backward's own graph (its strict
+    error names the double backward trick): on a Function without jvp it equals the built-in silu's JVP,
+    where torch.func.jvp raises NotImplementedError; with the Function's backward decorated
+    once_differentiable it returns a tangent of zeros without an error, and raises only with strict=True."""
+    x = torch.randn(4, dtype=torch.float64)
+    tangent = torch.randn(4, dtype=torch.float64)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+        expected = torch.func.jvp(torch.nn.functional.silu, (x,), (tangent,))[1]
+        assert bool((expected != 0).all())
+        function = _silu_forward_mode(True, False, False, [])
+        assert torch.allclose(torch.autograd.functional.jvp(function.apply, x, tangent)[1], expected)
+        try:
+            torch.func.jvp(function.apply, (x,), (tangent,))
+        except NotImplementedError:
+            pass
+        else:
+            raise AssertionError("torch.func.jvp ran without jvp")
+        function.backward = staticmethod(once_differentiable(function.backward))
+        assert torch.equal(torch.autograd.functional.jvp(function.apply, x, tangent)[1], torch.zeros_like(x))
+        try:
+            torch.autograd.functional.jvp(function.apply, x, tangent, strict=True)
+        except RuntimeError as error:
+            assert "double backward trick" in str(error), error
+        else:
+            raise AssertionError("strict=True ran through a once_differentiable backward")
+
+
 def jvp_reads_what_save_for_forward_saved_and_backward_what_save_for_backward_saved():
     """In jvp, ctx.saved_tensors holds what setup_context handed to ctx.save_for_forward, and nothing
     that went only to save_for_backward; in backward, the other way round. torch.func.hessian runs
