@@ -929,6 +929,40 @@ def autocast_defaults_to_bfloat16_on_cpu_and_float16_on_cuda():
         assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.bfloat16
 
 
+def gradcheck_passes_a_backward_that_is_not_linear_in_grad_output():
+    """gradcheck with its defaults calls backward with one-hot grad_outputs (and with zeros), so it
+    passes a backward that clamps grad_output to [-1, 1]; through that backward the gradient of 1024 ·
+    loss equals the gradient of the loss, where the same backward without the clamp gives 1024 times it."""
+    seen = []
+
+    def square(clamp):
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x * x
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(inputs[0])
+
+            @staticmethod
+            def backward(ctx, grad_y):
+                (x,) = ctx.saved_tensors
+                seen.append(grad_y.detach().clone())
+                return (grad_y.clamp(-1, 1) if clamp else grad_y) * 2 * x
+
+        return Square
+
+    x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(square(True).apply, (x,))
+    assert seen and all(bool(((g == 0) | (g == 1)).all()) and g.sum() <= 1 for g in seen)
+    for clamp, factor in ((True, 1), (False, 1024)):
+        function = square(clamp)
+        (plain,) = torch.autograd.grad(function.apply(x).sum(), x)
+        (scaled,) = torch.autograd.grad((1024 * function.apply(x)).sum(), x)
+        assert torch.equal(scaled, factor * plain), clamp
+
+
 def gradcheck_checks_a_jvp_only_with_check_forward_ad():
     """gradcheck with its defaults checks backward only: a SiLU whose jvp leaves out a term passes it,
     and fails it with check_forward_ad=True."""
