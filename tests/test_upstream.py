@@ -20,6 +20,7 @@ from book_extensions import upstream
 from book_extensions.chrome import HARD_CODED
 from book_extensions.snippet_cells import ANSI
 from book_extensions.upstream import WORKAROUNDS
+from test_locked_install import pins
 
 # Every torch's lock pins the same release of each package the workarounds read (the test below), so
 # their canaries run with the default torch only, like the other machinery tests.
@@ -243,8 +244,7 @@ def test_the_zh_pages_show_the_hard_coded_theme_words_translated(site):
 
 
 def test_every_torch_locks_the_same_release_of_each_package_the_workarounds_read():
-    pinned = {torch: dict(re.findall(r"^([a-z0-9._-]+)==(\S+)$", book_settings.lock_file(torch).read_text(),
-                                     re.MULTILINE))
+    pinned = {torch: pins(book_settings.lock_file(torch).read_text().splitlines())
               for torch in book_settings.TORCH_VERSIONS}
     releases = {package: {torch: pins.get(package) for torch, pins in pinned.items()} for package in PATCHED}
     differing = {package: found for package, found in releases.items() if len(set(found.values())) != 1}
