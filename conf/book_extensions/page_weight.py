@@ -1,36 +1,18 @@
-"""Icons without FontAwesome's script or fonts: each page loads a few KiB of SVG instead of 1.7 MB.
+"""Icons without FontAwesome's script or fonts, and a head that only the stylesheets hold up.
 
-The theme draws icons two ways at once: its stylesheet carries FontAwesome's CSS and two web fonts
-(225 KiB, fetched by every page), and every page also loads fontawesome.js (1.5 MB) that swaps each
-`<i class="fa-solid fa-bars">` for an inline SVG. This extension
-- writes a copy of the theme's static/webpack-macros.html without the script's `<script>` tag, next
-  to the build's doctrees, first on the template path (no option turns the tag off), and without the
-  `<link rel="preload">` of bootstrap.js and pydata-sphinx-theme.js: both are deferred scripts at the
-  end of the body, and preloaded at high priority they shared the phone's slow link with the
-  stylesheets that hold up the first paint; likewise a
-  copy of its layout.html without the three search scripts it loads on every page for the search
-  as you type (off in this book: the search box opens search.html, which loads them itself), and
-  whose inline script in the head resolves the colour theme at once. The theme's own line sets
-  `data-theme` to the theme stored by the last visit, or to "auto" on a first visit, which no
-  stylesheet rule matches; pydata-sphinx-theme.js's setTheme() then sets "light" or "dark" from
-  the mode once the page is parsed, and where that differs the browser restyles every element of
-  the page (measured on en/retain-graph with 4× CPU throttling: a 330-540 ms task, 190-300 ms of it
-  style recalculation, after the first paint, where Lighthouse counts it as blocking time). Set
-  from the mode, as setTheme() sets it, right from the start, its later write changes nothing;
-- defers every script Sphinx and the extensions add to the head (but documentation_options.js, which
-  the inline scripts after it use), so that only the stylesheets hold up the first paint;
-- writes _static/book-icons.css: for each icon the pages show (and each `var(--book-icon-NAME)`
-  conf/_static/book.css uses), its SVG path from the same script file, as a CSS mask painted in
-  the text colour; the icon elements keep their classes, sizes and the theme's show/hide rules,
-  and draw no glyph. The icons the theme's stylesheet draws itself with the icon font (admonition
-  titles, download links: `content: var(--pst-icon-…)` in a rule set in `var(--fa-font-solid)`)
-  get the same treatment, rule by rule, so the browser never fetches the fonts.
-- serves the theme's stylesheet without FontAwesome's 1,970 rules that give each icon class its
-  glyph (`.fa-bars{--fa:"\f0c9"}`, 64 → 45 KiB gzipped): the masks above draw the icons instead. The
-  copy is a file of the same name on html_static_path, which Sphinx copies over the theme's.
-The icon paths come from the theme's installed fontawesome.js, so they match its FontAwesome version.
-If the theme's files no longer look as this expects, the build stops and says so; the canary in
-upstream.py fails first.
+No theme option does these, so this extension
+- puts copies of the theme's webpack-macros.html (without fontawesome.js and without the preload of
+  its two deferred scripts) and layout.html (without the three search-as-you-type scripts, and
+  with the colour theme set from the mode at once, as setTheme() later sets it) first on the
+  template path;
+- defers every script added to the head but documentation_options.js, which inline scripts use;
+- writes _static/book-icons.css: each icon the pages show, and each `var(--book-icon-NAME)` of
+  conf/_static/book.css, as a CSS mask painted in the text colour, its SVG path read from the
+  theme's own fontawesome.js; icons the theme's stylesheet draws with the icon font get the same;
+- serves the theme's stylesheet without FontAwesome's glyph rules, as a file of the same name on
+  html_static_path.
+Where the theme's files no longer look as this expects, the build stops and names the file; the
+canary in upstream.py fails first. Measurements: docs/decisions/page-weight.md.
 """
 
 from __future__ import annotations
