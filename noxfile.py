@@ -185,10 +185,9 @@ def locked_torch(lock: Path) -> str:
 def sync_to_lock(session: nox.Session, python: Path, lock: Path) -> None:
     """Make the venv of `python` hold exactly `lock` (pip, its installer, stays as it is).
 
-    pip byte-compiles what it installs, and must: with --no-compile (tried: the install of torch 2.6.0's
-    lock took 77 s instead of 110), a module is compiled when first imported, which may be under
-    pytest's warnings-as-errors, where a SyntaxWarning is an error: jieba's invalid escape sequences
-    then failed Sphinx's zh search module in the tests."""
+    pip byte-compiles what it installs, and must: otherwise a module is compiled when first imported,
+    which may be under pytest's warnings-as-errors, where jieba's invalid escape sequences (a
+    SyntaxWarning) fail Sphinx's zh search module."""
     tools = pip_tools(session)
     torch = locked_torch(lock)
     label = torch.partition("+")[2]
