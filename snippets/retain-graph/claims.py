@@ -577,37 +577,45 @@ def autograd_backward_of_both_losses_gives_the_sum_s_gradients_and_keeps_nothing
 
 def a_hook_that_clips_the_trunk_s_gradient_sees_each_loss_alone_in_two_calls():
     """Two backward calls (retain_graph=True on the first) and one backward of the sum agree up to
-    rounding only while everything between the heads and the trunk is linear in the gradient: a hook
-    on the trunk's output that clamps the gradient sees each head's gradient alone in two calls and
-    their sum in one call, and the trunk's weight gets another gradient; without the hook the two
-    agree to float32 rounding."""
+    rounding only while nothing on the way from the losses to the parameters is non-linear in the
+    gradient: a hook that clamps the gradient, on the trunk's output or on the trunk's weight itself,
+    runs once per backward call, sees each head's gradient alone in two calls and their sum in one
+    call, and the trunk's weight gets another gradient; without a hook the two agree to float32
+    rounding."""
     torch.manual_seed(0)
     trunk, classify, regress = nn.Linear(8, 16), nn.Linear(16, 3), nn.Linear(16, 1)
     x, labels, targets = torch.randn(16, 8), torch.randint(0, 3, (16,)), torch.randn(16, 1)
 
-    def trunk_grad(two_calls, clip):
+    def trunk_grad(two_calls, hooked):
         seen = []
 
         def hook(grad):
             seen.append(grad)
-            return grad.clamp(-1e-3, 1e-3) if clip else grad
+            return grad.clamp(-1e-3, 1e-3)
 
         trunk.weight.grad = None
-        features = trunk(x)
-        features.register_hook(hook)
-        loss_a, loss_b = F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
-        if two_calls:
-            loss_a.backward(retain_graph=True)
-            loss_b.backward()
-        else:
-            (loss_a + loss_b).backward()
+        handle = trunk.weight.register_hook(hook) if hooked == "weight" else None
+        try:
+            features = trunk(x)
+            if hooked == "output":
+                features.register_hook(hook)
+            loss_a, loss_b = F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
+            if two_calls:
+                loss_a.backward(retain_graph=True)
+                loss_b.backward()
+            else:
+                (loss_a + loss_b).backward()
+        finally:
+            if handle is not None:
+                handle.remove()
         return trunk.weight.grad, seen
 
-    (two, seen_two), (one, seen_one) = trunk_grad(True, clip=True), trunk_grad(False, clip=True)
-    assert len(seen_two) == 2 and len(seen_one) == 1
-    assert torch.allclose(seen_two[0] + seen_two[1], seen_one[0])
-    assert (two - one).abs().max() > 0.1 * one.abs().max(), (two - one).abs().max()
-    (two, _), (one, _) = trunk_grad(True, clip=False), trunk_grad(False, clip=False)
+    for hooked in ("output", "weight"):
+        (two, seen_two), (one, seen_one) = trunk_grad(True, hooked), trunk_grad(False, hooked)
+        assert len(seen_two) == 2 and len(seen_one) == 1, (hooked, len(seen_two), len(seen_one))
+        assert torch.allclose(seen_two[0] + seen_two[1], seen_one[0]), hooked
+        assert (two - one).abs().max() > 0.1 * one.abs().max(), (hooked, (two - one).abs().max())
+    (two, _), (one, _) = trunk_grad(True, None), trunk_grad(False, None)
     assert torch.allclose(two, one) and (two - one).abs().max() < 1e-6, (two - one).abs().max()
 
 
@@ -687,9 +695,10 @@ def under_ddp_a_second_backward_through_one_forward_raises_and_the_sum_runs():
 
 def two_backward_calls_through_a_part_that_saved_nothing_need_no_retain_graph():
     """Two plain backward() calls run without retain_graph when what they share saved nothing for
-    backward: a frozen trunk's output (no grad_fn, so neither backward enters the trunk) feeding two
-    trainable heads, which get the same .grad as from backward() of the sum; or an addition, which
-    saves nothing."""
+    backward: the output of a frozen trunk fed by an input that needs no gradient (no grad_fn, so
+    neither backward enters the trunk) feeding two trainable heads, which get the same .grad as from
+    backward() of the sum; or an addition, which saves nothing. Fed by an input that needs a
+    gradient, the frozen trunk's output has a grad_fn and the second plain backward() raises."""
     torch.manual_seed(0)
     trunk = nn.Sequential(nn.Linear(8, 16), nn.Tanh()).requires_grad_(False)
     classify, regress = nn.Linear(16, 3), nn.Linear(16, 1)
@@ -709,6 +718,16 @@ def two_backward_calls_through_a_part_that_saved_nothing_need_no_retain_graph():
         for p in heads:
             p.grad = None
     assert all(torch.equal(p, q) for p, q in zip(*grads))
+
+    # Fed by an input that needs a gradient, the frozen trunk's output has a grad_fn, and the
+    # second plain backward() goes back into the trunk's freed nodes.
+    features = trunk(x.clone().requires_grad_())
+    assert features.grad_fn is not None
+    loss_a, loss_b = F.cross_entropy(classify(features), labels), F.mse_loss(regress(features), targets)
+    loss_a.backward()
+    _raises(loss_b.backward, "second time")
+    for p in heads:
+        p.grad = None
 
     w = torch.randn(4, requires_grad=True)
     shared = w + 1
