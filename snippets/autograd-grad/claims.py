@@ -144,8 +144,9 @@ def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
     """On CPU, with 4-D q, k, v and no dropout, the derivative of F.scaled_dot_product_attention(q, k, v)
     (float32 and float64, two shapes, causal too) has a grad_fn, yet differentiating it raises
     'derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented';
-    under sdpa_kernel(SDPBackend.MATH) the second derivative is computed. With 2-D q, k, v, or with
-    dropout_p > 0, it is computed without choosing a backend."""
+    under sdpa_kernel(SDPBackend.MATH) the second derivative is computed. With 3-D q, k, v (batch, sequence,
+    feature) torch 2.15 raises the same, while torch 2.6 and 2.13 compute it (2.14 is not pinned down: it
+    may do either). With 2-D q, k, v, or with dropout_p > 0, it is computed without choosing a backend."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.functional import scaled_dot_product_attention as attention
 
@@ -169,6 +170,17 @@ def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
             second(q, k, v, is_causal=causal)
         second(q, k, v, dropout_p=0.1)
     second(*(torch.randn(4, 8, requires_grad=True) for _ in range(3)))
+    for shape in ((2, 4, 8), (3, 5, 16)):
+        q, k, v = (torch.randn(shape, requires_grad=True) for _ in range(3))
+        try:
+            second(q, k, v)
+        except RuntimeError as error:
+            assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in str(error)
+            assert torch.__version__ >= "2.14", (torch.__version__, shape)
+        else:
+            assert torch.__version__ < "2.15", (torch.__version__, shape, "3-D should raise from 2.15 on")
+        with sdpa_kernel(SDPBackend.MATH):
+            second(q, k, v)
 
 
 def a_backward_after_grad_needs_retain_graph():
@@ -322,7 +334,8 @@ def summed_scores_give_per_sample_input_gradients():
 def jacobian_and_hessian_match_grad_calls():
     """torch.autograd.functional.jacobian equals the rows from grad_outputs one-hot vectors, and so does
     one call with grad_outputs=torch.eye(3), is_grads_batched=True; hessian of sum(t³) is diag(6t).
-    The batched call runs the backward under vmap: a hook on the way that calls .item() makes it raise,
+    The batched call runs the backward under vmap: a hook on the way that calls .item() makes it raise
+    (the error names aten::item, which has no batching rule),
     while the one-hot calls run with that hook."""
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
@@ -343,8 +356,8 @@ def jacobian_and_hessian_match_grad_calls():
     assert torch.equal(torch.stack(hooked), torch.stack(rows))
     try:
         torch.autograd.grad(y, x, grad_outputs=torch.eye(3), is_grads_batched=True)
-    except RuntimeError:
-        pass
+    except RuntimeError as error:
+        assert "aten::item" in str(error), str(error)
     else:
         raise AssertionError("a hook calling .item() ran under is_grads_batched")
 
