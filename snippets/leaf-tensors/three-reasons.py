@@ -28,7 +28,7 @@ def why_grad_is_none(t, loss):
     if not t.requires_grad:
         return "1: does not require grad"
     if not t.is_leaf:
-        return f"2: not a leaf (made by {type(t.grad_fn).__name__})"
+        return f"2: not a leaf (grad_fn {type(t.grad_fn).__name__})"
     if not reaches(loss, t):
         return "3: not reached (unused, or the path was cut)"
     return "on the graph: see how the gradients were computed"

@@ -257,15 +257,15 @@ def hint(tensor, answer, found):
         made_by = type(tensor.grad_fn).__name__
         if found == "not-reached":
             return (f"check is_leaf before walking the graph, as the chapter orders it: tensor.is_leaf is False "
-                    f"(made by {made_by}). A non-leaf is never held by an AccumulateGrad node, and by default "
+                    f"(its grad_fn is {made_by}). A non-leaf is never held by an AccumulateGrad node, and by default "
                     f"(without retain_grad() or backward(inputs=[...])) its .grad stays None whether backward "
                     f"reaches it or not",
-                    f"按本章的顺序，先看 is_leaf 再查图：tensor.is_leaf 是 False（由 {made_by} 产生）。"
+                    f"按本章的顺序，先看 is_leaf 再查图：tensor.is_leaf 是 False（它的 grad_fn 是 {made_by}）。"
                     f"不是叶子的张量不会由 AccumulateGrad 节点持有；默认情况下（没有 retain_grad()，"
                     f"也没在 backward(inputs=[...]) 里点名），不论反向传播走不走得到它，它的 .grad 都是 None")
-        return (f"tensor.requires_grad is True, yet the tensor is not a leaf: tensor.is_leaf is False, it was made "
-                f"by {made_by}. requires_grad alone cannot tell; check is_leaf next",
-                f"tensor.requires_grad 是 True，但它不是叶子张量：tensor.is_leaf 是 False，它由 {made_by} 产生。"
+        return (f"tensor.requires_grad is True, yet the tensor is not a leaf: tensor.is_leaf is False, its grad_fn "
+                f"is {made_by}. requires_grad alone cannot tell; check is_leaf next",
+                f"tensor.requires_grad 是 True，但它不是叶子张量：tensor.is_leaf 是 False，它的 grad_fn 是 {made_by}。"
                 f"只看 requires_grad 分辨不出来，接着要看 is_leaf")
     if answer == "no-requires-grad":
         return ("tensor.requires_grad is False: check it first, as the chapter orders it; nothing else matters then",
