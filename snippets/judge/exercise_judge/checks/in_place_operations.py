@@ -118,14 +118,27 @@ def version_check_on() -> bool:
 
 class Recorded(TorchFunctionMode):
     """`with Recorded() as seen:` keeps in seen.calls every torch function and Tensor method called, and whether
-    backward still checked versions when it was called (run inside the mode's handler, the probe is not recorded)."""
+    backward still checked versions when it was called (run inside the mode's handler, the probe is not recorded).
+    It also copies each tensor a new node saved, right after the call that made the node, and before each later
+    call compares the saved tensor with that copy: seen.changed holds the (node, attribute) pairs whose values a
+    write changed, whatever made the write (an in-place call, `.data`, NumPy). Call seen.compare() once more when
+    forward has returned."""
 
     def __init__(self):
         super().__init__()
         self.calls: list[Call] = []
+        self.copies: list = []  # (node, attribute, saved tensor, its values when saved)
+        self.recorded: set = set()
+        self.changed: set = set()
+
+    def compare(self):
+        for node, name, saved, copy in self.copies:
+            if saved.shape != copy.shape or not torch.equal(saved.detach(), copy):
+                self.changed.add((node, name))
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        self.compare()
         name = getattr(func, "__name__", "")
         first = args[0] if args and isinstance(args[0], torch.Tensor) else None
         in_place = first is not None and name.endswith("_") and not name.startswith("_")
@@ -140,6 +153,11 @@ class Recorded(TorchFunctionMode):
             call.tensor, (call.grad_fn_before, call.before) = first, before
             call.grad_fn_after, call.after = first.grad_fn, first.detach().clone()
         self.calls.append(call)
+        for node in call.nodes:
+            if node is not None and node not in self.recorded:  # a node seen again (x.contiguous()) is not new
+                self.recorded.add(node)
+                self.copies += [(node, attribute, saved, saved.detach().clone())
+                                for attribute, saved in saved_tensors_of(node).items()]
         return result
 
 
@@ -211,20 +229,11 @@ def saved_tensors_of(node) -> dict:
     return found
 
 
-def edited_saved_tensors(calls: list[Call], nodes: list) -> list[str]:
-    """In-place calls that wrote into the storage of a tensor which a node of the result's graph, made by an
-    earlier call, saved: the breaking edits, whatever hides them from the version check."""
+def changed_saved_tensors(seen: Recorded, nodes: list) -> list[str]:
+    """Saved tensors of the result's graph whose values changed after their node saved them, up to now."""
+    seen.compare()
     in_graph = set(nodes)
-    found = []
-    for index, call in enumerate(calls):
-        if call.tensor is None or storage(call.tensor) is None:
-            continue
-        for earlier in calls[:index]:
-            for node in {node for node in earlier.nodes if node is not None and node in in_graph}:
-                for name, saved in saved_tensors_of(node).items():
-                    if storage(saved) == storage(call.tensor):
-                        found.append(f"{call.name} on {type(node).__name__}.{name}")
-    return sorted(set(found))
+    return sorted({f"{type(node).__name__}.{name}" for node, name in seen.changed if node in in_graph})
 
 
 def unedited_a(calls: list[Call], x, q, sigmoid, nodes: list) -> tuple[str, str] | None:
@@ -398,7 +407,7 @@ def check_one(solution, check, seed: int, length: int):
                    hint_en="keep the starter's lines and rewrite only the in-place edits that backward rejects",
                    hint_zh="保留起始文件里的代码，只改写让 backward() 报错的那几处原地修改")
     copied = copied_saved_tensors(seen.calls, nodes)  # before backward frees what the nodes saved
-    edited = edited_saved_tensors(seen.calls, nodes)
+    edited = changed_saved_tensors(seen, nodes)
     unchecked = sorted({call.name for call in seen.calls if not call.checked})
     received = []
     handle = sigmoids[0].register_prehook(lambda grad_outputs: received.append(grad_outputs[0]))
@@ -432,10 +441,10 @@ def check_one(solution, check, seed: int, length: int):
                            "out of place (a = a + 1) or apply it to a clone",
                    hint_zh="保持起始文件的顺序：a.add_(1) 在乘法之后；把它写成非原地的 a = a + 1，或者改在 clone 上")
 
-    check("no saved-tensor hooks, and no in-place edit of a saved tensor: each node saved the very tensors its "
-          "operation used, and no edit wrote into them" + on[0],
-          "没有保存张量钩子，也没有原地修改被保存的张量：每个节点保存的正是它的运算用到的那些张量，之后也没有修改改到它们"
-          + on[1])
+    check("no saved-tensor hooks, and no edit of a saved tensor: each node saved the very tensors its operation "
+          "used, and they still held the values they were saved with when forward returned" + on[0],
+          "没有保存张量钩子，也没有改动被保存的张量：每个节点保存的正是它的运算用到的那些张量，直到 forward 返回时，"
+          "它们的值仍和保存时一样" + on[1])
     hint = ("remove the hook, keep every edit that breaks nothing in place, and write the ones that change a saved "
             "tensor out of place (or apply them to a clone)",
             "去掉钩子；不会出事的修改照旧原地做，改到被保存张量的那几处写成非原地的（或者改在 clone 上）")
@@ -453,11 +462,13 @@ def check_one(solution, check, seed: int, length: int):
                           "这些调用运行时版本检查是关着的：" + "、".join(unchecked)),
                    hint_en=hint[0], hint_zh=hint[1])
     if edited:
-        raise Fail("an in-place edit wrote into a tensor that a node had saved for backward: the breaking edit is "
-                   "still there, only hidden from the version check",
-                   "有原地修改改到了某个节点为反向保存的张量：出事的修改还在，只是躲过了版本检查",
-                   expected=("in-place edits only of tensors that no node saved (c)",
-                             "只对没有节点保存的张量（c）做原地修改"),
+        raise Fail("a tensor that a node had saved for backward changed after it was saved (in place, through "
+                   ".data, NumPy or otherwise): the breaking edit is still there, only hidden from the version check",
+                   "某个节点为反向保存的张量在保存之后被改了（原地操作、.data、NumPy 或别的途径）："
+                   "出事的修改还在，只是躲过了版本检查",
+                   expected=("saved tensors that keep the values they were saved with; in-place edits only of "
+                             "tensors that no node saved (c)",
+                             "被保存的张量保持保存时的值；只对没有节点保存的张量（c）做原地修改"),
                    found=", ".join(edited), hint_en=hint[0], hint_zh=hint[1])
     if copied:
         raise Fail("some nodes saved copies instead of the tensors their operations used: the breaking edits were "
