@@ -263,7 +263,7 @@ def an_edit_breaks_backward_when_it_bumps_the_counter_of_a_tensor_saved_on_the_p
     assert _raises_inplace_error(lambda: y.sum().backward())
     q = torch.randn(2, requires_grad=True)
     a = x.clone()
-    c = a[:2] * 3  # saves no tensor: editing a is fine
+    c = a[:2] * 3  # saves only the number 3, not a: editing a is fine
     a.add_(1)
     c.sum().backward()
     a = x.clone()
@@ -344,12 +344,14 @@ def saved_tensor_hooks_skip_the_version_check():
 
 def checkpoint_still_checks_its_inputs():
     """`torch.utils.checkpoint` with `use_reentrant=False` enters a saved-tensor hooks context for its region, yet
-    it saves the region's inputs itself and checks them when backward reads them back: an in-place edit of an input
-    after the forward raises "modified by an inplace operation" at backward with `use_reentrant=True` whatever the
-    region saved, and with `use_reentrant=False` when backward recomputes the region, that is when the region saved
-    a tensor, even one other than that input (`(t * 2).sigmoid()` saves only its output). So the edit of the input
-    of `(t * 2).sigmoid()`, harmless without checkpoint, raises under it; with `use_reentrant=False` the edit of the
-    input of `t * 2`, a region that saves no tensor, raises nothing."""
+    it saves the region's inputs itself and checks their versions when it reads them back: an in-place edit of an
+    input after the forward raises "modified by an inplace operation" at backward with `use_reentrant=True` whatever
+    the region saved, and with `use_reentrant=False` when backward recomputes the region, that is when the region
+    saved a tensor, even one other than that input (`(t * 2).sigmoid()` saves only its output, `t * torch.tensor(2.)`
+    only the 2), and not when its only saved value is a Python number (`t * 2`), which autograd keeps without
+    passing it to a pack hook. So the edit of the input of `(t * 2).sigmoid()` or of `t * torch.tensor(2.)`,
+    harmless without checkpoint, raises under it; with `use_reentrant=False` the edit of the input of `t * 2`
+    raises nothing."""
     from torch.utils.checkpoint import checkpoint
 
     hooks_class = torch.autograd.graph.saved_tensors_hooks
@@ -361,9 +363,16 @@ def checkpoint_still_checks_its_inputs():
 
     torch.manual_seed(0)
     x = torch.randn(3, requires_grad=True)
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        by_number, by_tensor = x * 2, x * torch.tensor(2.0)
+    # both nodes saved the 2 as a zero-dimensional tensor, but only the tensor operand reached the pack hook
+    assert by_number.grad_fn._saved_other.dim() == 0 and by_tensor.grad_fn._saved_other.dim() == 0
+    assert len(packed) == 1 and packed[0].dim() == 0, packed
     regions = {"saves its input": (lambda t: t ** 2, True),
                "saves a tensor, not its input": (lambda t: (t * 2).sigmoid(), True),  # sigmoid saves its output
-               "saves no tensor": (lambda t: t * 2, False)}  # a product with a number saves only the number
+               "saves a tensor operand, not its input": (lambda t: t * torch.tensor(2.0), True),
+               "saves only a Python number": (lambda t: t * 2, False)}
     for name, (region, raises_without_reentrant) in regions.items():
         a = x.clone()
         y = region(a)
