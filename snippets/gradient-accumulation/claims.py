@@ -367,14 +367,22 @@ def _final_weight(cls, loss_scale, **options):
     return model.weight.detach().clone()
 
 
-def a_scaled_gradient_is_a_scaled_learning_rate_only_for_plain_sgd():
+def a_scaled_gradient_is_a_scaled_learning_rate_only_for_sgd_without_weight_decay():
     """A gradient 4 times too large trains like a learning rate 4 times larger with SGD without weight
-    decay; with weight decay it does not; Adam almost cancels the factor."""
-    SGD, Adam = torch.optim.SGD, torch.optim.Adam
-    assert torch.allclose(_final_weight(SGD, 4.0, lr=0.1), _final_weight(SGD, 1.0, lr=0.4))
+    decay, with momentum 0 or 0.9; with weight decay it does not; Adam without weight decay, and AdamW
+    with it, almost cancel the factor; Adam's weight_decay (added to the gradient) keeps part of it."""
+    SGD, Adam, AdamW = torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW
+    for momentum in (0.0, 0.9):
+        assert torch.allclose(_final_weight(SGD, 4.0, lr=0.1, momentum=momentum),
+                              _final_weight(SGD, 1.0, lr=0.4, momentum=momentum))
     assert not torch.allclose(_final_weight(SGD, 4.0, lr=0.1, weight_decay=0.1),
                               _final_weight(SGD, 1.0, lr=0.4, weight_decay=0.1), atol=1e-3)
     assert torch.allclose(_final_weight(Adam, 4.0, lr=1e-2), _final_weight(Adam, 1.0, lr=1e-2), atol=1e-6)
+    assert torch.allclose(_final_weight(AdamW, 4.0, lr=1e-2, weight_decay=0.1),
+                          _final_weight(AdamW, 1.0, lr=1e-2, weight_decay=0.1), atol=1e-6)
+    coupled = (_final_weight(Adam, 4.0, lr=1e-2, weight_decay=0.1)
+               - _final_weight(Adam, 1.0, lr=1e-2, weight_decay=0.1)).abs().max().item()
+    assert coupled > 1e-4  # 100 times the 1e-6 that the factor leaves without weight decay
     assert not torch.allclose(_final_weight(Adam, 1.0, lr=4e-2), _final_weight(Adam, 1.0, lr=1e-2), atol=1e-3)
 
 
@@ -690,10 +698,23 @@ def with_batches_the_loss_grows_from_their_curvatures_not_from_the_noise():
     """Never clearing, with batches of 32: the middle and the largest learning rate grow as much
     with targets exactly on a line (no noise; the batches differ only in their inputs, so in the
     curvature x.T @ x of their losses) as with the page's noisy targets; with the whole data set in
-    every step (one curvature) the loss stays below twice its first value."""
+    every step (one curvature) the loss stays below twice its first value, and so it does with any
+    one batch of 32 repeated for as many steps: no batch is unstable on its own."""
     run = _forget_run()
     batch, samples = run["BATCH"], run["SAMPLES"]
     _, middle, largest = run["LEARNING_RATES"]
+    x, y = run["make_data"]()
+    for start in range(0, samples, batch):
+        torch.manual_seed(0)
+        model = nn.Linear(3, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=largest)
+        losses = []
+        for _ in range(run["EPOCHS"] * samples // batch):
+            loss = F.mse_loss(model(x[start:start + batch]), y[start:start + batch])
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        assert max(losses) < 2 * losses[0], (start, max(losses), losses[0])
     for targets_on_a_line in (False, True):
         losses = _never_cleared_losses(run, middle, targets_on_a_line, batch)
         assert losses[-1] > 1e5 * min(losses), (targets_on_a_line, losses[-1])
@@ -701,3 +722,30 @@ def with_batches_the_loss_grows_from_their_curvatures_not_from_the_noise():
         assert math.isinf(losses[-1]), (targets_on_a_line, losses[-1])
         full = _never_cleared_losses(run, largest, targets_on_a_line, samples)
         assert max(full) < 2 * full[0], (targets_on_a_line, max(full), full[0])
+
+
+def the_first_infinite_loss_sums_finite_squared_errors():
+    """forget-zero-grad.py's run at its largest learning rate without zero_grad, up to the first batch
+    whose loss is inf (in the epoch the page glues): every squared error is finite in float32, so is
+    their mean, and their sum is above float32's largest number; the parameters are finite."""
+    run = _forget_run()
+    samples, batch = run["SAMPLES"], run["BATCH"]
+    biggest = torch.finfo(torch.float32).max
+    torch.manual_seed(0)
+    x, y = run["make_data"]()
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=run["LEARNING_RATES"][-1])
+    for epoch in range(1, run["overflow"] + 1):
+        for start in range(0, samples, batch):
+            out = model(x[start:start + batch])
+            loss = F.mse_loss(out, y[start:start + batch])
+            if math.isinf(loss.item()):
+                squares = (out - y[start:start + batch]) ** 2
+                assert epoch == run["overflow"]  # the epoch the page names
+                assert torch.isfinite(squares).all() and squares.double().mean() < biggest
+                assert squares.double().sum() > biggest
+                assert all(torch.isfinite(p).all() for p in model.parameters())
+                return
+            loss.backward()
+            optimizer.step()
+    raise AssertionError("no loss was inf")
