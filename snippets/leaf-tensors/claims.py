@@ -485,6 +485,46 @@ def a_leaf_on_the_graph_keeps_grad_none_when_the_pass_skips_it():
     assert s.is_leaf and _holds(loss, s) and s.grad is None and d.weight.grad is not None
 
 
+def a_post_accumulate_grad_hook_can_leave_grad_none():
+    """With the optimizer step run during backward (a post-accumulate hook on each parameter calls its
+    own optimizer's step(), then zero_grad()), every parameter is held by an AccumulateGrad node of
+    the loss's graph and was updated, yet its .grad is None after backward."""
+    torch.manual_seed(0)
+    x, y = torch.randn(8, 3), torch.randn(8, 1)
+    model = nn.Linear(3, 1)
+    optimizers = {p: torch.optim.SGD([p], lr=0.1) for p in model.parameters()}
+
+    def step(p):
+        optimizers[p].step()
+        optimizers[p].zero_grad()
+
+    for p in model.parameters():
+        p.register_post_accumulate_grad_hook(step)
+    before = [p.detach().clone() for p in model.parameters()]
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    for p, old in zip(model.parameters(), before):
+        assert p.is_leaf and _holds(loss, p) and p.grad is None and not torch.equal(p.detach(), old)
+
+
+def a_tensor_made_under_inference_mode_refuses_requires_grad_outside_it():
+    """Outside inference_mode, requires_grad_() on a tensor created inside it raises "Setting
+    requires_grad=True on inference tensor outside InferenceMode is not allowed"; its clone() is a
+    normal tensor, and requires_grad_() makes it a leaf that requires grad and gets a .grad."""
+    with torch.inference_mode():
+        t = torch.zeros(3)
+    assert t.is_inference()
+    try:
+        t.requires_grad_()
+    except RuntimeError as error:
+        assert "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed" in str(error)
+    else:
+        raise AssertionError("requires_grad_() on an inference tensor did not raise")
+    c = t.clone().requires_grad_()
+    assert not c.is_inference() and c.is_leaf and c.requires_grad
+    (c * 2).sum().backward()
+    assert torch.equal(c.grad, torch.full((3,), 2.0))
+
 def a_new_optimizer_starts_with_empty_state():
     """An Adam or momentum-SGD optimizer built again over the same parameters starts with an empty
     state, while the one it replaces holds, for each parameter, a step count and two running averages
