@@ -703,6 +703,27 @@ def relu_and_relu_inplace_save_the_same_tensor():
         assert _saved_activation_storages(activation) == (2, "ReluBackward0", ["result"]), activation
 
 
+def silu_hardswish_mish_in_place_save_a_clone_of_their_input():
+    """`silu`, `hardswish` and `mish` with `inplace=True` need, for backward, the input they overwrite, so autograd
+    saves a clone of it: on a Linear's output the in-place form allocates as many bytes as the out-of-place one, and
+    between two Linear layers both graphs hold the same three storages (batch, pre-activation or its clone,
+    activation)."""
+    F = nn.functional
+    for activation in (F.silu, F.hardswish, F.mish):
+        torch.manual_seed(0)
+        h = nn.Linear(256, 256)(torch.randn(4, 256))
+        old = h.detach().clone()
+        in_place, y = _allocated_bytes(lambda: activation(h, inplace=True))
+        assert y.untyped_storage().data_ptr() == h.untyped_storage().data_ptr()  # written in place
+        saved = y.grad_fn._saved_self
+        assert saved.untyped_storage().data_ptr() != h.untyped_storage().data_ptr() and torch.equal(saved, old)
+        fresh = h.detach().clone().requires_grad_()
+        out_of_place, _ = _allocated_bytes(lambda: activation(fresh))
+        assert in_place == out_of_place == h.untyped_storage().nbytes(), (activation, in_place, out_of_place)
+        assert _saved_activation_storages(activation)[::2] == (3, ["self"]), activation
+        assert _saved_activation_storages(lambda t: activation(t, inplace=True))[::2] == (3, ["self"]), activation
+
+
 def leaky_relu_and_elu_in_place_save_one_tensor_less_between_linears():
     """`leaky_relu()` and `elu()` save their input, `leaky_relu_()` and `elu_()` their result: between two
     Linear layers the out-of-place graph holds the pre-activation and the activation, the in-place one a
