@@ -70,6 +70,13 @@ class SquareLayer(nn.Module):
         return Square.apply(x)
 
 
+class Halve(nn.Module):
+    """h * 0.5: the node saves the Python number as a tensor (_saved_other) that pack never receives."""
+
+    def forward(self, h):
+        return h * 0.5
+
+
 class SecondHalf(nn.Module):
     """The last half of the features: a view that starts inside its storage and covers half of it."""
 
@@ -351,25 +358,33 @@ def saved_bytes(solution, check):
 
     torch.manual_seed(3)
     hidden = SavesOutOfSight()
-    model = nn.Sequential(nn.Linear(16, 32), hidden, nn.Linear(32, 8))
+    # Halve's node holds the 0.5 as an 8-byte tensor that pack never receives: a count read from grad_fn
+    # attributes, wherever it finds the nodes (even from every aten op's output), comes out 8 bytes over.
+    model = nn.Sequential(nn.Linear(16, 32), Halve(), hidden, nn.Linear(32, 8))
     x = torch.randn(4, 16)
     truth = accounts(model, x)
     hidden.kept.clear()
-    check(f"saved_bytes on a model with a module that saves tensors and hands back a result cut off from them: "
-          f"{truth['storages']} distinct storages",
-          f"换一个模型调用 saved_bytes，其中一个模块保存了张量，交回的结果却和它们断开：{truth['storages']} 块不同的存储")
+    check(f"saved_bytes on a model with a module that saves tensors and hands back a result cut off from them, "
+          f"and an h * 0.5: {truth['storages']} distinct storages",
+          f"换一个模型调用 saved_bytes，其中一个模块保存了张量，交回的结果却和它们断开，另有一次 h * 0.5："
+          f"{truth['storages']} 块不同的存储")
     try:
         found = as_bytes(solution.saved_bytes(model, x))
     finally:
         hidden.kept.clear()
     if found != truth["bytes"]:
         raise Fail(f"for a model in which a module hides what it saved the bytes are {found}, not {truth['bytes']}: "
-                   "no module's output leads to the nodes that saved those tensors, only pack sees them",
+                   "no module's output leads to the nodes that saved those tensors, only pack sees them; and the "
+                   "0.5 that h * 0.5 keeps on its node never reaches pack",
                    f"对一个模块把自己保存的张量藏起来的模型，字节数是 {found}，不是 {truth['bytes']}："
-                   "从哪个模块的输出出发都走不到保存这些张量的节点，只有 pack 看得到它们",
+                   "从哪个模块的输出出发都走不到保存这些张量的节点，只有 pack 看得到它们；"
+                   "而 h * 0.5 留在节点上的 0.5 从不交给 pack",
                    expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
                              f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
                    found=(f"{found} bytes", f"{found} 字节"),
                    hint_en="count in pack, while forward runs: walking grad_fn graphs from outputs misses "
-                           "whatever no output leads to",
-                   hint_zh="就在前向运行时、在 pack 里计数：从输出沿 grad_fn 往回走，走不到的节点就漏掉了")
+                           "whatever no output leads to, and reading their _saved_* attributes also counts the "
+                           "Python number of h * 0.5 (_saved_other), which pack never receives",
+                   hint_zh="就在前向运行时、在 pack 里计数：从输出沿 grad_fn 往回走，走不到的节点就漏掉了；"
+                           "读节点的 _saved_* 属性，还会把 h * 0.5 里的 Python 数（_saved_other）也算进去，"
+                           "而 pack 从没收到过它")
