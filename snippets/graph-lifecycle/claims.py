@@ -1,6 +1,7 @@
 """Checks behind graph-lifecycle's sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`graph-lifecycle/<name>` on a page names one)."""
 
+import math
 import subprocess
 import sys
 import warnings
@@ -542,15 +543,20 @@ def a_custom_function_whose_backward_reads_saved_tensors_fails_a_second_pass():
     assert not _second_pass_fails(w.sum())
 
 
-def an_optimizer_step_fails_a_retained_old_graph_that_saved_a_parameter():
-    """In a training loop (zero_grad, backward(retain_graph=True), SGD step), a running total of
-    (w * w).sum(), whose graphs saved w, and the RNN cell carried without detach(), whose later steps'
-    graphs saved its weights, fail within three steps: the step changed a saved parameter in place,
-    and backward raises "modified by an inplace operation". A running total of a Linear on inputs that
-    need no grad, whose graphs saved no parameter, runs three steps without error."""
-    def train(parameters, next_loss):
-        """The step at which backward raised "modified by an inplace operation", or None."""
-        optimizer = torch.optim.SGD(parameters, lr=0.1)
+def an_optimizer_step_fails_a_retained_old_graph_unless_it_is_fused():
+    """In a training loop (zero_grad, backward(retain_graph=True), step), a running total of
+    (w * w).sum(), whose graphs saved w, fails within three steps with SGD or Adam stepping in a
+    for-loop (their default on the CPU) or with foreach=True, and so does the RNN cell carried
+    without detach(), whose later steps' graphs saved its weights: the step changed a saved parameter
+    in place, and backward raises "modified by an inplace operation". A running total of a Linear on
+    inputs that need no grad, whose graphs saved no parameter, runs three steps without error. With
+    fused=True (SGD, Adam) the step moves w but leaves its version counter alone: the running total
+    runs three steps without error, and after step k w.grad is (k + 1) * 2w at the new w, every old
+    graph adding its gradient computed with the new values."""
+    def train(parameters, next_loss, optimizer=torch.optim.SGD, grads=None, **options):
+        """The step at which backward raised "modified by an inplace operation", or None; each
+        step's w.grad is appended to grads, with the w it was computed at."""
+        optimizer = optimizer(parameters, lr=0.1, **options)
         for step in range(3):
             loss = next_loss()
             optimizer.zero_grad()
@@ -559,17 +565,24 @@ def an_optimizer_step_fails_a_retained_old_graph_that_saved_a_parameter():
             except RuntimeError as error:
                 assert "modified by an inplace operation" in str(error), error
                 return step
+            if grads is not None:
+                grads.append((parameters[0].grad.item(), parameters[0].item()))
             optimizer.step()
         return None
 
-    w = torch.ones(1, requires_grad=True)
-    total = [0]
+    w, total = torch.ones(1, requires_grad=True), [0]
 
     def running_total(loss):
         total[0] = total[0] + loss
         return total[0]
 
-    assert train([w], lambda: running_total((w * w).sum())) is not None
+    def square_total():
+        return running_total((w * w).sum())
+
+    for optimizer, options in [(torch.optim.SGD, {}), (torch.optim.SGD, {"foreach": True}),
+                               (torch.optim.Adam, {}), (torch.optim.Adam, {"foreach": True})]:
+        w, total[0] = torch.ones(1, requires_grad=True), 0
+        assert train([w], square_total, optimizer, **options) is not None, (optimizer, options)
 
     torch.manual_seed(0)
     cell, hidden = nn.RNNCell(3, 4), [torch.zeros(1, 4)]
@@ -582,3 +595,9 @@ def an_optimizer_step_fails_a_retained_old_graph_that_saved_a_parameter():
 
     linear, total[0] = nn.Linear(3, 1), 0
     assert train(list(linear.parameters()), lambda: running_total(linear(torch.randn(2, 3)).sum())) is None
+
+    for optimizer in (torch.optim.SGD, torch.optim.Adam):
+        w, total[0], grads = torch.ones(1, requires_grad=True), 0, []
+        assert train([w], square_total, optimizer, grads, fused=True) is None, optimizer
+        assert w._version == 0 and w.item() != 1.0, (optimizer, w._version, w.item())
+        assert all(math.isclose(grad, (k + 1) * 2 * at, rel_tol=1e-5) for k, (grad, at) in enumerate(grads)), grads
