@@ -204,6 +204,28 @@ def omitting_use_reentrant_warns_and_runs_the_reentrant_checkpoint():
     assert type(checkpoint(layer, x, use_reentrant=False).grad_fn) is not type(reentrant.grad_fn)
 
 
+def omitting_use_reentrant_when_no_input_requires_grad_makes_backward_raise():
+    """Left to the reentrant default, a checkpointed segment whose input does not require grad
+    returns an output that does not either, so backward() raises, and the parameters inside get no
+    gradient; with use_reentrant=False the same call records them."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 3))
+    x = torch.randn(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = checkpoint(model, x)
+    assert not out.requires_grad
+    try:
+        out.sum().backward()
+    except RuntimeError as error:
+        assert "does not require grad" in str(error)
+    else:
+        raise AssertionError("backward() ran")
+    assert all(p.grad is None for p in model.parameters())
+    checkpoint(model, x, use_reentrant=False).sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+
+
 def a_recomputed_segment_s_activations_exist_together_during_backward():
     """During backward each checkpointed segment is recomputed, and the layer outputs its layers
     save exist again all at once (one segment's worth); backward then frees them one by one, each
