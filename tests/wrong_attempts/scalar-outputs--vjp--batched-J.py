@@ -1,4 +1,4 @@
-# expect: a batch of gradients reached f's output in one pass
+# expect: a batched gradient reached f's output
 # Builds all of J in one torch.autograd.grad call with is_grads_batched=True, then multiplies.
 import torch
 

@@ -71,19 +71,24 @@ def show(t):
 @dataclass
 class Seen:
     """What one call of vjp did: how often it called f, what reached f's output in the backward
-    passes (show(grad), "v", or None for a batch of gradients at once), and the passes themselves."""
+    passes (show(grad), "v", or None for a batch of gradients at once), and the passes themselves.
+    `swap`, if set, replaces the gradient at f's output: the pass then brings swapᵀJ to the leaf."""
     calls: int = 0
     arrived: list = field(default_factory=list)
     passes: list = field(default_factory=list)
+    swap: torch.Tensor | None = None
 
 
 def watched(f, v, seen):
-    """f, recording in `seen`, by a hook on its output, each gradient that reaches it (f counts its own calls)."""
+    """f, recording in `seen`, by a hook on its output, each gradient that reaches it, and replacing it by
+    seen.swap if that is set (f counts its own calls)."""
     def arrival(grad):
         try:
             seen.arrived.append("v" if grad.shape == v.shape and torch.allclose(grad, v) else show(grad))
         except RuntimeError:  # is_grads_batched and vmap send a batch of gradients, which refuses comparisons
             seen.arrived.append(None)
+            return None
+        return seen.swap
 
     def f_seen(t):
         out = f(t)
@@ -93,10 +98,10 @@ def watched(f, v, seen):
     return f_seen
 
 
-def call_vjp(solution, f, x, v):
-    """solution.vjp(f, x, v) with f watched, and with the usual error of a backward on an x that needs no
-    grad explained: (what it returned, Seen)."""
-    seen = Seen()
+def call_vjp(solution, f, x, v, swap=None):
+    """solution.vjp(f, x, v) with f watched (the gradient at its output replaced by `swap`, if given), and
+    with the usual error of a backward on an x that needs no grad explained: (what it returned, Seen)."""
+    seen = Seen(swap=swap)
     CALLS["f"] = 0
     with explained("does not require grad",
                    ("backward found nothing that requires grad", "backward 找不到任何要梯度的张量"),
@@ -245,14 +250,14 @@ def require_method(seen, call, solution):
                    hint_en="the backward pass starts at what f returned: out = f(leaf); out.backward(v)",
                    hint_zh="反向传播要从 f 返回的张量出发：out = f(leaf)；out.backward(v)")
     if None in seen.arrived:
-        raise Fail(f"in {call}, a batch of gradients reached f's output in one pass (is_grads_batched or vmap): "
-                   "that builds J, all its rows at once",
-                   f"{call} 里一次反向传播把一批梯度同时传到了 f 的输出（is_grads_batched 或 vmap）："
-                   "这是一次算出 J 的所有行",
+        raise Fail(f"in {call}, a batched gradient reached f's output (is_grads_batched or vmap): the exercise "
+                   "asks for one plain, unbatched backward(v)",
+                   f"{call} 里传到 f 输出的是批量梯度（is_grads_batched 或 vmap）：这道练习要的是一次普通的、"
+                   "不分批的 backward(v)",
                    expected=("v, once, at f's output", "v 传到 f 的输出，一次"),
-                   found=("a batch of gradients", "一批梯度"),
-                   hint_en="one v, not a stack of one-hot vectors: out.backward(v) gives vᵀJ without J",
-                   hint_zh="只要一个 v，不要一摞独热向量：out.backward(v) 不构造 J 就给出 vᵀJ")
+                   found=("a batched gradient", "批量梯度"),
+                   hint_en="pass v itself, not batched: out.backward(v) gives vᵀJ in one pass",
+                   hint_zh="直接传 v 本身，不要分批：out.backward(v) 一次反向传播就给出 vᵀJ")
     raise Fail(f"in {call}, the gradient that reached f's output was not v", f"{call} 里传到 f 输出的梯度不是 v",
                expected=("v, once, at f's output", "v 传到 f 的输出，一次"),
                found=", ".join(str(arrived) for arrived in seen.arrived),
@@ -286,6 +291,30 @@ def vjp(solution, check):
                       f"{call} 只调用一次 f，亲自做一次反向传播，把 v 传到 f 的输出：不构造 J，也不用现成的变换")
                 require_method(seen, call, solution)
                 previous = found
+
+        # The result must be what the pass brought to the leaf: the judge's hook on f's output swaps the
+        # arriving v for w, so a vᵀJ computed any other way (J from the graph's nodes, a table) no longer fits.
+        name, f, x, vs = cases[1]
+        v, w = torch.tensor(vs[0]), torch.tensor([-1.5, 3.0])
+        call = f"vjp({name}, x, v={v.tolist()})"
+        check(f"{call}, the judge's hook on f's output swapping the arriving v for w = {w.tolist()}: returns "
+              "wᵀJ, the gradient the backward pass brought to the leaf",
+              f"{call}，评测在 f 的输出上挂的钩子把到达的 v 换成 w = {w.tolist()}：返回 wᵀJ，"
+              "也就是这次反向传播送到叶子张量上的梯度")
+        found, seen = call_vjp(solution, f, x, v, swap=w)
+        found = as_result(found, x)
+        require_method(seen, call, solution)
+        if not torch.allclose(found, w @ jacobians[name], atol=1e-5):
+            came = torch.allclose(found, v @ jacobians[name], atol=1e-5)
+            raise Fail("the result did not come from the backward pass: " +
+                       ("it stayed vᵀJ when the gradient at f's output was changed to w" if came else
+                        "it is not the gradient the pass brought to the leaf"),
+                       "结果不是这次反向传播得到的：" +
+                       ("f 输出上的梯度换成 w 之后，结果仍是 vᵀJ" if came else "它不是这次反向传播送到叶子张量上的梯度"),
+                       expected=f"wᵀJ = {show(w @ jacobians[name])}", found=show(found),
+                       hint_en="return the .grad that f(leaf).backward(v) leaves on your leaf, not a vᵀJ computed "
+                               "some other way",
+                       hint_zh="返回 f(leaf).backward(v) 在你的叶子张量上留下的 .grad，而不是用别的办法算出的 vᵀJ")
 
         name, f, x, vs = cases[0]
         v = torch.tensor(vs[0])
