@@ -209,18 +209,42 @@ def data_edit_goes_unnoticed_by_backward():
 
 
 def a_model_built_under_inference_mode_cannot_be_trained():
-    """Parameters created under inference_mode are inference tensors that report requires_grad=True:
-    with an input that does not require grad, forward and backward run, then optimizer.step() raises
-    (an in-place update outside the block); an input that requires grad fails in the forward (the
-    weight would be saved for backward)."""
+    """Parameters created under inference_mode are inference tensors that report requires_grad=True.
+    A forward fails where a layer must save one of them for backward: a Linear whose input requires
+    grad (the model's input, or the output of an earlier Linear, as in Linear-ReLU-Linear); a batch
+    norm in train() mode fails in the forward too (it updates its running statistics in place). A
+    lone Linear on an input that does not require grad runs forward and backward, then
+    optimizer.step() raises (an in-place update outside the block)."""
     with torch.inference_mode():
         model = nn.Linear(3, 1)
+        deeper = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+        normed = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
     assert all(p.is_inference() and p.requires_grad for p in model.parameters())
     model(torch.ones(2, 3)).sum().backward()  # runs
     assert any(p.grad is not None for p in model.parameters())  # the bias's, at least
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     assert _raises(optimizer.step, "Inplace update to inference tensor outside InferenceMode")
     assert _raises(lambda: model(torch.ones(2, 3, requires_grad=True)), "Inference tensors cannot be saved for backward")
+    assert _raises(lambda: deeper(torch.ones(2, 3)), "Inference tensors cannot be saved for backward")
+    assert _raises(lambda: normed.train()(torch.randn(2, 3)), "Inplace update to inference tensor outside InferenceMode")
+
+
+def only_a_clone_made_outside_inference_mode_is_normal():
+    """A clone() of an inference tensor taken inside inference_mode is another inference tensor (a
+    product with a tensor that requires grad still fails); taken after the block, it is a normal tensor
+    that can be saved for backward, changed in place and made to require grad."""
+    w = torch.ones(3, requires_grad=True)
+    with torch.inference_mode():
+        made = torch.ones(3) * 2
+        inside = made.clone()
+    outside = made.clone()
+    assert inside.is_inference() and not outside.is_inference()
+    assert _raises(lambda: inside * w, "Inference tensors cannot be saved for backward")
+    (outside * w).sum().backward()
+    assert torch.equal(w.grad, outside)
+    outside.add_(1)
+    outside.requires_grad_()
+    assert _raises(lambda: made.add_(1), "Inplace update to inference tensor outside InferenceMode")
 
 
 # The two MLPs of grad-mode-cost.py: name: width, depth, batch.
@@ -292,7 +316,8 @@ def transformer_layer_takes_a_fused_path_under_no_grad():
     default batch_first=False, it does not take that path. What decides is whether anything needs
     recording: with gradients enabled, the layer with every parameter frozen takes the path too,
     unless its input requires grad. The path has other conditions: under no_grad, a layer with an odd
-    number of heads (1 or 5), or an activation given as a function, does not take it; gelu does."""
+    number of heads (1 or 5), or with an activation other than relu or gelu (a lambda, nn.Tanh()), does
+    not take it; relu and gelu take it, named by a string, as F.relu/F.gelu or as nn.ReLU()/nn.GELU()."""
     torch.manual_seed(0)
     ops = {}
     for batch_first in (True, False):
@@ -314,8 +339,11 @@ def transformer_layer_takes_a_fused_path_under_no_grad():
     assert len(ops["frozen"]) == 1 and fused["frozen"], ops["frozen"]
     assert not fused["frozen, input requires grad"] and len(ops["frozen, input requires grad"]) >= 24
     # Other conditions of the path, under no_grad too: an even number of heads, relu or gelu.
-    for width, heads, activation, takes_it in ((128, 4, "gelu", True), (128, 1, "relu", False),
-                                               (120, 5, "relu", False), (128, 4, lambda t: t.relu(), False)):
+    for width, heads, activation, takes_it in ((128, 4, "gelu", True), (128, 4, nn.functional.relu, True),
+                                               (128, 4, nn.functional.gelu, True), (128, 4, nn.ReLU(), True),
+                                               (128, 4, nn.GELU(), True), (128, 1, "relu", False),
+                                               (120, 5, "relu", False), (128, 4, lambda t: t.relu(), False),
+                                               (128, 4, nn.Tanh(), False)):
         layer = nn.TransformerEncoderLayer(width, heads, 512, activation=activation, batch_first=True).eval()
         inputs = torch.randn(8, 64, width)
         with torch.no_grad(), _allocated() as counter:
