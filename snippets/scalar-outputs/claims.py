@@ -196,8 +196,9 @@ def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
     divides by: the batch size for one output per row (8) and for CrossEntropyLoss on (8, C) logits
     without class weights (8), but batch × d for MSELoss on predictions of shape (8, 2) (16), 5 for
     CrossEntropyLoss when 3 of the 8 targets equal ignore_index (not counted), 40 for
-    CrossEntropyLoss on (8, C, 5) logits (every position a term), and, with class weights, the sum of
-    the 8 targets' weights (not 8)."""
+    CrossEntropyLoss on (8, C, 5) logits (every position a term), and, with class weights and class-index
+    targets, the sum of the 8 targets' weights (not 8), but with class-probability targets 8 again,
+    weights or not. When all 8 targets equal ignore_index, the mean divides by 0: the loss is NaN."""
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(8, 3, generator=generator)
 
@@ -227,6 +228,9 @@ def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
     total = weight[classes].sum().item()
     assert total != 8
     assert abs(ratio(lambda w, r: F.cross_entropy(x @ w, classes, weight=weight, reduction=r), (3, 4)) - total) < 1e-4
+    soft = torch.softmax(torch.randn(8, 4, generator=generator), dim=1)
+    assert abs(ratio(lambda w, r: F.cross_entropy(x @ w, soft, weight=weight, reduction=r), (3, 4)) - 8) < 1e-4
+    assert torch.isnan(F.cross_entropy(torch.randn(8, 4, generator=generator), torch.full((8,), -100)))
 
 
 def ctc_sum_and_mean_gradients_are_not_proportional():
