@@ -122,7 +122,9 @@ def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
     which leaves out inductor's code generation) has one node, CompiledFunctionBackward, whose only
     edge leads to the input's AccumulateGrad, where the same function run eagerly records
     MulBackward0, ExpBackward0 and SumBackward0; backward through that node gives the eager
-    gradient. A graph break in the middle of the function splits it into two such nodes."""
+    gradient. A graph break in the middle of the function splits it into two such nodes. An output
+    that is only a view of the input gets an ordinary ViewBackward0 leading to the input's
+    AccumulateGrad, while the other output of the same function hangs on CompiledFunctionBackward."""
     def f(x):
         return (x * 3).exp().sum()
 
@@ -151,6 +153,10 @@ def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
     (upstream, _), = out.grad_fn.next_functions
     assert upstream.name() == "CompiledFunctionBackward"
     assert [node.name() for node, _ in upstream.next_functions] == ["torch::autograd::AccumulateGrad"]
+
+    view, computed = torch.compile(lambda x: (x.view(2, 1), f(x)), backend="aot_eager")(x)
+    assert [view.grad_fn.name(), computed.grad_fn.name()] == ["ViewBackward0", "CompiledFunctionBackward"]
+    assert [node.name() for node, _ in view.grad_fn.next_functions] == ["torch::autograd::AccumulateGrad"]
 
 
 def backward_frees_each_node_saved_tensors_once_that_node_has_run():
@@ -527,7 +533,8 @@ def a_custom_function_whose_backward_reads_saved_tensors_fails_a_second_pass():
     and not if it does not; one that kept its input as an attribute of ctx (ctx.x = x), never freed,
     completes a second pass, the gradient accumulating. torch.compile's node is a custom Function
     (backend aot_eager): the compiled w.sum(), which saved no tensor, fails a second pass, where the
-    same sum run eagerly does not."""
+    same sum run eagerly does not; a compiled w.view(2, 1), only a view of its input, gets an ordinary
+    ViewBackward0 and completes a second pass."""
     w = torch.ones(2, requires_grad=True)
     out = _Twice.apply(w)
     assert out.grad_fn.saved_tensors == ()
@@ -541,6 +548,9 @@ def a_custom_function_whose_backward_reads_saved_tensors_fails_a_second_pass():
     assert compiled.grad_fn.saved_tensors == ()
     assert _second_pass_fails(compiled)
     assert not _second_pass_fails(w.sum())
+    view = torch.compile(lambda w: w.view(2, 1), backend="aot_eager")(w)
+    assert view.grad_fn.name() == "ViewBackward0"
+    assert not _second_pass_fails(view.sum())
 
 
 def an_optimizer_step_fails_a_retained_old_graph_unless_it_is_fused():
