@@ -314,6 +314,20 @@ def retain_graph_on_a_running_total_hides_the_error_and_adds_old_gradients():
     assert w.grad.item() == 6.0
 
 
+def optimizer_zero_grad_sets_grad_to_none_by_default():
+    """optimizer.zero_grad() without arguments leaves .grad None (set_to_none=False would leave
+    zeros), for SGD and Adam."""
+    for optimizer in (torch.optim.SGD, torch.optim.Adam):
+        w = torch.ones(1, requires_grad=True)
+        (w * w).sum().backward()
+        assert w.grad is not None
+        optimizer([w], lr=0.1).zero_grad()
+        assert w.grad is None, optimizer
+        (w * w).sum().backward()
+        optimizer([w], lr=0.1).zero_grad(set_to_none=False)
+        assert w.grad is not None and w.grad.item() == 0.0, optimizer
+
+
 def the_last_backward_without_retain_graph_frees_the_saved_tensors():
     """A backward(retain_graph=True) frees nothing, however many of them run (four here, each
     adding its gradient); a last backward() without it frees the saved tensor."""
