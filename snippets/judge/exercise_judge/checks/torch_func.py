@@ -71,6 +71,7 @@ class _Run:
     numel: int  # elements of its input, as the function sees it (under vmap: one sample's)
     mapped: bool  # under vmap: the input is a batched tensor, and vmap refuses .item() on it
     own: list  # the model's own Parameters it ran with, by name (functional_call swaps them out)
+    constant: list  # the tensors swapped in for them that no grad transform differentiates, by name
     stack: list  # the torch.func transforms running, outermost first (_stack)
     called: bool  # torch's functional_call ran it (_inside_functional_call)
 
@@ -157,10 +158,14 @@ def _instrumented(model, out_scale):
 
         def hook(module, args, name=name, own=own, prefix=prefix):
             first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+            swapped = {n: getattr(module, n) for n, p in own.items() if getattr(module, n) is not p}
+            # grad wraps every argument, differentiated or not: only a differentiated one requires grad at its level
+            constant = [prefix + n for n, t in swapped.items()
+                        if _transforms(t) is not None and not ("grad" in _transforms(t) and t.requires_grad)]
             seen[name].append(_Run(first.numel() if first is not None else 0,
                                    first is not None and _mapped(first),
-                                   [prefix + n for n, p in own.items() if getattr(module, n) is p], _stack(),
-                                   _inside_functional_call()))
+                                   [prefix + n for n, p in own.items() if getattr(module, n) is p], constant,
+                                   _stack(), _inside_functional_call()))
         handles.append(module.register_forward_pre_hook(hook))
     try:
         yield seen
@@ -435,3 +440,20 @@ def per_sample_norms(solution, check):
                                "vmap(grad(loss_of_one), in_dims=(None, 0, 0))",
                        hint_zh="对 vmap 算出的损失向量取 jacrev，是把整批损失放在一起求导；应该对单个样本的损失取 grad，"
                                "再 vmap 它：vmap(grad(loss_of_one), in_dims=(None, 0, 0))")
+
+        check(f"{call}: grad (or vjp: reverse mode) differentiates the parameters passed to functional_call",
+              f"{call}：grad（或 vjp：反向模式）求导的正是传给 functional_call 的参数")
+        constant = list(dict.fromkeys(name for runs in seen.values() for r in runs for name in r.constant))
+        if constant:
+            raise Fail(f"the model ran with parameters that grad does not differentiate ({', '.join(constant)}) "
+                       f"({loss_name}): the norms come from the gradients with respect to other tensors",
+                       f"grad 没有对模型运行时用的参数（{'、'.join(constant)}）求导（{loss_name}）：范数来自对别的张量"
+                       "求的梯度",
+                       expected=("the tensors passed to functional_call are the ones grad differentiates",
+                                 "传给 functional_call 的张量正是 grad 求导的那些"),
+                       found=("tensors that grad does not differentiate", "grad 不对其求导的张量"),
+                       hint_en="pass the dict of parameters as the argument that grad differentiates (the first, "
+                               "unless argnums says otherwise) and run the model with functional_call(model, params, "
+                               "(xi[None],))",
+                       hint_zh="把参数字典作为 grad 求导的那个参数传进去（默认是第一个，除非用 argnums 另选），"
+                               "再用 functional_call(model, params, (xi[None],)) 运行模型")
