@@ -11,7 +11,8 @@ from torch import nn
 
 def grad_norms(model, loss):
     """Call loss.backward() once and return {name: norm} for every parameter of `model` (names as
-    model.named_parameters() gives them, norms as Python floats): the norm of the gradient this
+    model.named_parameters() gives them, norms as Python floats; every parameter of the judge's models
+    requires grad): the norm of the gradient this
     backward delivers to that parameter. .grad may already hold an earlier micro-batch's gradient, far
     larger than this one: let it accumulate as usual, but report this backward's part only. Read the
     gradients with hooks, as they arrive, and leave no hook registered when the function returns."""

@@ -164,11 +164,16 @@ def _code_run(file: str):
         sys.setprofile(previous)
 
 
-def _setting(seed):
+def _setting(case, seed):
     """A model whose .grad already holds one micro-batch's gradient (scaled by EARLIER_SCALE), the next
-    micro-batch's loss, and a third batch for a later step."""
+    micro-batch's loss, and a third batch for a later step. The two cases differ in depth and in which
+    layers have a bias, so their parameter names differ: a solution that writes the names out fails one.
+    Every parameter requires grad, as the exercise says."""
     torch.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1))
+    if case == 1:
+        model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1))
+    else:
+        model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 4), nn.Tanh(), nn.Linear(4, 1, bias=False))
     x, y = torch.randn(24, 6), torch.randn(24, 1)
     (nn.functional.mse_loss(model(x[:8]), y[:8]) * EARLIER_SCALE).backward()  # an earlier micro-batch
     old = {name: p.grad.clone() for name, p in model.named_parameters()}
@@ -192,7 +197,7 @@ def grad_norms(solution, check):
 
 
 def _one_model(solution, check, file, case, seed):
-    model, loss, old, new, later = _setting(seed)
+    model, loss, old, new, later = _setting(case, seed)
     names = list(old)
     en, zh = f"model {case}: ", f"模型 {case}："
 
@@ -255,6 +260,15 @@ def _one_model(solution, check, file, case, seed):
         norms = solution.grad_norms(model, loss)
     for handle in judge_handles:
         handle.remove()
+    if isinstance(norms, dict) and list(norms) == names[-1:] and len(names) > 1:
+        raise Fail(f"grad_norms returned the last parameter's name only, {names[-1]}: every hook wrote its norm under "
+                   "that one name",
+                   f"grad_norms 只返回了最后一个参数的名字 {names[-1]}：每个钩子都把范数记在了这一个名字下",
+                   expected=(f"a dict with keys {names}", f"键为 {names} 的字典"), found=described(norms),
+                   hint_en="a lambda made in a loop reads `name` when it runs, after the loop has ended: bind it "
+                           "when the lambda is made, lambda grad, name=name: ...",
+                   hint_zh="循环里定义的 lambda 等到运行时才去读 `name`，那时循环早已结束：定义时就把它绑定下来，"
+                           "lambda grad, name=name: ...")
     if not isinstance(norms, dict) or sorted(norms) != sorted(names):
         raise Fail("grad_norms did not return a dict keyed by every parameter name",
                    "grad_norms 返回的不是以全部参数名为键的字典",
@@ -295,6 +309,22 @@ def _one_model(solution, check, file, case, seed):
                        hint_en="leave .grad alone: p.register_hook(fn) calls fn with the gradient as it arrives, "
                                "before it is added into .grad",
                        hint_zh="别动 .grad：p.register_hook(fn) 在梯度到达、还没加进 .grad 时就用它调用 fn")
+        p = model.get_parameter(name)
+        kept = (p.grad is not None and name in delivered
+                and torch.allclose(p.grad, old[name] + delivered[name][1]))
+        if name in arrived and (held is None or not held.any()) and not kept:
+            raise Fail(f"{name}: when this backward's gradient arrived, .grad was "
+                       f"{'None' if held is None else 'all zeros'}, and after grad_norms returned it held no earlier "
+                       "gradient: grad_norms cleared .grad (zero_grad(), or .grad = None) before backward, and the "
+                       "earlier micro-batch's gradient is lost",
+                       f"{name}：这次反向传播的梯度到达时，.grad 是 {'None' if held is None else '全 0'}，grad_norms "
+                       "返回后 .grad 里也没有之前的梯度：grad_norms 在反向传播之前清空了 .grad（zero_grad()，或者 "
+                       ".grad = None），前一个微批次的梯度就此丢了",
+                       expected=("the earlier gradient, untouched", "之前的梯度，原封不动"),
+                       found="None" if held is None else ("zeros", "全 0"),
+                       hint_en="leave .grad alone, the training loop still needs the earlier gradient: the hook's "
+                               "argument is this backward's gradient alone",
+                       hint_zh="别动 .grad，训练循环还要用之前的梯度：钩子收到的参数本来就只是这一次的梯度")
         if name not in arrived or held is None or not torch.equal(held, old[name]):
             raise Fail(f"{name}: when this backward's gradient arrived, .grad did not hold the earlier micro-batch's "
                        "gradient: grad_norms set .grad aside to read the new gradient from it afterwards, "
@@ -341,6 +371,14 @@ def _one_model(solution, check, file, case, seed):
         expected, accumulated_norm = gradient.norm().item(), (old[name] + gradient).norm().item()
         if _close(value, expected):
             continue
+        if value == old[name].norm().item() and value != accumulated_norm:
+            raise Fail(f"{name}: the norm of the earlier micro-batch's gradient: inside a register_hook hook, p.grad "
+                       "still holds the earlier gradient, this backward's is not added yet",
+                       f"{name}：这是前一个微批次的梯度的范数：在 register_hook 的钩子里，p.grad 还是之前的梯度，"
+                       "这一次的还没加进去",
+                       expected=f"{expected:.6g}", found=f"{value:.6g}",
+                       hint_en="use the hook's argument, not p.grad: norms[name] = grad.norm().item()",
+                       hint_zh="用钩子收到的参数，而不是 p.grad：norms[name] = grad.norm().item()")
         if _close(value, accumulated_norm):
             raise Fail(f"{name}: the norm of the accumulated .grad (an earlier micro-batch's gradient plus this "
                        f"one), not of this backward's gradient",
