@@ -626,16 +626,17 @@ def a_state_carried_without_detach_chains_the_batches():
 # DDP models of the workers, never freed: freeing one right after its last all-reduce can deadlock
 # against gloo's own thread (seen in accumulation-at-scale's claims on torch 2.13)
 _ALIVE = []
-_DDP_WAYS = ("wrapped again", "find_unused_parameters", "frozen after wrapping", "frozen after wrapping, bucket view")
+_DDP_WAYS = ("wrapped again", "find_unused_parameters", "frozen after wrapping", "frozen after wrapping, two buckets")
 
 
 def under_ddp_freezing_after_wrapping_breaks_the_average():
-    """Two gloo ranks, DistributedDataParallel over Linear-ReLU-Linear, the first Linear frozen after one
-    step: if the model was wrapped before freezing, the next backward leaves each rank its own gradient
-    of the last Linear, not the average (with gradient_as_bucket_view=True, its own divided by the world
-    size: one bucket here, holding the frozen parameters too), and the next forward with gradients
-    enabled raises (a no_grad forward in between runs); wrapped again after freezing,
-    or built with find_unused_parameters=True, the gradient is the average and training goes on."""
+    """Two gloo ranks, DistributedDataParallel with its default settings over Linear-ReLU-Linear, the
+    first Linear frozen after one step: if the model was wrapped before freezing, the next backward
+    leaves each rank its own gradient of every trained weight, not the average, and the next forward
+    with gradients enabled raises (a no_grad forward in between runs). The same holds for a wider
+    Linear-ReLU-Linear-ReLU-Linear whose gradients fill two buckets (DDP's first bucket holds 1 MiB),
+    one of them without a frozen parameter. Wrapped again after freezing, or built with
+    find_unused_parameters=True, the gradient is the average and training goes on."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
     results = context.Queue()
@@ -659,19 +660,19 @@ def under_ddp_freezing_after_wrapping_breaks_the_average():
         shutil.rmtree(folder, ignore_errors=True)
     for way in _DDP_WAYS:
         (local0, grad0, next0), (local1, grad1, next1) = (
-            (torch.tensor(local), torch.tensor(grad), after) for local, grad, _, after in (found[0][way], found[1][way]))
-        assert not torch.allclose(local0, local1)  # the ranks see different data
+            ([torch.tensor(t) for t in local], [torch.tensor(t) for t in grad], after)
+            for local, grad, _, after in (found[0][way], found[1][way]))
+        assert len(local0) == (2 if way.endswith("two buckets") else 1), way
+        assert not any(torch.allclose(a, b) for a, b in zip(local0, local1))  # the ranks see different data
         assert found[0][way][2] == found[1][way][2] == "ran", (way, found[0][way][2])  # no_grad pass
-        if way == "frozen after wrapping":
-            assert torch.equal(grad0, local0) and torch.equal(grad1, local1), way
-        if way == "frozen after wrapping, bucket view":  # scaled by 1/world size, never summed
-            assert torch.equal(grad0, local0 / 2) and torch.equal(grad1, local1 / 2), (way, grad0, local0)
-        if way.startswith("frozen after wrapping"):
+        if way.startswith("frozen after wrapping"):  # each rank its own, in every bucket
+            assert all(torch.equal(g, t) for g, t in zip(grad0 + grad1, local0 + local1)), way
             assert all("Expected to have finished reduction in the prior iteration" in after
                        for after in (next0, next1)), (next0, next1)
         else:
-            average = (local0 + local1) / 2
-            assert torch.allclose(grad0, average) and torch.allclose(grad1, average), way
+            for g0, g1, t0, t1 in zip(grad0, grad1, local0, local1):
+                average = (t0 + t1) / 2
+                assert torch.allclose(g0, average) and torch.allclose(g1, average), way
             assert next0 == next1 == "ran", (way, next0)
 
 
@@ -684,9 +685,11 @@ def _freezing_worker(rank, store_path, results):
         found = {}
         for way in _DDP_WAYS:
             torch.manual_seed(0)
-            net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
-            model = nn.parallel.DistributedDataParallel(net, find_unused_parameters=way == "find_unused_parameters",
-                                                        gradient_as_bucket_view=way.endswith("bucket view"))
+            if way.endswith("two buckets"):  # 1 MiB fills up at the middle weight: a second bucket for net[0]
+                net = nn.Sequential(nn.Linear(4, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 1))
+            else:
+                net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+            model = nn.parallel.DistributedDataParallel(net, find_unused_parameters=way == "find_unused_parameters")
             _ALIVE.append(model)
             torch.manual_seed(10 + rank)  # each rank its own data
             x = torch.randn(2, 4)
@@ -697,8 +700,9 @@ def _freezing_worker(rank, store_path, results):
                 _ALIVE.append(model)
             net.zero_grad()
             model(x).sum().backward()
-            grad = net[2].weight.grad.tolist()  # lists: tensors in the queue would need the worker alive
-            local = torch.autograd.grad(net(x).sum(), net[2].weight)[0].tolist()  # this rank's own gradient
+            trained = [net[i].weight for i in range(2, len(net), 2)]
+            grad = [w.grad.tolist() for w in trained]  # lists: tensors in the queue would need the worker alive
+            local = [t.tolist() for t in torch.autograd.grad(net(x).sum(), trained)]  # this rank's own gradients
             try:
                 with torch.no_grad():
                     model(x)  # an evaluation pass
