@@ -247,6 +247,37 @@ def full_backward_hook_fires_before_the_layers_gradients_when_no_input_requires_
         assert not (not early and caught)
 
 
+def a_full_backward_hook_must_return_none_when_no_input_requires_grad():
+    """On a layer whose positional input does not require grad, a full backward hook that returns
+    anything but None or a tuple of None makes backward raise a RuntimeError (and the weight gets no
+    gradient); one that returns None or (None,) does not. A full backward pre-hook's tuple still
+    replaces grad_output there, so the weight and bias gradients come out tripled."""
+    torch.manual_seed(0)
+    x = torch.randn(5, 4)
+    for returned, raises in ((lambda gi: (torch.zeros(5, 4),), True), (lambda gi: (torch.ones(5, 4),), True),
+                             (lambda gi: None, False), (lambda gi: (None,), False)):
+        layer = nn.Linear(4, 3)
+        layer.register_full_backward_hook(lambda m, grad_in, grad_out, returned=returned: returned(grad_in))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                layer(x).sum().backward()
+            except RuntimeError as error:
+                assert raises and "return None" in str(error), error
+                assert layer.weight.grad is None
+            else:
+                assert not raises and layer.weight.grad is not None
+    layer, plain = nn.Linear(4, 3), nn.Linear(4, 3)
+    plain.load_state_dict(layer.state_dict())
+    layer.register_full_backward_pre_hook(lambda m, grad_out: (grad_out[0] * 3,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        layer(x).sum().backward()
+    plain(x).sum().backward()
+    assert torch.allclose(layer.weight.grad, 3 * plain.weight.grad) and torch.allclose(layer.bias.grad, 3 * plain.bias.grad)
+    assert not torch.allclose(layer.weight.grad, plain.weight.grad)
+
+
 def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
     """A forward pre-hook that returns a single tensor (not a tuple) replaces the module's only input,
     one that returns a tuple replaces all positional inputs, one that returns None leaves them."""
