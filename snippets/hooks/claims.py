@@ -1,6 +1,7 @@
 """Checks behind hooks' sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`hooks/<name>` on a page names one)."""
 
+import copy
 import datetime
 import gc
 import os
@@ -276,6 +277,31 @@ def a_full_backward_hook_must_return_none_when_no_input_requires_grad():
     plain(x).sum().backward()
     assert torch.allclose(layer.weight.grad, 3 * plain.weight.grad) and torch.allclose(layer.bias.grad, 3 * plain.bias.grad)
     assert not torch.allclose(layer.weight.grad, plain.weight.grad)
+
+
+def deepcopy_copies_module_hooks_but_not_parameter_hooks():
+    """copy.deepcopy of a module (an EMA or teacher copy) copies its hooks of all four kinds: they run on
+    the copy, with the same closure (they append to the caller's list, not to a copy of it). The hooks on
+    its parameters, register_hook and register_post_accumulate_grad_hook, are not copied: a backward
+    through the copy runs neither, while the original still runs both."""
+    layer, calls = nn.Linear(2, 1), []
+    layer.register_forward_pre_hook(lambda *args: calls.append("forward pre"))
+    layer.register_forward_hook(lambda *args: calls.append("forward"))
+    layer.register_full_backward_pre_hook(lambda *args: calls.append("backward pre"))
+    layer.register_full_backward_hook(lambda *args: calls.append("backward"))
+    layer.weight.register_hook(lambda grad: calls.append("register_hook"))
+    layer.weight.register_post_accumulate_grad_hook(lambda p: calls.append("post-accumulate"))
+    twin = copy.deepcopy(layer)
+    x = torch.ones(3, 2, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        twin(x).sum().backward()
+        assert sorted(calls) == ["backward", "backward pre", "forward", "forward pre"], calls
+        assert twin.weight.grad is not None and layer.weight.grad is None
+        calls.clear()
+        layer(x).sum().backward()
+    assert sorted(calls) == ["backward", "backward pre", "forward", "forward pre", "post-accumulate",
+                             "register_hook"], calls
 
 
 def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
