@@ -118,6 +118,7 @@ for normalise in ("own tokens", "all tokens"):
     else:
         label = f"sum x {WORLD} / all tokens ({total})"
     noise = normalise == "all tokens"  # the same sum in another order: only rounding is left
+    assert relative < 1e-5 or not noise, relative  # the page calls it rounding: anything larger fails the run
     print(f"{label:28} relative difference from one batch {roughly(relative) if noise else f'{relative:.1e}'}")
     glue(f"scale_ddp_tokens_relative_{normalise.split()[0]}", relative if noise else float(f"{relative:.1e}"),
          varies=noise)

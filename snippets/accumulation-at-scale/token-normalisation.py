@@ -51,6 +51,7 @@ for normalise in ("mean of means", "sum / total tokens"):
     relative = ((found - big).norm() / big.norm()).item()
     key = "means" if normalise == "mean of means" else "tokens"
     noise = key == "tokens"  # the same sum in another order: only rounding is left
+    assert relative < 1e-5 or not noise, relative  # the page calls it rounding: anything larger fails the run
     shown = [roughly(value) if noise else f"{value:.1e}" for value in (difference, relative)]
     print(f"{normalise:20} max |grad - one batch| {shown[0]}, relative {shown[1]}")
     glue(f"scale_tokens_diff_{key}", difference if noise else float(shown[0]), varies=noise)
