@@ -71,7 +71,7 @@ class Run:
         self.arrived, self.inside_step, self.before, self.clips = arrived, inside_step, before, clips
 
     def order(self):
-        """'forward, backward(), forward, ...': the order in which the forwards and the passes ran."""
+        """'forward, backward(), forward, ...': the order in which the forward calls and the passes ran."""
         events, done = [], 0
         for before in self.before:
             events += ["backward()"] * (before - done) + ["forward"]
@@ -102,7 +102,7 @@ def _reference_update(model, x, y, max_norm):
 
 
 def _float16_update(model, x, y, micro_batches=MICRO_BATCHES, init_scale=SCALE):
-    """The change of the parameters that the method makes, unwatched: float16 forwards, scaled backward
+    """The change of the parameters that the method makes, unwatched: float16 forward calls, scaled backward
     passes, unscale_, step (no clipping)."""
     model = copy.deepcopy(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
@@ -212,7 +212,7 @@ def _compare(found, expected, micro_batches):
 
 
 def _float16_forwards(model, run, micro_batches):
-    """Fail unless every Linear of `model` returned float16 in each of the `micro_batches` forwards of `run`:
+    """Fail unless every Linear of `model` returned float16 in each of the `micro_batches` forward calls of `run`:
     checked on every run, so that autocast switched on only for some of them shows."""
     linears = [name for name, module in model.named_modules() if isinstance(module, nn.Linear)]
     outputs = {name: [dtype for called, dtype in run.dtypes if called == name] for name in linears}
@@ -228,9 +228,9 @@ def _float16_forwards(model, run, micro_batches):
                     'with torch.autocast("cpu", dtype=torch.float16): loss = loss_fn(model(x), y)；'
                     "GradScaler 就是为 float16 的窄范围准备的")
         elif len(wrong) == len(linears):
-            text = (f"with {micro_batches} micro-batches, some forwards did not run under float16 autocast",
+            text = (f"with {micro_batches} micro-batches, some forward calls did not run under float16 autocast",
                     f"{micro_batches} 个微批次时，有的前向没有在 float16 的 autocast 里运行")
-            hint = ('run every forward under torch.autocast("cpu", dtype=torch.float16), whatever the number of '
+            hint = ('run every forward call under torch.autocast("cpu", dtype=torch.float16), whatever the number of '
                     "micro-batches or max_norm",
                     '每次前向都放进 torch.autocast("cpu", dtype=torch.float16)，不管微批次有几个、max_norm 是多少')
         else:
@@ -282,8 +282,8 @@ def grad_scaler_step(solution, check):
         raise Fail(f"the model ran forward on batches of {shown} rows: expected {MICRO_BATCHES} micro-batches of "
                    f"{ROWS}",
                    f"模型前向时的批大小是 {shown}：应当是 {MICRO_BATCHES} 个各 {ROWS} 行的微批次",
-                   expected=(f"{MICRO_BATCHES} forwards of {ROWS} rows", f"{MICRO_BATCHES} 次前向，每次 {ROWS} 行"),
-                   found=(f"{'one forward' if len(run.rows) == 1 else f'{len(run.rows)} forwards'}, of {shown} rows",
+                   expected=(f"{MICRO_BATCHES} forward calls of {ROWS} rows", f"{MICRO_BATCHES} 次前向，每次 {ROWS} 行"),
+                   found=(f"{'one forward call' if len(run.rows) == 1 else f'{len(run.rows)} forward calls'}, of {shown} rows",
                           f"{len(run.rows)} 次前向，行数 {shown}"),
                    hint_en="accumulation runs the micro-batches one by one: model(x) for each (x, y) of "
                            "micro_batches, never the whole batch at once",
@@ -330,13 +330,13 @@ def grad_scaler_step(solution, check):
                    found=counted(run.passes) if run.passes else ("no backward()", "没有调用 backward()"),
                    hint_en=hint[0], hint_zh=hint[1])
     if run.before != list(range(MICRO_BATCHES)):
-        raise Fail("the forwards and the backward() calls did not run one micro-batch after the other",
+        raise Fail("the forward calls and the backward() calls did not run one micro-batch after the other",
                    "前向和 backward() 的顺序不是一个微批次接一个微批次",
                    expected=(", ".join(["forward, backward()"] * MICRO_BATCHES),
                              "，".join(["前向，backward()"] * MICRO_BATCHES)),
                    found=run.order(),
                    hint_en="finish each micro-batch before the next one starts: forward, loss, "
-                           "scaler.scale(loss / len(micro_batches)).backward(). With every forward first, all their "
+                           "scaler.scale(loss / len(micro_batches)).backward(). With every forward call first, all their "
                            "graphs are alive at once, the memory of the whole batch that accumulation is meant to save",
                    hint_zh="一个微批次做完再开始下一个：前向、损失、scaler.scale(loss / len(micro_batches)).backward()。"
                            "先把所有前向都做完，所有微批次的计算图就同时存在，占的是整批的内存，而省下这份内存正是梯度累加的目的")
@@ -457,12 +457,12 @@ def grad_scaler_step(solution, check):
     if (other.rows != [ROWS] * OTHER_MICRO_BATCHES or len(other.passes) != OTHER_MICRO_BATCHES
             or _backward_calls(other) != OTHER_MICRO_BATCHES):
         passes_en, passes_zh = counted(other.passes) if other.passes else ("no backward()", "没有调用 backward()")
-        raise Fail(f"with {OTHER_MICRO_BATCHES} micro-batches the model ran {len(other.rows)} forwards and "
+        raise Fail(f"with {OTHER_MICRO_BATCHES} micro-batches the model ran {len(other.rows)} forward calls and "
                    f"{_backward_calls(other)} backward() calls",
                    f"{OTHER_MICRO_BATCHES} 个微批次时，模型做了 {len(other.rows)} 次前向、{_backward_calls(other)} 次 "
                    f"backward()",
                    expected=(f"{OTHER_MICRO_BATCHES} of each", f"各 {OTHER_MICRO_BATCHES} 次"),
-                   found=(f"forwards of {', '.join(map(str, other.rows)) or '0'} rows; {passes_en}",
+                   found=(f"forward calls of {', '.join(map(str, other.rows)) or '0'} rows; {passes_en}",
                           f"前向的行数 {'、'.join(map(str, other.rows)) or '0'}；{passes_zh}"),
                    hint_en="loop over micro_batches, whatever their number", hint_zh="遍历 micro_batches，不管有几个")
     # scaler.scale(loss / len(micro_batches)) multiplies each loss by the scaler's own scale over their number
