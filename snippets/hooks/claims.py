@@ -14,6 +14,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import nn
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.utils.checkpoint import checkpoint, set_checkpoint_early_stop
 
 
@@ -732,8 +733,9 @@ _ALIVE = []
 
 def under_ddp_gradient_hooks_see_this_processs_gradient_before_the_average():
     """Two gloo ranks, DistributedDataParallel over a weight whose local gradients are 1 and 3: on each
-    rank, a register_hook hook and a post-accumulate hook see that rank's own gradient (1 or 3), and
-    .grad after backward holds the average, 2, on both. Then a second weight, 0 on both ranks, stepped by
+    rank, a register_hook hook and a post-accumulate hook see that rank's own gradient (1 or 3), a
+    communication hook (register_comm_hook) that runs DDP's own allreduce_hook sees the average, 2, in the
+    bucket during backward, and .grad after backward holds the average, 2, on both. Then a second weight, 0 on both ranks, stepped by
     SGD (lr 1) in a post-accumulate hook that sets .grad to None: the weights end apart, -1 on rank 0 and
     -3 on rank 1, and .grad after backward is not None but 0 (written back by DDP)."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
@@ -757,7 +759,7 @@ def under_ddp_gradient_hooks_see_this_processs_gradient_before_the_average():
                 process.kill()
                 process.join()
         shutil.rmtree(folder, ignore_errors=True)
-    assert found == [(0, 1.0, 1.0, 2.0, -1.0, 0.0), (1, 3.0, 3.0, 2.0, -3.0, 0.0)], found
+    assert found == [(0, 1.0, 1.0, 2.0, 2.0, -1.0, 0.0), (1, 3.0, 3.0, 2.0, 2.0, -3.0, 0.0)], found
 
 
 def _hooked_worker(rank, store_path, results):
@@ -769,7 +771,13 @@ def _hooked_worker(rank, store_path, results):
         layer = nn.Linear(1, 1, bias=False)
         model = nn.parallel.DistributedDataParallel(layer)
         _ALIVE.append(model)
-        arriving, accumulated = [], []
+        arriving, accumulated, communicated = [], [], []
+
+        def communicate(state, bucket):
+            averaged = default_hooks.allreduce_hook(state, bucket)
+            return averaged.then(lambda future: communicated.append(future.value()[0].item()) or future.value())
+
+        model.register_comm_hook(None, communicate)
         layer.weight.register_hook(lambda grad: arriving.append(grad.item()))
         layer.weight.register_post_accumulate_grad_hook(lambda p: accumulated.append(p.grad.item()))
         model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()  # gradient 1 on rank 0, 3 on rank 1
@@ -786,7 +794,7 @@ def _hooked_worker(rank, store_path, results):
         stepped.weight.register_post_accumulate_grad_hook(step)
         model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()
         after = None if stepped.weight.grad is None else stepped.weight.grad.item()
-        results.put((rank, *arriving, *accumulated, layer.weight.grad.item(), stepped.weight.item(), after))
+        results.put((rank, *arriving, *accumulated, *communicated, layer.weight.grad.item(), stepped.weight.item(), after))
     finally:
         dist.destroy_process_group()
 
