@@ -175,6 +175,26 @@ def inference_tensor_fails_only_where_saved():
     assert _raises(lambda: w[index], message)  # indexing saves its index
 
 
+def detach_then_requires_grad_starts_a_new_leaf():
+    """x.detach().requires_grad_() is a leaf that requires grad: a backward through it fills its .grad
+    and gives nothing to the graph that made x; it shares x's storage, so an optimizer step on it
+    changes x as well, which x.detach().clone().requires_grad_() avoids."""
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    x = w * 2
+    leaf = x.detach().requires_grad_()
+    assert leaf.is_leaf and leaf.requires_grad and leaf.grad_fn is None
+    (leaf**2).sum().backward()
+    assert torch.equal(leaf.grad, 2 * leaf.detach()) and w.grad is None
+    before = x.detach().clone()
+    torch.optim.SGD([leaf], lr=0.1).step()
+    assert leaf.data_ptr() == x.data_ptr() and not torch.equal(x.detach(), before) and torch.equal(x, leaf)
+    before = x.detach().clone()
+    copy = x.detach().clone().requires_grad_()  # with clone(), x stays as it was
+    copy.grad = torch.ones(2)
+    torch.optim.SGD([copy], lr=0.1).step()
+    assert torch.equal(x, before) and not torch.equal(copy.detach(), before)
+
+
 def detach_snapshot_follows_later_edits():
     """A `detach()` "snapshot" changes when the original is later edited in place; `detach().clone()` does not."""
     b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True).sigmoid()
@@ -541,6 +561,19 @@ def a_view_taken_under_no_grad_still_requires_grad():
         assert view.requires_grad and view.grad_fn is None
         view.mul_(2)
     assert _raises(lambda: view.mul_(2), "A view was created in no_grad mode and is being modified inplace")
+
+
+def set_grad_enabled_follows_its_flag():
+    """torch.set_grad_enabled(flag) as a context records when flag is true and nothing when it is
+    false (so one loop serves training and evaluation), and leaves the module's train()/eval() mode as
+    it was."""
+    model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5), nn.Linear(4, 1))
+    for training in (True, False):
+        model.train(training)
+        with torch.set_grad_enabled(training):
+            out = model(torch.ones(2, 3))
+        assert out.requires_grad == training and (out.grad_fn is not None) == training
+        assert model.training == training and model[1].training == training
 
 
 def dropout_mask_is_saved_only_in_train_mode():
