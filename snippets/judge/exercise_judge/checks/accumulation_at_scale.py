@@ -444,8 +444,8 @@ def grad_scaler_step(solution, check):
                            "数够了再调高；自己传入或设置放大倍数，就把这套机制换掉了")
 
     check("without clipping in the way, the parameters move as one float32 step on the whole batch would, up to "
-          "float16 rounding: exactly as the unscaled float16 gradient moves them",
-          "裁剪不起作用时，参数的变化和整批一次 float32 更新相同，只差 float16 的舍入：和缩回原值的 float16 梯度给出的更新完全一致")
+          "float16 rounding, and as the unscaled float16 gradient moves them, up to float32 rounding",
+          "裁剪不起作用时，参数的变化和整批一次 float32 更新相同，只差 float16 的舍入：和缩回原值的 float16 梯度给出的更新只差 float32 的舍入")
     _compare(run.change, expected, MICRO_BATCHES)
     _made_by_method(run.change, _float16_update(model, x, y))
     check(f"the same with {OTHER_MICRO_BATCHES} micro-batches and a GradScaler that starts at {OTHER_SCALE:g}",
