@@ -1,4 +1,4 @@
-# expect: a .grad of the model was already set when its first forward ran
+# expect: a .grad of the model was already set when the first backward() began
 # Writes tensors of zeros into .grad before the loop: the sums come out the same, but the exercise
 # says .grad starts as None and asks for no writing to .grad.
 import torch

@@ -2,6 +2,7 @@
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from exercise_judge.checking import Fail, exercise, times
 from exercise_judge.spies import autograd_passes, counted
@@ -13,11 +14,31 @@ RUNS = [(loss, steps) for loss in (nn.functional.mse_loss, nn.functional.smooth_
 TOLERANCE = 1e-5  # the exercise's "at most 1e-5 in any entry"
 
 
+class _Derived(TorchFunctionMode):
+    """Puts a hook on every tensor a torch function computes from a loss that loss_fn returned (the
+    loss / steps that backward() starts from): the gradients reaching it, by the loss's number."""
+
+    def __init__(self, losses, passes):
+        super().__init__()
+        self.losses, self.passes, self.grads = losses, passes, {}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        given = list(args) + list((kwargs or {}).values())
+        numbers = [k for k, loss in enumerate(self.losses) if any(arg is loss for arg in given)]
+        if numbers and isinstance(result, torch.Tensor) and result.requires_grad:
+            grads = self.grads.setdefault(numbers[0], [])
+            result.register_hook(lambda grad: grads.append((len(self.passes), grad.detach().clone())))
+        return result
+
+
 class Run:
-    """One call of accumulate, watched: for each forward of the model its input and how many backward
-    passes had run before it; for each call of loss_fn its target and the gradients that reached the
-    loss it returned; for each parameter, after each accumulation into its .grad, the pass it came
-    from and a copy of .grad; the passes themselves."""
+    """One call of accumulate, watched: for each forward of the model its input, how many backward
+    passes had run before it, and the gradients (with their pass) that reached its output; for each
+    call of loss_fn its target, the gradients that reached the loss it returned, and those that
+    reached tensors computed from that loss; whether every .grad was None when the first backward
+    pass reached a loss or an output; for each parameter, after each accumulation into its .grad,
+    the pass it came from and a copy of .grad; the passes themselves."""
 
     def __init__(self, solution, loss, steps, seed):
         torch.manual_seed(seed)
@@ -27,17 +48,28 @@ class Run:
         self.reference = nn.Linear(FEATURES, 1)
         self.reference.load_state_dict(self.model.state_dict())
         self.forwards, self.targets, self.seeds = [], [], []
+        self.outputs, self.losses = [], []  # per forward: (output, [(pass, gradient)]); loss_fn's results
         self.accumulated = {name: [] for name, _ in self.model.named_parameters()}
         with autograd_passes() as passes:
             self.passes = passes
             def forward(module, args, kwargs):
                 given = args[0] if args else kwargs.get("input")
                 self.forwards.append((given.detach().clone() if torch.is_tensor(given) else None, len(passes)))
-                if len(self.forwards) == 1:  # no backward() has run yet: every .grad must still be None
-                    self.grads_at_start = [p.grad is None for p in module.parameters()]
 
-            self.grads_at_start = []
+            def first_pass():  # called as the first backward pass reaches a loss or an output
+                if self.grads_at_start is None:
+                    self.grads_at_start = [p.grad is None for p in self.model.parameters()]
+
+            def output(module, args, result):
+                grads = []
+                self.outputs.append((result.detach().clone() if torch.is_tensor(result) else None, grads))
+                if torch.is_tensor(result) and result.requires_grad:
+                    result.register_hook(lambda grad: first_pass() or grads.append((len(passes),
+                                                                                   grad.detach().clone())))
+
+            self.grads_at_start = None
             self.model.register_forward_pre_hook(forward, with_kwargs=True)
+            self.model.register_forward_hook(output)
             for name, parameter in self.model.named_parameters():
                 parameter.register_post_accumulate_grad_hook(
                     lambda parameter, name=name: self.accumulated[name].append((len(passes),
@@ -48,10 +80,14 @@ class Run:
                 result, seeds = loss(output, target), []
                 self.seeds.append(seeds)
                 if result.requires_grad:  # what a backward() from (result / steps) hands to result: 1/steps
-                    result.register_hook(lambda grad: seeds.append(grad.detach().clone()))
+                    result.register_hook(lambda grad: first_pass() or seeds.append(grad.detach().clone()))
+                self.losses.append(result)
                 return result
 
-            solution.accumulate(self.model, loss_fn, self.x, self.y, steps)
+            self.derived = _Derived(self.losses, passes)
+            with self.derived:
+                solution.accumulate(self.model, loss_fn, self.x, self.y, steps)
+            self.derived.losses = self.losses = []  # let the graphs go
 
     @property
     def said(self) -> tuple[str, str]:
@@ -131,10 +167,11 @@ def _values(run):
 
 
 def _untouched(run):
-    """Fail unless the .grads were None at the first forward and the parameters are those it was given."""
-    if not all(run.grads_at_start):
-        raise Fail(f"with {run.said[0]}: a .grad of the model was already set when its first forward ran",
-                   f"{run.said[1]} 时模型第一次前向的时候，已经有参数的 .grad 被赋过值",
+    """Fail unless the .grads were None when the first backward pass began and the parameters are
+    those it was given."""
+    if not all(run.grads_at_start or ()):
+        raise Fail(f"with {run.said[0]}: a .grad of the model was already set when the first backward() began",
+                   f"{run.said[1]} 时第一次 backward() 开始的时候，已经有参数的 .grad 被赋过值",
                    expected=("every .grad None until the first backward()", "第一次 backward() 之前每个 .grad 都是 None"),
                    found=("a .grad written before any backward()", "有 .grad 在任何 backward() 之前就被写过"),
                    hint_en="leave .grad alone: the first backward() puts its gradient into a None .grad",
@@ -217,6 +254,39 @@ def _order(run):
                            "它们的计算图就同时活着，占的内存和整批一样")
 
 
+def _outputs(run):
+    """Fail unless each forward's output receives, in the backward() of its micro-batch and in no other,
+    the gradient of loss_fn(output, target) / steps: the backward() starts from that forward's graph."""
+    for k, ((output, grads), target) in enumerate(zip(run.outputs, run.targets), start=1):
+        if output is None:
+            continue  # _forwards has said what the model returned
+        passes = [number for number, _ in grads]
+        if passes == [k]:
+            leaf = output.clone().requires_grad_()
+            want, = torch.autograd.grad(run.loss(leaf, target) / run.steps, leaf)
+            if (grads[0][1] - want).abs().max().item() <= TOLERANCE:
+                continue
+            found = ("another gradient", "别的梯度")
+        elif not passes:
+            found = ("no gradient: nothing computed from it reached a backward()",
+                     "没有收到梯度：从它算出来的东西没有进入任何 backward()")
+        else:
+            found = (f"gradients in backward() number {', '.join(map(str, passes))}",
+                     f"在第 {'、'.join(map(str, passes))} 次 backward() 里收到梯度")
+        raise Fail(f"with {run.said[0]}: the output of the model's forward {k} did not receive, in backward() {k}, "
+                   f"the gradient of its loss / {run.steps}",
+                   f"{run.said[1]} 时模型第 {k} 次前向的输出没有在第 {k} 次 backward() 里收到它的损失 / {run.steps} "
+                   f"的梯度",
+                   expected=(f"the gradient of loss_fn(output, y_part) / {run.steps}, once, in backward() {k}",
+                             f"loss_fn(output, y_part) / {run.steps} 的梯度，只在第 {k} 次 backward() 里收到一次"),
+                   found=found,
+                   hint_en="compute each micro-batch's loss from the output of its own model(x_part) call, and call "
+                           "backward() on it before the next forward: a graph of the whole batch kept alive is the "
+                           "memory accumulation is meant to save",
+                   hint_zh="每个微批次的损失要用它自己那次 model(x_part) 的输出来算，并在下一次前向之前调用 "
+                           "backward()：让整批的计算图一直活着，正是梯度累加想省下的内存")
+
+
 def _shares(run):
     for k, ((x, _), target) in enumerate(zip(run.forwards, run.targets), start=1):
         share = run.gradients(x, target, len(x) / ROWS)
@@ -258,8 +328,21 @@ def _scaled_losses(run):
     loss itself divided, not the gradients on their way into .grad (by hooks that stay on the model)."""
     for k, seeds in enumerate(run.seeds, start=1):
         values = torch.cat([seed.flatten() for seed in seeds]) if seeds else torch.empty(0)
+        derived = [grad for number, grad in run.derived.grads.get(k - 1, []) if number == k]
         if len(seeds) == 1 and torch.allclose(values, torch.full_like(values, 1 / run.steps), rtol=1e-6, atol=0):
-            continue
+            if any(torch.allclose(grad, torch.ones_like(grad), rtol=1e-6, atol=0) for grad in derived):
+                continue
+            raise Fail(f"with {run.said[0]}: in backward() {k}, nothing computed from micro-batch {k}'s loss received a "
+                       f"gradient of 1: the 1/{run.steps} came from backward()'s gradient argument, the loss was not "
+                       f"divided",
+                       f"{run.said[1]} 时第 {k} 次 backward() 里，从第 {k} 个微批次的损失算出的张量没有一个收到梯度 1："
+                       f"1/{run.steps} 来自 backward() 的梯度参数，损失本身没有除以 steps",
+                       expected=(f"backward() of the loss divided by {run.steps}, with no gradient argument",
+                                 f"对除以 {run.steps} 之后的损失调用 backward()，不带梯度参数"),
+                       found=(f"a gradient argument of 1/{run.steps} (loss.backward(gradient))",
+                              f"梯度参数是 1/{run.steps}（loss.backward(gradient)）"),
+                       hint_en="the exercise asks for the loss divided by steps: (loss / steps).backward()",
+                       hint_zh="题目要求把损失除以 steps：(loss / steps).backward()")
         if not seeds:
             found = ("no backward() went through that loss", "没有一次 backward() 经过这个损失")
         elif len(seeds) > 1:
@@ -294,8 +377,8 @@ def micro_batches(solution, check):
         _values(runs[-1])
 
     for en, zh, method in (
-            ("in each of these runs, every .grad is None until the first backward(), and the call leaves the "
-             "parameters as it found them", "以上每一次运行，第一次 backward() 之前每个 .grad 都是 None，"
+            ("in each of these runs, every .grad is None when the first backward() begins, and the call leaves "
+             "the parameters as it found them", "以上每一次运行，第一次 backward() 开始时每个 .grad 都是 None，"
              "调用结束后参数和传进来时一样", _untouched),
             (f"the model runs forward on `steps` micro-batches of {ROWS} / steps samples",
              f"模型在 steps 个各含 {ROWS} / steps 个样本的微批次上做前向", _forwards),
@@ -307,9 +390,13 @@ def micro_batches(solution, check):
              "每个微批次的 backward() 都在下一个微批次的前向之前", _order),
             ("each backward() adds its micro-batch's share (its loss × 1/steps) to every parameter's .grad",
              "每次 backward() 给每个参数的 .grad 加上它那个微批次的一份（损失 × 1/steps）", _shares),
-            ("in each backward() its micro-batch's loss receives a gradient of 1/steps, as it does from "
-             "(loss / steps).backward()", "每次 backward() 里，它那个微批次的损失收到的梯度是 1/steps，"
-             "和 (loss / steps).backward() 时一样", _scaled_losses)):
+            ("in each backward() its micro-batch's loss receives a gradient of 1/steps, and the loss divided by "
+             "steps a gradient of 1, as they do from (loss / steps).backward()",
+             "每次 backward() 里，它那个微批次的损失收到的梯度是 1/steps，除以 steps 之后的损失收到的是 1，"
+             "和 (loss / steps).backward() 时一样", _scaled_losses),
+            ("in each micro-batch's backward(), and in no other, the output of its forward receives the gradient "
+             "of its loss / steps", "每个微批次前向的输出，只在这个微批次的 backward() 里收到它的损失 / steps 的梯度",
+             _outputs)):
         check(en, zh)
         for run in runs:
             method(run)
