@@ -583,9 +583,9 @@ def flop_counter_counts_matrix_products_not_elementwise_ops():
 
 def backward_with_create_graph_leaves_a_differentiable_grad():
     """After backward(create_graph=True), a leaf's .grad has a grad_fn and can be differentiated:
-    3x² at 3 is 27, and its derivative 6x is 18; torch warns of a reference cycle between the leaf and
-    its .grad that can leak memory, recommends torch.autograd.grad, and asks to reset .grad to None: the
-    deleted leaf outlives gc.collect() unless its .grad was reset to None first."""
+    3x² at 3 is 27, and its derivative 6x is 18; torch warns, once per process, of a reference cycle between
+    the leaf and its .grad that can leak memory, recommends torch.autograd.grad, and asks to reset .grad to
+    None: the deleted leaf outlives gc.collect() unless its .grad was reset to None first."""
     x = torch.tensor(3.0, requires_grad=True)
     with warnings.catch_warnings(record=True):  # the warning is asserted below, in a fresh process
         warnings.simplefilter("always")
@@ -594,13 +594,16 @@ def backward_with_create_graph_leaves_a_differentiable_grad():
     assert first.item() == 27.0 and first.grad_fn is not None
     (second,) = torch.autograd.grad(first, x)
     assert second.item() == 18.0
-    # torch gives this warning once per process, so a fresh interpreter runs the same backward
+    # torch gives this warning once per process, so a fresh interpreter runs the same backward three times, on
+    # three new leaves, with Python's filter set to show every warning: it appears once
     fresh = subprocess.run(
         [sys.executable, "-W", "always", "-c",
-         "import torch; x = torch.tensor(3.0, requires_grad=True); (x**3).backward(create_graph=True)"],
+         "import torch\nfor _ in range(3):\n"
+         "    x = torch.tensor(3.0, requires_grad=True); (x**3).backward(create_graph=True)"],
         capture_output=True, text=True, check=True)
     assert all(words in fresh.stderr for words in ("reference cycle", "can cause a memory leak", "autograd.grad",
                                                    "to None")), fresh.stderr
+    assert fresh.stderr.count("reference cycle") == 1, fresh.stderr
     # the cycle runs through autograd's C++ graph, which Python's collector cannot see
     for reset in (False, True):
         gc.disable()
@@ -633,12 +636,16 @@ def vmap_grad_writes_no_grad_detached_or_not():
     assert all(torch.equal(detached[name], attached[name]) for name in detached)
 
 
-def grad_result_stays_on_the_graph_when_the_derivative_depends_on_the_input():
-    """On a leaf that requires grad, grad(f)(leaf) carries a grad_fn for f = x³, whose derivative 3x²
-    depends on x, and none for f = 2x, whose derivative is a constant."""
-    leaf = torch.tensor([3.0, 1.0], requires_grad=True)
-    cubed = grad(lambda t: (t**3).sum())(leaf)
-    assert cubed.requires_grad and cubed.grad_fn is not None
+def grad_result_stays_on_the_graph_for_x3_2t1_and_relu_not_for_2t():
+    """On a leaf that requires grad, grad(f)(leaf) carries a grad_fn for f = x³, and also for 2·t**1 and relu,
+    whose derivatives do not depend on x (pow's and relu's backward formulas use a tensor computed from the
+    input); none for 2·t, whose backward formula uses only the constant."""
+    leaf = torch.tensor([3.0, -1.0], requires_grad=True)
+    for f in (lambda t: (t**3).sum(), lambda t: (2 * t**1).sum(), lambda t: torch.relu(t).sum()):
+        result = grad(f)(leaf)
+        assert result.requires_grad and result.grad_fn is not None
+    assert torch.equal(grad(lambda t: (2 * t**1).sum())(leaf), torch.tensor([2.0, 2.0]))
+    assert torch.equal(grad(lambda t: torch.relu(t).sum())(leaf), torch.tensor([1.0, 0.0]))
     doubled = grad(lambda t: (2 * t).sum())(leaf)
     assert not doubled.requires_grad and doubled.grad_fn is None
     assert leaf.grad is None
