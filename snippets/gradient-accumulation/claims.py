@@ -121,7 +121,8 @@ def zero_grad_defaults_to_set_to_none():
 def backward_adds_into_zeros_but_puts_a_fresh_tensor_into_none():
     """After zero_grad(set_to_none=False) the next backward() adds into the zeroed tensor; after the
     default zero_grad() it puts a new tensor in place, and the old gradient tensor, as large as its
-    parameter, is freed at the clearing unless other code holds it."""
+    parameter, is freed at the clearing unless other code holds it; code that holds it keeps the old
+    gradient, and the next backward() puts its gradient into another tensor."""
     p = nn.Parameter(torch.ones(3))
     optimizer = torch.optim.SGD([p], lr=0.1)
     (p * 2).sum().backward()
@@ -143,6 +144,12 @@ def backward_adds_into_zeros_but_puts_a_fresh_tensor_into_none():
     assert old() is p.grad
     optimizer.zero_grad()
     assert p.grad is None and old() is None
+    (p * 2).sum().backward()
+    held = p.grad  # a reference kept across the default clearing keeps the old gradient
+    optimizer.zero_grad()
+    (p * 3).sum().backward()
+    assert p.grad is not held and torch.equal(held, torch.full((3,), 2.0))
+    assert torch.equal(p.grad, torch.full((3,), 3.0))
 
 
 # Options that give an optimizer something to apply even without a gradient (momentum, weight
