@@ -4,6 +4,7 @@ runs each on every supported torch; {claim}`accumulation-at-scale/<name>` on a p
 import contextlib
 import datetime
 import itertools
+import math
 import os
 import shutil
 import socket
@@ -508,6 +509,53 @@ def grad_scaler_refuses_float16_parameters():
         assert not torch.equal(model.weight, before), make.__name__
         if make is torch.optim.SGD:  # float16 spacing near these weights is below 1e-3; the scaled step is 16x
             assert torch.allclose(model.weight.float(), unscaled_step, rtol=0, atol=1e-3), (model.weight, unscaled_step)
+
+
+def clip_grad_norm_after_an_overflow_returns_inf_or_nan_and_leaves_nan():
+    """In the chapter's loop (float16 autocast, scaled micro-batch losses, unscale_, then clip_grad_norm_), on
+    an accumulated batch one of whose micro-batches overflows float16: clip_grad_norm_ returns a norm that
+    is inf or NaN and leaves NaN in .grad; scaler.step does not call optimizer.step(), so no parameter moves,
+    and zero_grad() leaves no .grad. With error_if_nonfinite=True clip_grad_norm_ raises there instead, and
+    not on the same batch without the overflow."""
+
+    def accumulated(factor, **clip):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 1))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        taken = []
+        optimizer.register_step_post_hook(lambda optimizer, args, kwargs: taken.append(1))
+        scaler = torch.amp.GradScaler("cpu")
+        x, y = torch.randn(64, 16), torch.randn(64, 1)
+        x[16:32] *= factor  # micro-batch 2
+        before = [p.detach().clone() for p in model.parameters()]
+        for xb, yb in zip(x.chunk(4), y.chunk(4)):
+            with torch.autocast("cpu", dtype=torch.float16):
+                loss = nn.functional.mse_loss(model(xb), yb)
+            scaler.scale(loss / 4).backward()
+        scaler.unscale_(optimizer)
+        norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0, **clip).item()
+        nan_left = any(p.grad.isnan().any().item() for p in model.parameters())
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+        moved = any(not torch.equal(p, q) for p, q in zip(model.parameters(), before))
+        return norm, nan_left, len(taken), moved, all(p.grad is None for p in model.parameters())
+
+    norms = []
+    for factor in (10.0, 100.0):  # inputs 10 times too large overflow some gradient entries, 100 times all
+        norm, nan_left, taken, moved, cleared = accumulated(factor)
+        assert nan_left and (taken, moved, cleared) == (0, False, True), (factor, nan_left, taken, moved, cleared)
+        norms.append(norm)
+        try:
+            accumulated(factor, error_if_nonfinite=True)
+        except RuntimeError as error:
+            assert "non-finite" in str(error), error
+        else:
+            raise AssertionError(f"clip_grad_norm_(error_if_nonfinite=True) did not raise with inputs x {factor}")
+    assert not any(map(math.isfinite, norms)), norms
+    norm, nan_left, taken, moved, _ = accumulated(1.0)  # the same batch, no overflow
+    assert math.isfinite(norm) and not nan_left and (taken, moved) == (1, True), (norm, nan_left, taken, moved)
+    accumulated(1.0, error_if_nonfinite=True)
 
 
 def clip_grad_norm_returns_the_norm_it_measured_before_clipping():
