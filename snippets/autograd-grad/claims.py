@@ -141,12 +141,14 @@ def grad_takes_intermediate_results_as_inputs():
 
 
 def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
-    """On CPU, with 4-D q, k, v and no dropout, the derivative of F.scaled_dot_product_attention(q, k, v)
-    (float32 and float64, two shapes, causal too) has a grad_fn, yet differentiating it raises
-    'derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented';
-    under sdpa_kernel(SDPBackend.MATH) the second derivative is computed. With 3-D q, k, v (batch, sequence,
-    feature) torch 2.15 raises the same, while torch 2.6 and 2.13 compute it (2.14 is not pinned down: it
-    may do either). With 2-D q, k, v, or with dropout_p > 0, it is computed without choosing a backend."""
+    """On CPU, with 4-D q, k, v of one shape, contiguous in the last dimension, float32 or float64 and no
+    dropout, F.scaled_dot_product_attention(q, k, v) takes its flash kernel (causal too): the derivative
+    has a grad_fn, yet differentiating it raises 'derivative for
+    aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented'; under
+    sdpa_kernel(SDPBackend.MATH) the second derivative is computed. With 3-D q, k, v (batch, sequence,
+    feature) torch 2.14.1 and 2.15 raise the same, while torch 2.6 and 2.13 compute it. With 2-D q, k, v,
+    dropout_p > 0, a q whose last dimension is not contiguous, or a v of another feature size, it is
+    computed without choosing a backend."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.functional import scaled_dot_product_attention as attention
 
@@ -156,29 +158,33 @@ def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
         (result,) = torch.autograd.grad((slope ** 2).sum(), q)
         assert result.shape == q.shape and result.abs().sum() > 0
 
+    def raises(q, k, v, **options):
+        try:
+            second(q, k, v, **options)
+        except RuntimeError as error:
+            assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in str(error)
+            return True
+        return False
+
+    def randn(*shape, dtype=torch.float32):
+        return torch.randn(shape, dtype=dtype, requires_grad=True)
+
     torch.manual_seed(0)
     for shape, dtype, causal in (((1, 2, 4, 8), torch.float32, False), ((2, 3, 5, 16), torch.float64, False),
                                  ((1, 2, 4, 8), torch.float32, True)):
-        q, k, v = (torch.randn(shape, dtype=dtype, requires_grad=True) for _ in range(3))
-        try:
-            second(q, k, v, is_causal=causal)
-        except RuntimeError as error:
-            assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in str(error)
-        else:
-            raise AssertionError("the CPU flash kernel's backward should have no derivative")
+        q, k, v = (randn(*shape, dtype=dtype) for _ in range(3))
+        assert raises(q, k, v, is_causal=causal), "the CPU flash kernel's backward has no derivative"
         with sdpa_kernel(SDPBackend.MATH):
             second(q, k, v, is_causal=causal)
         second(q, k, v, dropout_p=0.1)
-    second(*(torch.randn(4, 8, requires_grad=True) for _ in range(3)))
+    second(*(randn(4, 8) for _ in range(3)))
+    # the usual 4-D case, but a q not contiguous in its last dimension, or a v of another feature size
+    second(randn(1, 2, 8, 4).transpose(-1, -2), randn(1, 2, 4, 8), randn(1, 2, 4, 8))
+    second(randn(1, 2, 4, 8), randn(1, 2, 4, 8), randn(1, 2, 4, 16))
+    version = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
     for shape in ((2, 4, 8), (3, 5, 16)):
-        q, k, v = (torch.randn(shape, requires_grad=True) for _ in range(3))
-        try:
-            second(q, k, v)
-        except RuntimeError as error:
-            assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in str(error)
-            assert torch.__version__ >= "2.14", (torch.__version__, shape)
-        else:
-            assert torch.__version__ < "2.15", (torch.__version__, shape, "3-D should raise from 2.15 on")
+        q, k, v = (randn(*shape) for _ in range(3))
+        assert raises(q, k, v) == (version >= (2, 14)), (torch.__version__, shape)
         with sdpa_kernel(SDPBackend.MATH):
             second(q, k, v)
 
