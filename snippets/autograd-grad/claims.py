@@ -254,6 +254,27 @@ def materialized_zeros_have_the_input_shape():
     assert torch.autograd.grad(x.sum(), [x, unused], allow_unused=True)[1] is None
 
 
+def an_input_that_does_not_require_grad_raises_whatever_the_switches():
+    """Asking for the gradient of a tensor that does not require grad, such as a frozen parameter among
+    model.parameters(), raises 'One of the differentiated Tensors does not require grad' with neither
+    switch, with allow_unused=True and with materialize_grads=True; passing only the parameters that
+    require grad works."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    model[0].requires_grad_(False)
+    loss = model(torch.randn(5, 3)).sum()
+    for switches in ({}, {"allow_unused": True}, {"materialize_grads": True}):
+        try:
+            torch.autograd.grad(loss, list(model.parameters()), retain_graph=True, **switches)
+        except RuntimeError as error:
+            assert "One of the differentiated Tensors does not require grad" in str(error), switches
+        else:
+            raise AssertionError(("a frozen parameter among the inputs should raise", switches))
+    trained = [p for p in model.parameters() if p.requires_grad]
+    grads = torch.autograd.grad(loss, trained)
+    assert len(grads) == 2 and all(g.shape == p.shape and g.abs().sum() > 0 for g, p in zip(grads, trained))
+
+
 def grad_raises_for_an_input_no_gradient_reaches():
     """torch.autograd.grad raises 'appears to not have been used in the graph' for an input the output
     does not use, and also for one the output uses through a custom Function whose backward returns None
