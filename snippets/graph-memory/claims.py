@@ -204,17 +204,21 @@ def omitting_use_reentrant_warns_and_runs_the_reentrant_checkpoint():
     assert type(checkpoint(layer, x, use_reentrant=False).grad_fn) is not type(reentrant.grad_fn)
 
 
-def omitting_use_reentrant_when_no_input_requires_grad_makes_backward_raise():
+def omitting_use_reentrant_when_no_input_requires_grad_leaves_the_segment_without_gradients():
     """Left to the reentrant default, a checkpointed segment whose input does not require grad
-    returns an output that does not either, so backward() raises, and the parameters inside get no
-    gradient; with use_reentrant=False the same call records them."""
+    returns an output that does not either, and forward warns that gradients will be None. With
+    nothing after it that requires grad, backward() raises; with a trained layer after it, backward
+    runs without error and leaves the segment's parameters with no gradient. With
+    use_reentrant=False the same calls record them."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 3))
+    head = nn.Linear(3, 1)
     x = torch.randn(2, 3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         out = checkpoint(model, x)
     assert not out.requires_grad
+    assert any("None of the inputs have requires_grad=True" in str(w.message) for w in caught)
     try:
         out.sum().backward()
     except RuntimeError as error:
@@ -222,7 +226,13 @@ def omitting_use_reentrant_when_no_input_requires_grad_makes_backward_raise():
     else:
         raise AssertionError("backward() ran")
     assert all(p.grad is None for p in model.parameters())
-    checkpoint(model, x, use_reentrant=False).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        head(checkpoint(model, x)).sum().backward()  # no error
+    assert all(p.grad is None for p in model.parameters())
+    assert all(p.grad is not None for p in head.parameters())
+    head.zero_grad(set_to_none=True)
+    head(checkpoint(model, x, use_reentrant=False)).sum().backward()
     assert all(p.grad is not None for p in model.parameters())
 
 
