@@ -464,7 +464,9 @@ _ALIVE = []
 def under_ddp_grad_returns_this_processs_gradient():
     """Two gloo ranks, DistributedDataParallel over a weight whose local gradients are 1 and 3: on each
     rank torch.autograd.grad returns that rank's own gradient (1 or 3), while backward() leaves the
-    average, 2, in .grad on both."""
+    average, 2, in .grad on both. A gradient penalty (input gradient by grad(create_graph=True), then
+    backward() on loss plus penalty) leaves in .grad, on both ranks and in two steps, the average of
+    the two ranks' local gradients of loss plus penalty."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
     results = context.Queue()
@@ -486,7 +488,13 @@ def under_ddp_grad_returns_this_processs_gradient():
                 process.kill()
                 process.join()
         shutil.rmtree(folder, ignore_errors=True)
-    assert found == [(0, 1.0, 2.0), (1, 3.0, 2.0)], found
+    assert [entry[:3] for entry in found] == [(0, 1.0, 2.0), (1, 3.0, 2.0)], found
+    local = [torch.tensor(entry[3], dtype=torch.float64) for entry in found]
+    assert not torch.allclose(local[0], local[1], rtol=1e-3)  # the two ranks' own gradients differ
+    for entry in found:
+        for step in entry[4]:  # two steps
+            assert torch.allclose(torch.tensor(step, dtype=torch.float64), (local[0] + local[1]) / 2,
+                                  rtol=1e-12, atol=1e-14), (entry, local)
 
 
 def _ddp_worker(rank, store_path, results):
@@ -501,6 +509,32 @@ def _ddp_worker(rank, store_path, results):
         inputs = torch.tensor([[1.0 + 2 * rank]])  # gradient 1 on rank 0, 3 on rank 1
         (returned,) = torch.autograd.grad(model(inputs).sum(), layer.weight)
         model(inputs).sum().backward()
-        results.put((rank, returned.item(), layer.weight.grad.item()))
+        local, averaged = _ddp_penalty(rank)
+        results.put((rank, returned.item(), layer.weight.grad.item(), local, averaged))
     finally:
         dist.destroy_process_group()
+
+
+def _ddp_penalty(rank):
+    """This rank's own gradient of loss plus a gradient penalty (no DDP), and the .grad DDP leaves for
+    the same step, taken twice."""
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 3)).double()  # no 1-row weight
+    torch.manual_seed(rank + 1)
+    points = torch.randn(4, 2, dtype=torch.float64, requires_grad=True)
+
+    def loss_and_penalty(module):
+        scores = module(points)
+        (slope,) = torch.autograd.grad(scores.sum(), points, create_graph=True)
+        return scores.mean() + 10 * ((slope.norm(dim=1) - 1) ** 2).mean()
+
+    local = torch.cat([g.flatten() for g in torch.autograd.grad(loss_and_penalty(critic),
+                                                                list(critic.parameters()))])
+    model = nn.parallel.DistributedDataParallel(critic)
+    _ALIVE.append(model)
+    averaged = []
+    for _ in range(2):
+        critic.zero_grad()
+        loss_and_penalty(model).backward()
+        averaged.append(torch.cat([p.grad.flatten() for p in critic.parameters()]).tolist())
+    return local.tolist(), averaged
