@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.autograd import gradcheck
 from torch.autograd.gradcheck import GradcheckError
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from exercise_judge.checking import Fail, exercise
 from exercise_judge.checks._shared import refuse_ctx_attributes, refuse_passes, require_function_class
@@ -30,6 +31,10 @@ BACKWARD32_ZH = ("只对到七位左右，正是 float32 的精度：backward �
 FORWARD_MODE = ("_make_dual", "_unpack_dual")
 # Calls that make a complex tensor from real ones: the complex-step method starts with one of them.
 COMPLEX = ("complex", "view_as_complex", "polar")
+# Calls that hand a tensor's values out of torch, to Python, NumPy, another library or another process, where the
+# judge sees nothing of what is done with them (complex numbers, symbolic algebra, autograd in a worker process).
+OUT_OF_TORCH = ("tolist", "numpy", "__array__", "__dlpack__", "item", "__float__", "__int__", "__complex__",
+                "__index__", "__repr__", "__format__", "untyped_storage", "storage", "_typed_storage", "data_ptr")
 
 
 def is_op_overload(name):
@@ -80,6 +85,34 @@ def jacobian_from_backward(cube, x):
     return torch.stack(columns, dim=1)
 
 
+class Calls(TorchCalls):
+    """TorchCalls that also knows whether a torch call is running (depth > 0)."""
+    depth = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.depth += 1
+        try:
+            return super().__torch_function__(func, types, args, kwargs)
+        finally:
+            self.depth -= 1
+
+
+class AtenOps(TorchDispatchMode):
+    """The aten ops that ran while no torch call of `calls` was running: ops that no torch function or Tensor method
+    called from Python accounts for (a TorchScript graph, a region where torch-function handling is disabled).
+    aten::detach is left out: ctx.saved_tensors runs one when a saved-tensor hook unpacks x, and it computes nothing."""
+
+    def __init__(self, calls):
+        super().__init__()
+        self.calls, self.unaccounted = calls, []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if self.calls.depth == 0 and func.name() != "aten::detach":
+            self.unaccounted.append(func.name())
+        with torch._C.DisableTorchFunction():  # the op itself, not one more torch call for `calls`
+            return func(*args, **(kwargs or {}))
+
+
 @dataclass
 class Watched:
     """What the reader's backward did over all its calls: the backward passes it asked for, the tensors it saved
@@ -90,6 +123,8 @@ class Watched:
     forward_mode: list = field(default_factory=list)
     complex_calls: list = field(default_factory=list)
     op_overloads: list = field(default_factory=list)
+    out_of_torch: list = field(default_factory=list)
+    unaccounted: list = field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -102,7 +137,8 @@ def watched_backward(function_class, watched):
 
     def backward(ctx, *grad_outputs):
         saved = []
-        with autograd_passes() as passes, TorchCalls() as seen, \
+        seen = Calls()
+        with autograd_passes() as passes, seen, AtenOps(seen) as aten, \
                 torch.autograd.graph.saved_tensors_hooks(lambda tensor: saved.append(tensor) or tensor, lambda t: t):
             result = user(ctx, *grad_outputs)
         # Under TorchCalls, torch.autograd.grad and .backward dispatch to themselves once more, from their own
@@ -113,6 +149,8 @@ def watched_backward(function_class, watched):
         watched.complex_calls += [call.name for call in seen.calls
                                   if call.name in COMPLEX or (call.tensor is not None and call.tensor.is_complex())]
         watched.op_overloads += [call.name for call in seen.calls if is_op_overload(call.name)]
+        watched.out_of_torch += [call.name for call in seen.calls if call.name in OUT_OF_TORCH]
+        watched.unaccounted += aten.unaccounted
         return result
 
     function_class.backward = staticmethod(backward)
@@ -161,6 +199,26 @@ def refuse_autograd_in_backward(watched):
                    expected=expected,
                    found=(f"{len(watched.op_overloads)} calls of torch.ops operator overloads ({', '.join(names[:4])})",
                           f"{len(watched.op_overloads)} 次 torch.ops 算子重载调用（{'、'.join(names[:4])}）"),
+                   hint_en=hint[0], hint_zh=hint[1])
+    if watched.out_of_torch:
+        names = sorted(set(watched.out_of_torch))
+        raise Fail("Cube.backward took a tensor's values out of torch (to Python, NumPy or anywhere else), where the "
+                   "judge cannot see how the derivative is computed: the exercise is to write it out with torch calls",
+                   "Cube.backward 把张量的值拿出了 torch（交给 Python、NumPy 或别的地方），评测看不到导数在那里"
+                   "是怎么算的：这道练习要你用 torch 调用把导数写出来", expected=expected,
+                   found=(f"{len(watched.out_of_torch)} calls that hand values out of torch ({', '.join(names[:4])})",
+                          f"{len(watched.out_of_torch)} 次把值交出 torch 的调用（{'、'.join(names[:4])}）"),
+                   hint_en=hint[0] + ", all in torch: no tolist, numpy, item, float() or print inside backward",
+                   hint_zh=hint[1] + "，全程用 torch：backward 里不要 tolist、numpy、item、float() 或 print")
+    if watched.unaccounted:
+        names = sorted(set(watched.unaccounted))
+        raise Fail("Cube.backward ran aten ops that no torch call accounts for (a compiled graph such as TorchScript "
+                   "replays, or torch-function handling switched off): the exercise is to write the derivative out "
+                   "with ordinary torch calls", "Cube.backward 执行了没有任何 torch 调用对应的 aten 算子（TorchScript "
+                   "之类的编译图在重放，或者关掉了 torch function 处理）：这道练习要你用普通的 torch 调用把导数写出来",
+                   expected=expected,
+                   found=(f"{len(watched.unaccounted)} aten ops outside any torch call ({', '.join(names[:4])})",
+                          f"{len(watched.unaccounted)} 个 aten 算子不在任何 torch 调用之内（{'、'.join(names[:4])}）"),
                    hint_en=hint[0], hint_zh=hint[1])
     if watched.complex_calls:
         names = sorted(set(watched.complex_calls))
@@ -321,11 +379,15 @@ def case(solution, check, shape, seed, watched):
                    hint_zh="(x,) = ctx.saved_tensors，再算 grad_output * 3 * x ** 2：用这个 x，不要用 forward 的输出，"
                            "也不要用存在别处的 x 副本")
 
-    check(f"{case_en}: Cube.backward computes 3x² itself, in every call (from .sum(), from gradcheck, and called "
-          "directly), without asking autograd for the derivative (reverse or forward mode), without replaying ops that "
-          "autograd traced (torch.ops operator overloads) and without complex-step differentiation",
-          f"{case_zh}：Cube.backward 每次被调用（.sum() 时、gradcheck 里、直接调用时）都自己算出 3x²，不让 autograd "
-          "替它求导（反向模式、前向模式都不行），不重放 autograd 追踪下来的算子（torch.ops 里的算子重载），也不用复步长法数值求导")
+    check(f"{case_en}: Cube.backward computes 3x² itself, with torch calls, in every call (from .sum(), from "
+          "gradcheck, and called directly), without asking autograd for the derivative (reverse or forward mode), "
+          "without replaying ops that autograd traced (torch.ops operator overloads, or aten ops that no torch call "
+          "accounts for, as TorchScript runs them), without handing values out of torch (tolist, numpy, item, "
+          "float(), print) and without complex-step differentiation",
+          f"{case_zh}：Cube.backward 每次被调用（.sum() 时、gradcheck 里、直接调用时）都用 torch 调用自己算出 3x²，"
+          "不让 autograd 替它求导（反向模式、前向模式都不行），不重放 autograd 追踪下来的算子（torch.ops 里的算子重载，"
+          "或者像 TorchScript 那样执行、没有任何 torch 调用对应的 aten 算子），不把值交出 torch（tolist、numpy、item、"
+          "float()、print），也不用复步长法数值求导")
     torch.manual_seed(seed)
     grad_output = torch.randn(*shape, dtype=torch.float64)
     out = solution.cube(draw(*shape, seed=seed))  # held while its node runs: torch 2.6 frees what it saved otherwise
