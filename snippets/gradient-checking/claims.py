@@ -189,9 +189,10 @@ def _max_central_difference_error(f, t, eps):
 
 
 def central_difference_of_a_quadratic_has_no_truncation_error():
-    """In float64, at random points (randn(4), seeds 0-4), the central difference of Σ t² at eps = 0.1 agrees with
-    autograd to 1e-12 (Σ t·cos t: off by more than 1e-3 at seed 0), and its error grows at every decade as eps
-    shrinks to 1e-6: rounding, no minimum. (At half-decade steps it does not always grow.)"""
+    """In float64, at five random points (randn(4), seeds 0-4), the central difference of Σ t² at eps = 0.1 agrees
+    with autograd to 1e-12 (Σ t·cos t: off by more than 1e-3 at seed 0), and its error grows at every decade as eps
+    shrinks to 1e-6: rounding, no minimum. The page says "at the five random points tried": at half-decade steps it
+    does not always grow, and at one seed in 200 (164) it shrinks once between 1e-3 and 1e-4."""
     for seed in range(5):
         torch.manual_seed(seed)
         t = torch.randn(4, dtype=torch.float64, requires_grad=True)
@@ -247,6 +248,47 @@ def gradcheck_calls_backward_with_zeros_and_wants_zeros_back():
         assert "not multiplied by grad_output" in str(error), str(error)
     else:
         raise AssertionError("a backward that returns non-zeros for a zero grad_output passed")
+
+
+def check_undefined_grad_hands_none_without_materialized_grads():
+    """A softplus Function that calls ctx.set_materialize_grads(False): of gradcheck's two all-zero backward calls,
+    one (present only with check_undefined_grad=True, the default) hands backward None; a backward that returns
+    None for None passes, one that multiplies it fails gradcheck with a TypeError, and passes with
+    check_undefined_grad=False."""
+
+    def softplus(multiply_none, grad_outputs):
+        class Softplus(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                ctx.set_materialize_grads(False)
+                ctx.save_for_backward(t)
+                return t.exp().log1p()
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                grad_outputs.append(grad_output)
+                (t,) = ctx.saved_tensors
+                if grad_output is None and not multiply_none:
+                    return None
+                return grad_output * t.sigmoid()
+
+        return Softplus.apply
+
+    torch.manual_seed(0)
+    t = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    for setting, nones in ((True, 1), (False, 0)):
+        grad_outputs = []
+        assert gradcheck(softplus(False, grad_outputs), (t,), check_undefined_grad=setting)
+        assert sum(g is None for g in grad_outputs) == nones, (setting, grad_outputs)
+        zeros = sum(g is not None and int(g.count_nonzero()) == 0 for g in grad_outputs)
+        assert zeros == 1, (setting, grad_outputs)
+    try:
+        gradcheck(softplus(True, []), (t,))
+    except TypeError as error:
+        assert "NoneType" in str(error), str(error)
+    else:
+        raise AssertionError("a backward that multiplies None passed gradcheck")
+    assert gradcheck(softplus(True, []), (t,), check_undefined_grad=False)
 
 
 def fast_mode_compares_the_jacobians_along_fixed_pseudorandom_directions():
