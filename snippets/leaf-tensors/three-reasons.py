@@ -9,15 +9,15 @@ mse = nn.functional.mse_loss
 
 
 def reaches(loss, t):
-    """Does backward from loss arrive at t? Look for t's node in the graph:
-    its grad_fn, or for a leaf the AccumulateGrad node that holds it."""
+    """Does backward from loss arrive at the leaf t? Look for the
+    AccumulateGrad node that holds it: none holds a non-leaf."""
     todo, seen = [loss.grad_fn], set()
     while todo:
         node = todo.pop()
         if node is None or node in seen:  # each node once: a residual
             continue                      # network has 2^depth paths
         seen.add(node)
-        if node is t.grad_fn or getattr(node, "variable", None) is t:
+        if getattr(node, "variable", None) is t:
             return True
         todo += [next_node for next_node, _ in node.next_functions]
     return False
