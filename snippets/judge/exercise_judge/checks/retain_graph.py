@@ -7,6 +7,8 @@ import weakref
 
 import torch
 from torch import nn
+from torch.utils._pytree import tree_flatten
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from exercise_judge.checking import Fail, described, exercise, shown
 from exercise_judge.checks._shared import explained, graph_nodes
@@ -125,6 +127,7 @@ class _Epoch:
                 autograd_passes() as passes:
             self.found = solution.train_epoch(self.model, optimizer, batches)
         self.retained = [found.retain_graph for found in passes]
+        self.grads = [found for found in passes if found.kind != "backward()"]
         gc.collect()
         self.graphs_after = len(graphs)
 
@@ -238,6 +241,15 @@ def _one_forward_per_batch(run):
 
 
 def _no_retain_graph(run):
+    if run.grads:
+        raise Fail(*_in(run.said, (f"{len(run.grads)} of the {len(run.retained)} backward passes were not backward(): "
+                                   "the task keeps the starter's loss.backward()",
+                                   f"{len(run.retained)} 次反向传播里有 {len(run.grads)} 次不是 backward()："
+                                   "题目要求保留起始文件的 loss.backward()")),
+                   expected=("loss.backward() in every batch", "每个批次都是 loss.backward()"),
+                   found=counted(run.grads),
+                   hint_en="keep loss.backward(): it fills .grad itself; the fix is only in how the loss is summed",
+                   hint_zh="保留 loss.backward()：它自己会填好 .grad；要改的只是损失怎么累加")
     retained = sum(run.retained)
     if retained:
         raise Fail(*_in(run.said, (f"{retained} of the {len(run.retained)} backward passes had retain_graph=True: "
@@ -312,7 +324,8 @@ def total_loss(solution, check):
              "评测的 saved_tensors_hooks 能看到每次前向保存的张量", _hooks_saw_the_saved_tensors),
             ("when each forward begins, what earlier forwards saved for backward has been freed",
              "每次前向开始时，之前的前向为反向传播保存的张量都已释放", _saved_tensors_freed),
-            ("no backward pass has retain_graph=True", "没有哪次反向传播带 retain_graph=True", _no_retain_graph)):
+            ("every backward pass is a backward() without retain_graph=True",
+             "每次反向传播都是不带 retain_graph=True 的 backward()", _no_retain_graph)):
         check(en, zh)
         for run in runs:
             method(run)
@@ -375,6 +388,22 @@ class _Results(TorchCalls):
         return super().__exit__(*exc)
 
 
+class _Recording(TorchDispatchMode):
+    """Below the Python layer, where TorchScript and torch._C.DisableTorchFunction() do not reach: the
+    name of every aten operation run while grad mode is on with an argument that requires grad, which
+    autograd records on a graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.recorded: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if torch.is_grad_enabled() and any(isinstance(value, torch.Tensor) and value.requires_grad
+                                           for value in tree_flatten((args, kwargs or {}))[0]):
+            self.recorded.append(func.overloadpacket.__name__)
+        return func(*args, **(kwargs or {}))
+
+
 class _Evaluation:
     """One call of evaluate on a fresh classifier, watched: the backward passes, the tensors saved for
     backward (through the judge's saved_tensors_hooks), the torch calls whose result has a grad_fn,
@@ -408,7 +437,7 @@ class _Evaluation:
                             "backward() call and run the loop under `with torch.no_grad():`",
                             "argmax 和 == 不可导，所以准确率没有 grad_fn，backward() 无路可走；评估也不更新任何参数："
                             "删掉 backward()，把循环放进 `with torch.no_grad():`")), \
-                    autograd_passes() as passes, _Results() as results, \
+                    autograd_passes() as passes, _Results() as results, _Recording() as below, \
                     torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
                 self.found = solution.evaluate(self.model, self.batches)
         finally:
@@ -418,7 +447,7 @@ class _Evaluation:
             self.grad_mode, self.inference_mode = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
             torch.set_grad_enabled(grad_mode)
         self.frozen = [name for name, p in self.model.named_parameters() if not p.requires_grad]
-        self.passes, self.recorded = list(passes), results.recorded
+        self.passes, self.recorded, self.below = list(passes), results.recorded, below.recorded
 
 
 def _returns_an_accuracy(run):
@@ -481,6 +510,18 @@ def _nothing_recorded(run):
                            "`with torch.no_grad():`",
                    hint_zh="自己套的 saved_tensors_hooks 只能藏起保存的张量，藏不住计算图；用 model.forward(x) 代替 "
                            "model(x) 也照样记录：把循环放进 `with torch.no_grad():`")
+    if run.below:
+        names = ", ".join(sorted(set(run.below)))
+        raise Fail(*_in(run.said, (f"{len(run.below)} aten operations ran with grad mode on, on a tensor that "
+                                   f"requires grad ({names}): a graph was recorded below the Python layer, where "
+                                   "TorchScript or a disabled __torch_function__ hides it",
+                                   f"有 {len(run.below)} 次 aten 运算在梯度模式开着时作用于要求梯度的张量（{names}）："
+                                   "在 Python 层之下记录了计算图，TorchScript 或关掉的 __torch_function__ 只是让它在 "
+                                   "Python 层看不见")),
+                   expected=("no operation recorded on a graph", "没有运算被记录到计算图上"),
+                   found=(f"{len(run.below)} recorded", f"记录了 {len(run.below)} 次"),
+                   hint_en="however the model is run, run it under `with torch.no_grad():`",
+                   hint_zh="不论模型怎么运行，都放进 `with torch.no_grad():`")
 
 
 def _eval_mode(run):
@@ -590,9 +631,10 @@ def eval_accuracy(solution, check):
             ("no parameter has a .grad afterwards", "之后没有任何参数带 .grad", _no_grad_set),
             ("no tensor was saved for backward while evaluate ran",
              "evaluate 运行期间，没有任何张量被保存给反向传播", _nothing_saved),
-            ("no torch operation returned a tensor with a grad_fn, whatever hooks were active and however the "
-             "model was called",
-             "没有任何一次 torch 运算返回带 grad_fn 的张量，不论当时有什么钩子、模型是怎么调用的", _nothing_recorded),
+            ("no torch operation returned a tensor with a grad_fn, and, at the dispatcher, none ran with grad mode "
+             "on and an argument that requires grad, whatever hooks were active",
+             "没有任何一次 torch 运算返回带 grad_fn 的张量；在 dispatcher 上看，也没有运算在梯度模式开着时"
+             "处理要求梯度的张量，不论当时有什么钩子", _nothing_recorded),
             ("every forward ran in eval mode (dropout off, batch norm on its running statistics)",
              "每次前向都在 eval 模式下进行（dropout 关闭，batch norm 用累计的统计量）", _eval_mode),
             ("the accuracy is the fraction of all samples whose largest logit is their label",
