@@ -214,7 +214,9 @@ def a_backward_that_skips_nodes_leaves_their_tensors_under_the_total():
     torch.autograd.grad(loss, head) free only the head's saved tensors: the trunk's pile up under
     total_loss, 2 more per batch, as plain backward() does not let them; a tensor a custom Function
     keeps as an attribute of ctx stays alive after a plain backward(), save_for_backward's does not;
-    and so does a tensor captured by the closure of a hook on an intermediate, until the total goes."""
+    and so does a tensor captured by the closure of a hook on an intermediate, until the total goes;
+    and so does a leaf made with requires_grad in every batch, with its .grad: the chain's
+    AccumulateGrad node holds it."""
     def run(step):
         torch.manual_seed(0)
         trunk, head = nn.Sequential(nn.Linear(8, 8), nn.Tanh()), nn.Linear(8, 1)
@@ -276,6 +278,21 @@ def a_backward_that_skips_nodes_leaves_their_tensors_under_the_total():
         assert sum(ref() is not None for ref in refs) == (3 if hooked else 0), hooked
         del total, loss
         assert sum(ref() is not None for ref in refs) == 0, hooked
+
+    for under_total in (True, False):
+        total, refs = 0.0, []
+        for x, y in _batches(3):
+            x = x.clone().requires_grad_()  # an input whose gradient is wanted
+            refs.append(weakref.ref(x))
+            loss = F.mse_loss(x @ w[:, :1], y)
+            loss.backward()
+            total += loss if under_total else loss.item()
+        del x, loss
+        alive = [ref() for ref in refs if ref() is not None]
+        assert len(alive) == (3 if under_total else 0), under_total
+        assert all(leaf.grad is not None for leaf in alive), under_total
+        del alive, total
+        assert sum(ref() is not None for ref in refs) == 0, under_total
 
 
 def mse_keeps_prediction_and_target_mm_keeps_x():
