@@ -188,7 +188,9 @@ def an_update_guarded_by_a_none_check_freezes_w():
 def a_result_computed_under_no_grad_does_not_require_grad_unless_a_view():
     """Under no_grad, w - 0.1 * g (a new tensor, not a view of w) does not require grad and is a
     leaf; a view of w made under no_grad (w[:1], w.view(2)) still reports requires_grad True, but
-    it is off the graph: it has no grad_fn, and a backward pass through it leaves w.grad None."""
+    it is off the graph: it has no grad_fn, and a backward pass through it leaves w.grad None. The
+    view is a leaf, yet no AccumulateGrad node of that pass holds it, and its own .grad stays None
+    too (the same pass through w's view made outside no_grad fills w.grad)."""
     w = torch.ones(2, requires_grad=True)
     g = torch.full((2,), 0.5)
     with torch.no_grad():
@@ -197,8 +199,12 @@ def a_result_computed_under_no_grad_does_not_require_grad_unless_a_view():
     assert not new.requires_grad and new.is_leaf and new._base is None
     assert all(view._base is w and view.requires_grad and view.grad_fn is None for view in views)
     for view in views:
-        (view * 3).sum().backward()
+        loss = (view * 3).sum()
+        loss.backward()
+        assert view.is_leaf and not _holds(loss, view) and view.grad is None
     assert w.grad is None
+    (w[:1] * 3).sum().backward()
+    assert torch.equal(w.grad, torch.tensor([3.0, 0.0]))
 
 
 def no_gradient_flows_through_a_parameter_back_to_its_source():
@@ -208,6 +214,27 @@ def no_gradient_flows_through_a_parameter_back_to_its_source():
     p = nn.Parameter(w * 3)
     (p * p).sum().backward()
     assert p.grad is not None and w.grad is None
+
+
+def a_parameter_made_under_inference_mode_cannot_be_stepped_outside_it():
+    """An nn.Parameter created under inference_mode requires grad and is a leaf, but it is an
+    inference tensor: after a backward pass gives it a .grad, SGD's step() outside the mode raises
+    "Inplace update to inference tensor outside InferenceMode is not allowed". The same Parameter
+    created outside inference_mode steps."""
+    for inside in (True, False):
+        with torch.inference_mode(inside):
+            p = nn.Parameter(torch.zeros(2))
+        assert p.requires_grad and p.is_leaf and p.is_inference() == inside
+        optimizer = torch.optim.SGD([p], lr=0.5)
+        (p * torch.ones(2)).sum().backward()
+        try:
+            optimizer.step()
+        except RuntimeError as error:
+            assert inside, error
+            assert "Inplace update to inference tensor outside InferenceMode is not allowed" in str(error)
+        else:
+            assert not inside, "step() on a Parameter made under inference_mode did not raise"
+            assert torch.equal(p.detach(), torch.full((2,), -0.5))
 
 
 def backward_raises_when_the_loss_does_not_require_grad():
