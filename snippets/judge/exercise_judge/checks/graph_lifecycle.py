@@ -3,6 +3,7 @@
 import ast
 import contextlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -49,9 +50,15 @@ def run_shown_code(function: str) -> torch.Tensor:
 
 
 def a_number(value, call):
-    """The reader's prediction as a float, or a Fail that says what came back instead."""
+    """The reader's prediction as a finite float, or a Fail that says what came back instead."""
     if type(value) in (int, float):  # not a subclass or a number-like object: float() would run its code unwatched
-        return float(value)
+        number = float(value) if type(value) is float or abs(value) < 2 ** 1000 else math.inf
+        if math.isfinite(number):
+            return number
+        raise Fail(f"{call} must return a finite number, your prediction", f"{call} 应当返回一个有限的数，也就是你的预测",
+                   expected=("a finite float such as 2.5", "一个有限的 float，比如 2.5"), found=repr(value)[:40],
+                   hint_en="w.grad holds a finite number here: write the value you predict, e.g. `return 2.5`",
+                   hint_zh="这里的 w.grad 是一个有限的数：直接写出你预测的值，比如 `return 2.5`")
     if isinstance(value, torch.Tensor):
         found = (f"a tensor of shape {list(value.shape)}", f"一个形状为 {list(value.shape)} 的张量")
         hint_en = "write the value you predict, e.g. `return 2.5`; do not run the loop to get a tensor"
@@ -65,10 +72,25 @@ def a_number(value, call):
                hint_en=hint_en, hint_zh=hint_zh)
 
 
+def differs(predicted: float, real: float) -> bool:
+    """Whether a prediction misses the real value; a NaN misses everything."""
+    return not math.isclose(predicted, real, rel_tol=0, abs_tol=1e-6)
+
+
+# The bytes of each reader's file as the judge loaded it (watched_load): the checks read these, not the
+# file, which the reader's code may have rewritten since.
+LOADED: dict[str, bytes] = {}
+
+
+def loaded_source(file: Path) -> bytes:
+    """The reader's file as the judge loaded it (as it is now, if watched_load did not load it)."""
+    return LOADED.get(str(file)) or file.read_bytes()
+
+
 def torch_imports(file: Path) -> list[tuple[int, str]]:
     """(line, statement) of each `import torch…` / `from torch… import` in the file, at any depth."""
     found = []
-    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(loaded_source(file).decode("utf-8"))):
         names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
                  else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
         if any(name.split(".")[0] in ("torch", "functorch") for name in names):
@@ -135,7 +157,9 @@ def refuse_what_ran(passes, calls, started, when: tuple[str, str]) -> None:
 @contextlib.contextmanager
 def watched_load(file: Path):
     """The judge's first load of the reader's file, watched like the predictions: a number computed
-    then with torch or another process could be kept anywhere, even outside the process."""
+    then with torch or another process could be kept anywhere, even outside the process. Keeps the
+    file's bytes: the new interpreter of refuse_torch runs these."""
+    LOADED[str(file)] = file.read_bytes()
     with watch() as (passes, calls, started):
         try:
             yield
@@ -172,11 +196,13 @@ def refuse_torch_imports(file: Path) -> None:
                    hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
 
 
-# Loads the reader's file in a new interpreter, where torch cannot be imported, no process can be
-# started and no file opened but the reader's and Python's own, calls the two functions and prints
-# what they returned (or what failed) as JSON on its last line.
+# Runs the reader's file, as the judge loaded it (its bytes on stdin), in a new interpreter where torch
+# cannot be imported, no process can be started and no file opened but Python's own (not even the
+# reader's, which may have been rewritten since), calls the two functions and prints what they
+# returned (or what failed) as JSON on its last line.
 WITHOUT_TORCH = r"""
-import importlib.util, json, os, sys
+import json, os, sys, types
+source = sys.stdin.buffer.read()
 STARTS = set(json.loads(sys.argv[2]))
 tried = []
 def refuse(name):
@@ -193,23 +219,21 @@ def hook(event, args):
         refuse(str(args[0]))
     if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):  # a number left on disk
         path = os.path.realpath(os.fsdecode(args[0]))
-        if path != file and not path.startswith(tuple(OWN)):
-            if not path.startswith(CACHED):  # the loader reads the cached bytecode if it may: it may not
-                tried.append(f"open {path}")
+        if not path.startswith(tuple(OWN)):
+            tried.append(f"open {path}")
             raise PermissionError(f"no file but the Python's own here: {path}")
     if event in STARTS:
         tried.append(event)
         raise RuntimeError(f"no {event} here")
 sys.meta_path.insert(0, Refuse)
 file = os.path.realpath(sys.argv[1])
-CACHED = os.path.join(os.path.dirname(file), "__pycache__", "")
 sys.addaudithook(hook)
 sys.path.insert(0, os.path.dirname(file))
 result, step = {}, "load"
 try:
-    spec = importlib.util.spec_from_file_location("solution", file)
-    solution = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(solution)
+    solution = sys.modules["solution"] = types.ModuleType("solution")
+    solution.__file__ = file
+    exec(compile(source, file, "exec"), solution.__dict__)
     for step in ("predicted_grad", "predicted_grad_with_reset"):
         result[step] = float(getattr(solution, step)())
 except BaseException as error:
@@ -229,8 +253,8 @@ def refuse_torch(solution, answers: dict[str, float]) -> None:
     try:
         printed = subprocess.run(
             [sys.executable, "-I", "-B", "-c", WITHOUT_TORCH, str(file), json.dumps(sorted(STARTS_A_PROCESS))],
-            capture_output=True, text=True, encoding="utf-8", errors="replace", cwd=file.parent, env=ENVIRONMENT,
-            timeout=30).stdout
+            input=loaded_source(file), capture_output=True, cwd=file.parent, env=ENVIRONMENT,
+            timeout=30).stdout.decode("utf-8", errors="replace")
         result = json.loads(printed.rstrip().rsplit("\n", 1)[-1])
     except (subprocess.TimeoutExpired, ValueError, IndexError) as error:
         result = {"failed": {"step": "load", "error": f"{type(error).__name__}", "tried": []}}
@@ -247,7 +271,7 @@ def refuse_torch(solution, answers: dict[str, float]) -> None:
                              "两个既不靠 torch、也不靠别的进程或文件就能给出的数"),
                    found=(failed["error"], failed["error"]), hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
     differ = {function: (answers[function], result[function]) for function in answers
-              if abs(answers[function] - result[function]) > 1e-6}
+              if differs(answers[function], result[function])}
     if differ:
         shown = ", ".join(f"{function}(): {here:g} here, {there:g} there" for function, (here, there) in differ.items())
         shown_zh = "，".join(f"{function}()：这里 {here:g}，那里 {there:g}" for function, (here, there) in differ.items())
@@ -265,11 +289,12 @@ def refuse_torch(solution, answers: dict[str, float]) -> None:
 def predict_grad(solution, check):
     check("your file imports no torch", "你的文件不导入 torch")
     refuse_torch_imports(Path(solution.__file__))
-    real, steps = run_shown_code("predicted_grad").grad.item(), [float(i + 1) for i in range(5)]  # step i adds i + 1
     check("predicted_grad(): w.grad after five backward calls in a loop",
           "predicted_grad()：循环里调用五次 `backward()` 之后的 w.grad")
     predicted = first = prediction(solution, "predicted_grad")
-    if abs(predicted - real) > 1e-6:
+    # The real values are computed only now, after the prediction: no frame holds them while it runs.
+    real, steps = run_shown_code("predicted_grad").grad.item(), [float(i + 1) for i in range(5)]  # step i adds i + 1
+    if differs(predicted, real):
         hint_en, hint_zh = hint_for(predicted, {
             steps[-1]: (f"{predicted:g} is the gradient of the last step alone. backward adds its gradient to "
                         f"w.grad (AccumulateGrad does `w.grad += gradient`), it never replaces it: every one of "
@@ -287,12 +312,12 @@ def predict_grad(solution, check):
                    "预测和循环实际留在 w.grad 里的值不同",
                    expected=KEPT_BACK, found=f"{predicted:g}", hint_en=hint_en, hint_zh=hint_zh)
 
-    w = run_shown_code("predicted_grad_with_reset")
-    real, one_step = w.grad.item(), 2 * w.item()  # each backward adds d(w * w)/dw = 2w
     check("predicted_grad_with_reset(): retain_graph=True, w.grad = None before the second of three calls",
           "predicted_grad_with_reset()：retain_graph=True，三次 `backward()` 中的第二次之前 w.grad = None")
     predicted = prediction(solution, "predicted_grad_with_reset")
-    if abs(predicted - real) > 1e-6:
+    w = run_shown_code("predicted_grad_with_reset")
+    real, one_step = w.grad.item(), 2 * w.item()  # each backward adds d(w * w)/dw = 2w
+    if differs(predicted, real):
         hint_en, hint_zh = hint_for(predicted, {
             3 * one_step: ("setting w.grad = None throws away what was accumulated so far; only the backward "
                            "calls after it count",
