@@ -33,9 +33,9 @@ A = torch.tensor([[1.0, -2.0, 0.5, 3.0], [0.0, 1.5, -1.0, 2.0]])
 
 
 def f_wide(x):
-    """Two outputs from four inputs: J is 2 x 4, so vᵀJ has x's shape, not v's."""
+    """Two outputs from four inputs: J is 2 x 4, so vᵀJ has x's shape, not v's (in x's dtype, whatever it is)."""
     CALLS["f"] += 1
-    return A @ torch.tanh(x)
+    return A.to(x.dtype) @ torch.tanh(x)
 
 
 @contextlib.contextmanager
@@ -64,6 +64,10 @@ def no_ready_made(solution):
             setattr(owner, name, original)
 
 
+def dtype_name(t):
+    return str(t.dtype).removeprefix("torch.")
+
+
 def show(t):
     return "[" + ", ".join(f"{value:.4g}" for value in t.tolist()) + "]"
 
@@ -79,16 +83,23 @@ class Seen:
     swap: torch.Tensor | None = None
 
 
+def batched(grad):
+    """Whether grad is one of a batch of gradients: vmap's batched tensor, or the older kind that
+    torch.autograd.grad(..., is_grads_batched=True) sends."""
+    functorch = torch._C._functorch
+    return functorch.is_batchedtensor(grad) or functorch.is_legacy_batchedtensor(grad)
+
+
 def watched(f, v, seen):
     """f, recording in `seen`, by a hook on its output, each gradient that reaches it, and replacing it by
     seen.swap if that is set (f counts its own calls)."""
     def arrival(grad):
-        try:
-            seen.arrived.append("v" if grad.shape == v.shape and torch.allclose(grad, v) else show(grad))
-        except RuntimeError:  # is_grads_batched and vmap send a batch of gradients, which refuses comparisons
+        if batched(grad):  # is_grads_batched and vmap send a batch of gradients
             seen.arrived.append(None)
             return None
-        return seen.swap
+        # f may run in another dtype (float64, say): v arrives converted to it
+        seen.arrived.append("v" if grad.shape == v.shape and torch.allclose(grad.to(v.dtype), v) else show(grad))
+        return None if seen.swap is None else seen.swap.to(grad.dtype)
 
     def f_seen(t):
         out = f(t)
@@ -130,6 +141,12 @@ def as_result(found, x):
                    expected=f"torch.Tensor {list(x.shape)}", found=what,
                    hint_en="vᵀJ has one entry per input: it has the shape of x (not of v, not of f(x))",
                    hint_zh="vᵀJ 每个输入对应一个分量：形状和 x 相同（不是 v 的，也不是 f(x) 的）")
+    if found.dtype != x.dtype:
+        raise Fail(f"vjp returned a {dtype_name(found)} tensor, while x is {dtype_name(x)}",
+                   f"vjp 返回的是 {dtype_name(found)} 张量，而 x 是 {dtype_name(x)}",
+                   expected=dtype_name(x), found=dtype_name(found),
+                   hint_en="vᵀJ is a gradient with respect to x: return it in x's dtype, e.g. with .to(x.dtype)",
+                   hint_zh="vᵀJ 是对 x 的梯度，要用 x 的 dtype 返回，例如 .to(x.dtype)")
     return found.detach().clone()  # a copy: a later backward must not change it under our eyes
 
 
