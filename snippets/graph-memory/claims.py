@@ -525,20 +525,37 @@ def a_pack_hook_result_leaks_when_it_holds_t_itself():
     assert alive_after(lambda t: t.clone(), lambda t: t) == 0
 
 
-def a_pack_hook_that_returns_a_copy_lets_the_saved_storage_be_freed_during_forward():
+class _DroppedBranch(nn.Module):
+    """Builds a side branch during forward and drops it: tanh saves its output, and the branch's
+    nodes die with the unused sum, before forward returns."""
+
+    def forward(self, h):
+        torch.tanh(h).sum()
+        return h
+
+
+def a_saved_storage_can_be_freed_during_forward_unless_the_hook_keeps_it():
     """A storage address names one storage only while it is alive. A pack hook that returns
-    t.detach() keeps every saved storage alive until forward is over; one that returns a copy
-    lets an activation's storage be freed during forward, so its address is free for reuse."""
+    t.detach() keeps each saved storage alive as long as the node that saved it: to the end of
+    forward in a chain, but not in a branch that forward builds and drops. One that returns a copy
+    lets an activation's storage be freed during forward even in a chain. A hook that also keeps
+    t.detach() in a list keeps every one alive until forward has returned."""
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
-    parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    chain = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
+    branch = nn.Sequential(nn.Linear(8, 8), _DroppedBranch(), nn.ReLU(), nn.Linear(8, 8))
     x = torch.randn(2, 8)
-    for keep, freed in ((lambda t: t.detach(), False), (lambda t: t.clone(), True)):
-        refs = []
+    for model, keep, kept_in_a_list, freed in ((chain, lambda t: t.detach(), False, False),
+                                               (chain, lambda t: t.clone(), False, True),
+                                               (branch, lambda t: t.detach(), False, True),
+                                               (branch, lambda t: t.detach(), True, False)):
+        parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
+        refs, kept = [], []
 
         def pack(tensor):
             if tensor.untyped_storage().data_ptr() not in parameters:
                 refs.append(weakref.ref(tensor.untyped_storage()))
+            if kept_in_a_list:
+                kept.append(tensor.detach())
             return keep(tensor)
 
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -546,7 +563,7 @@ def a_pack_hook_that_returns_a_copy_lets_the_saved_storage_be_freed_during_forwa
         gc.collect()
         alive = [ref() is not None for ref in refs]  # `out` still holds the graph
         assert (not all(alive)) == freed, alive
-        del out
+        del out, kept
 
 
 def freezing_a_linear_behind_a_gelu_or_silu_drops_its_input():

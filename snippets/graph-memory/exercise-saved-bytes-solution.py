@@ -5,13 +5,14 @@ from torch import nn
 
 
 def saved_bytes(model, x):
-    storages = {}
+    storages, alive = {}, []
 
     def pack(t):
         # A ReLU's output is saved by the ReLU and again by the next Linear: the same storage,
         # so the same key. A transposed weight is a view: its storage is the parameter's.
         storage = t.untyped_storage()
         storages[storage.data_ptr()] = storage.nbytes()
+        alive.append(t.detach())  # until forward returns: a storage freed meanwhile would free its address
         return t.detach()  # not t itself: a saved output would hold its own graph alive
 
     def unpack(t):
@@ -19,6 +20,7 @@ def saved_bytes(model, x):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         model(x)
+    alive.clear()
     return sum(storages.values())
 
 

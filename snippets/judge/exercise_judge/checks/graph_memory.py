@@ -114,6 +114,16 @@ class SavesOutOfSight(nn.Module):
         return y.detach()
 
 
+class GradientInside(nn.Module):
+    """Takes a gradient during its own forward, as a gradient penalty does: tanh saves its output,
+    and torch.autograd.grad runs tanh's node, which frees that output before forward returns. pack
+    received it, but no node holds it any more, and its address is free for a later tensor."""
+
+    def forward(self, h):
+        (slope,) = torch.autograd.grad(torch.tanh(h).sum(), h)
+        return h * slope
+
+
 def watched_call(model, run):
     """run() once, recording the backward passes it asks for and whether a gradient reached the
     output of a forward of model (a forward hook marks each output)."""
@@ -388,3 +398,27 @@ def saved_bytes(solution, check):
                    hint_zh="就在前向运行时、在 pack 里计数：从输出沿 grad_fn 往回走，走不到的节点就漏掉了；"
                            "读节点的 _saved_* 属性，还会把 h * 0.5 里的 Python 数（_saved_other）也算进去，"
                            "而 pack 从没收到过它")
+
+    torch.manual_seed(4)
+    # Large enough that the allocator hands a freed tanh output's address to a later tensor: a count
+    # keyed by address that keeps nothing alive meanwhile takes two storages for one.
+    model = nn.Sequential(nn.Linear(16, 64), GradientInside(), nn.Linear(64, 64), GradientInside(), nn.Linear(64, 8))
+    x = torch.randn(256, 16)
+    truth = accounts(model, x)
+    check(f"saved_bytes on a model that takes a gradient during its forward: {truth['storages']} distinct storages",
+          f"换一个在前向里自己求梯度的模型调用 saved_bytes：{truth['storages']} 块不同的存储")
+    found = as_bytes(solution.saved_bytes(model, x))
+    if found != truth["bytes"]:
+        raise Fail(f"for a model that takes a gradient during its forward the bytes are {found}, not {truth['bytes']}: "
+                   "that gradient frees what tanh saved while forward is still running, so no node holds it "
+                   "afterwards, and a later tensor may be given its address; pack received it all the same",
+                   f"对一个在前向里自己求梯度的模型，字节数是 {found}，不是 {truth['bytes']}：这次求梯度在前向还没结束时"
+                   "就释放了 tanh 保存的张量，之后没有哪个节点还持有它，它的地址也可能分给后来的张量；可 pack 照样收到过它",
+                   expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
+                             f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
+                   found=(f"{found} bytes", f"{found} 字节"),
+                   hint_en="count in pack, and keep what it receives (t.detach() in a list) until the forward has "
+                           "returned, so that no storage is freed and its address reused while you count; then let "
+                           "the list go",
+                   hint_zh="在 pack 里计数，并把收到的张量（t.detach() 放进一个列表）留到前向返回为止，"
+                           "免得数的过程中有存储被释放、地址被重用；数完再把列表丢掉")
