@@ -113,8 +113,8 @@ def is_grads_batched_gives_every_row_of_j_in_one_call():
     g(x).backward(torch.ones(3))
     try:
         torch.autograd.grad(g(x), x, torch.eye(3), is_grads_batched=True)
-    except RuntimeError:
-        pass
+    except RuntimeError as error:
+        assert "aten::item" in str(error), error  # vmap has no batching rule for .item()
     else:
         raise AssertionError("a hook calling .item() ran under is_grads_batched")
 
@@ -135,10 +135,13 @@ def autograd_grad_with_v_returns_the_product_and_leaves_grad_alone():
 
 
 def v_must_have_exactly_the_output_shape():
-    """For an output of shape (3,), a v of shape (1,), () or (3, 1), although each broadcasts to
-    (3,), is refused with "Mismatch in shape"."""
+    """For an output of shape (3,), v of shape (3,) is accepted and v of each other shape tried is
+    refused with "Mismatch in shape": (1,) and (), which broadcast to (3,); (1, 3) and (2, 3), to
+    which the output broadcasts; (3, 1) and (1, 3, 1), which hold three elements too."""
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    for v in (torch.ones(1), torch.tensor(1.0), torch.ones(3, 1)):
+    (x ** 2).backward(torch.ones(3))  # the output's own shape is accepted
+    for v in (torch.ones(1), torch.tensor(1.0), torch.ones(3, 1), torch.ones(1, 3), torch.ones(2, 3),
+              torch.ones(1, 3, 1)):
         try:
             (x ** 2).backward(v)
         except RuntimeError as error:
@@ -236,19 +239,26 @@ def sum_over_mean_is_the_number_of_terms_the_mean_divides_by():
 def ctc_sum_and_mean_gradients_are_not_proportional():
     """CTCLoss's "mean" divides each sample's loss by its target length before averaging, so with
     target lengths 2, 3, 5 and 6 its summed gradient is no constant times its mean gradient: even
-    the best-fitting constant leaves them more than 10% apart."""
+    the best-fitting constant leaves them more than 10% apart. With the lengths all 4 (the
+    condition the sentence names), the summed gradient is batch × length = 16 times the mean one."""
     generator = torch.Generator().manual_seed(0)
     logits = torch.randn(12, 4, 5, generator=generator, requires_grad=True)  # (time, batch, classes)
     targets = torch.randint(1, 5, (4, 6), generator=generator)
-    inputs, lengths = torch.full((4,), 12), torch.tensor([2, 3, 5, 6])
-    grads = []
-    for reduction in ("sum", "mean"):
-        logits.grad = None
-        F.ctc_loss(logits.log_softmax(2), targets, inputs, lengths, reduction=reduction).backward()
-        grads.append(logits.grad.flatten().clone())
-    summed, mean = grads
+    inputs = torch.full((4,), 12)
+
+    def gradients(lengths):
+        grads = []
+        for reduction in ("sum", "mean"):
+            logits.grad = None
+            F.ctc_loss(logits.log_softmax(2), targets, inputs, lengths, reduction=reduction).backward()
+            grads.append(logits.grad.flatten().clone())
+        return grads
+
+    summed, mean = gradients(torch.tensor([2, 3, 5, 6]))
     best = (summed @ mean) / (mean @ mean)
     assert (best * mean - summed).norm() / summed.norm() > 0.1
+    summed, mean = gradients(torch.tensor([4, 4, 4, 4]))
+    assert torch.allclose(summed, 16 * mean, rtol=1e-4, atol=1e-6)
 
 
 def the_mean_gradient_does_not_grow_with_the_batch():
