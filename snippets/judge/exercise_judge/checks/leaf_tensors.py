@@ -183,16 +183,20 @@ def cases(rng: random.Random) -> list[Case]:
     # and mid(x) sits beside them in the inner +, so a walk without a visited set, taking the parents in
     # order or reversed, goes through the 2^joint paths below before it; breadth first, it goes through the
     # paths of the blocks above, of every length up to theirs (for depth 36 to 44, each order needs over
-    # 50,000 nodes).
+    # 50,000 nodes). On its way there mid(x) is summed with the outputs of the 8 blocks below the joint, so
+    # a walk that takes a random path down, again and again, finds it once in about a thousand paths.
     depth = rng.randint(36, 44)
-    joint = depth * 2 // 5
+    joint, taps = depth * 2 // 5, 8
     stem, out, extra, other = nn.Linear(width, hidden), nn.Linear(hidden, 1), nn.Linear(width, 1), nn.Linear(width, 1)
     mid = nn.Linear(width, hidden)
     blocks = [nn.Linear(hidden, hidden) for _ in range(depth)]
     with torch.no_grad():
         h = stem(x)
+    fused = mid(x)
     for i, block in enumerate(blocks):
-        h = (h + mid(x)) + torch.tanh(block(h)) if i == joint else h + torch.tanh(block(h))
+        h = (h + fused) + torch.tanh(block(h)) if i == joint else h + torch.tanh(block(h))
+        if joint - taps <= i < joint:
+            fused = fused + h
     loss11, loss12 = mse(extra(x) + out(h), y), mse(out(h) + other(x), y)
     loss11.backward(retain_graph=True)
     loss12.backward()
@@ -234,15 +238,18 @@ def cases(rng: random.Random) -> list[Case]:
         Case(f"extra.weight, in extra(x) + out(h) with h from {depth} residual blocks",
              f"extra.weight，在 extra(x) + out(h) 里，h 来自 {depth} 个残差块", extra.weight, loss11, "reached",
              beside),
-        Case(f"mid.weight, mid(x) added to h at blocks[{joint}] of {depth} residual blocks",
-             f"mid.weight，在 {depth} 个残差块中的 blocks[{joint}] 处把 mid(x) 加到 h 上", mid.weight, loss11, "reached",
+        Case(f"mid.weight, mid(x) summed with the outputs of blocks[{joint - taps}] to blocks[{joint - 1}], then "
+             f"added to h at blocks[{joint}] of {depth} residual blocks",
+             f"mid.weight，mid(x) 先与 blocks[{joint - taps}] 到 blocks[{joint - 1}] 的输出相加，再在 {depth} 个残差块中的 "
+             f"blocks[{joint}] 处加到 h 上", mid.weight, loss11, "reached",
              ("an AccumulateGrad node of this loss's graph holds it, where mid(x) joins the residual stack. A walk "
               "without a set of seen nodes, depth first or breadth first, taking next_functions in any fixed order, "
-              "goes through tens of thousands of nodes of the residual blocks before it gets there. A walk that stops after some number of nodes never gets there: keep a set of the nodes you have "
-              "seen, and walk until no unseen node is left",
+              "goes through tens of thousands of nodes of the residual blocks before it gets there, and a path "
+              "picked at random seldom leads there. A walk that stops after some number of nodes never gets there: "
+              "keep a set of the nodes you have seen, and walk until no unseen node is left",
               "损失的图里有持有它的 AccumulateGrad 节点，就在 mid(x) 并入残差块的地方。不记看过的节点的遍历，"
-              "不论深度优先还是广度优先，不论按什么固定顺序走 next_functions，都要先走过残差块里的好几万个节点才到得了那里。"
-              "走了一定数量的节点就停下的遍历到不了那里："
+              "不论深度优先还是广度优先，不论按什么固定顺序走 next_functions，都要先走过残差块里的好几万个节点"
+              "才到得了那里；随机挑一条路往下走，也很少能走到那里。走了一定数量的节点就停下的遍历到不了那里："
               "用一个集合记下看过的节点，一直走到没有没看过的节点为止")),
         Case(f"other.weight, in out(h) + other(x) with h from {depth} residual blocks",
              f"other.weight，在 out(h) + other(x) 里，h 来自 {depth} 个残差块", other.weight, loss12, "reached",
