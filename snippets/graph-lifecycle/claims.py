@@ -215,7 +215,9 @@ def a_saved_tensor_lives_as_long_as_its_node_can_be_reached():
     """Without backward, a saved tensor (exp's output) lives as long as its node can be reached: from
     a tensor computed through it (a running total `total = total + loss` keeps every step's, until
     the total goes; `total += loss.item()` keeps none beyond the last step's, held by the variable
-    loss), or from a grad_fn kept when no tensor is (the node itself, or the loss's)."""
+    loss), or from a grad_fn kept when no tensor is (the node itself, or the loss's). In a training
+    loop, where each step's loss.backward() and optimizer step run, the running total keeps every
+    step's node (ExpBackward0) but none of their saved tensors, which each backward freed."""
     w = torch.ones(2, requires_grad=True)
 
     def step():
@@ -240,6 +242,18 @@ def a_saved_tensor_lives_as_long_as_its_node_can_be_reached():
     assert [alive() is not None for alive in saved] == [False, False, True]  # the last loss is still held
     del loss
     assert saved[-1]() is None
+
+    optimizer, total, saved = torch.optim.SGD([w], lr=0.1), 0, []
+    for _ in range(3):
+        loss, alive = step()
+        saved.append(alive)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total = total + loss
+    del loss
+    assert all(alive() is None for alive in saved)
+    assert [node.name() for node in _graph(total)].count("ExpBackward0") == 3
 
     for kept in ("the exp node", "loss.grad_fn"):
         loss, alive = step()
@@ -284,14 +298,19 @@ def carrying_the_previous_step_graph_fails_the_second_backward():
     assert total.grad_fn is not None and w.grad.item() == 6.0
 
 
-def _nodes(tensor):
+def _graph(tensor):
+    """Every node reachable from tensor.grad_fn, once."""
     nodes, todo = set(), [tensor.grad_fn]
     while todo:
         node = todo.pop()
         if node is not None and node not in nodes:
             nodes.add(node)
             todo += [parent for parent, _ in node.next_functions]
-    return len(nodes)
+    return nodes
+
+
+def _nodes(tensor):
+    return len(_graph(tensor))
 
 
 def retain_graph_on_a_running_total_hides_the_error_and_adds_old_gradients():
@@ -452,8 +471,10 @@ def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
     """Without retain_graph, graphs that saved no tensor (w.sum(), (w + 1).sum()) take five backward
     calls without error; graphs that saved one ((w * 2).sum(), (w * w).sum()) fail at the second
     with "a second time"; on a graph with two branches, a second pass fails only if it goes through
-    the branch the first pass ran; and a second pass towards a linear layer's bias alone, whose
-    gradient needs none of the tensors AddmmBackward0 saved, fails all the same."""
+    the branch the first pass ran; and a second pass towards the bias alone of a linear layer on a
+    2-D input, whose gradient does not need the tensor its single AddmmBackward0 node saved (the
+    input), fails all the same. (On a transposed 3-D input, linear records
+    MmBackward0 and AddBackward0 instead, and a second pass towards the bias alone succeeds.)"""
     for forward, saves in [(lambda w: w.sum(), False), (lambda w: (w + 1).sum(), False),
                            (lambda w: (w * 2).sum(), True), (lambda w: (w * w).sum(), True)]:
         w = torch.tensor([1.0], requires_grad=True)
@@ -480,8 +501,11 @@ def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
 
     torch.manual_seed(0)
     linear = nn.Linear(3, 1)
-    loss = linear(torch.randn(2, 3)).sum()
-    assert loss.grad_fn.next_functions[0][0].name() == "AddmmBackward0"
+    x = torch.randn(2, 3)
+    loss = linear(x).sum()
+    addmm = loss.grad_fn.next_functions[0][0]
+    assert addmm.name() == "AddmmBackward0"
+    assert torch.equal(addmm._saved_mat1, x)  # the input, which the weight's gradient needs
     loss.backward()
     try:
         loss.backward(inputs=[linear.bias])
@@ -489,6 +513,11 @@ def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
         assert "a second time" in str(error)
     else:
         raise AssertionError("a pass towards the bias alone, through AddmmBackward0, did not fail")
+
+    loss = linear(torch.randn(2, 3, 5).transpose(1, 2)).sum()
+    assert "AddmmBackward0" not in [node.name() for node in _graph(loss)]
+    loss.backward()
+    loss.backward(inputs=[linear.bias])  # no node on the way to the bias saved a tensor
 
 
 class _Twice(torch.autograd.Function):
@@ -575,8 +604,11 @@ def an_optimizer_step_fails_a_retained_old_graph_unless_it_is_fused():
     in place, and backward raises "modified by an inplace operation". A running total of a Linear on
     inputs that need no grad, whose graphs saved no parameter, runs three steps without error. With
     fused=True (SGD, Adam) the step moves w but leaves its version counter alone: the running total
-    runs three steps without error, and after step k w.grad is (k + 1) * 2w at the new w, every old
-    graph adding its gradient computed with the new values."""
+    runs three steps without error, and after step k w.grad is (k + 1) * 2w at the new w: every old
+    graph adds its gradient again from what it saved, here w itself, so from the new values. A
+    running total of w.exp().sum(), whose graphs saved exp's output, adds the old values instead:
+    after step k w.grad is the sum of exp(w) over the values w had at steps 0..k, not (k + 1) * exp(w)
+    at the new w."""
     def train(parameters, next_loss, optimizer=torch.optim.SGD, grads=None, **options):
         """The step at which backward raised "modified by an inplace operation", or None; each
         step's w.grad is appended to grads, with the w it was computed at."""
@@ -625,3 +657,11 @@ def an_optimizer_step_fails_a_retained_old_graph_unless_it_is_fused():
         assert train([w], square_total, optimizer, grads, fused=True) is None, optimizer
         assert w._version == 0 and w.item() != 1.0, (optimizer, w._version, w.item())
         assert all(math.isclose(grad, (k + 1) * 2 * at, rel_tol=1e-5) for k, (grad, at) in enumerate(grads)), grads
+
+        w, total[0], grads = torch.ones(1, requires_grad=True), 0, []
+        assert train([w], lambda: running_total(w.exp().sum()), optimizer, grads, fused=True) is None, optimizer
+        old = [at for _, at in grads]
+        assert all(math.isclose(grad, sum(math.exp(v) for v in old[:k + 1]), rel_tol=1e-5)
+                   for k, (grad, _) in enumerate(grads)), grads
+        assert not any(math.isclose(grad, (k + 1) * math.exp(at), rel_tol=1e-3)
+                       for k, (grad, at) in enumerate(grads) if k), grads
