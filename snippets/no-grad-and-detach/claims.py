@@ -119,7 +119,9 @@ def inference_mode_makes_new_tensors_inference_tensors():
 def torch_func_may_use_inference_tensors():
     """An inference tensor that autograd refuses to save (`feats * w`) is accepted by `torch.func.grad`
     and `torch.func.vjp`, which give the right gradients, as long as ordinary autograd records nothing:
-    given an input that requires grad, or a model's parameters as they are, both raise the same error."""
+    given an input that requires grad, or a model's parameters as they are, both raise the same error,
+    and so does a function of an input that does not require grad which uses a parameter that does
+    (the same function with that parameter frozen runs)."""
     message = "Inference tensors cannot be saved for backward"
     torch.manual_seed(0)
     with torch.inference_mode():
@@ -142,6 +144,10 @@ def torch_func_may_use_inference_tensors():
 
     assert _raises(lambda: torch.func.grad(loss)(dict(layer.named_parameters())), message)
     assert not _raises(lambda: torch.func.grad(loss)({k: v.detach() for k, v in layer.named_parameters()}), message)
+    # nothing given requires grad, but the function uses a parameter that does: the error too
+    assert _raises(lambda: torch.func.grad(lambda x: layer(x).sum())(feats), message)
+    layer.requires_grad_(False)
+    assert torch.equal(torch.func.grad(lambda x: layer(x).sum())(feats), layer.weight.expand(5, 3))
 
 
 def mul_saves_only_what_the_other_gradient_needs():
@@ -230,23 +236,42 @@ def data_edit_goes_unnoticed_by_backward():
 
 def a_model_built_under_inference_mode_cannot_be_trained():
     """Parameters created under inference_mode are inference tensors that report requires_grad=True.
-    A forward fails where a layer must save one of them for backward: a Linear whose input requires
-    grad (the model's input, or the output of an earlier Linear, as in Linear-ReLU-Linear); a batch
-    norm in train() mode fails in the forward too (it updates its running statistics in place). A
-    lone Linear on an input that does not require grad runs forward and backward, then
-    optimizer.step() raises (an in-place update outside the block)."""
+    A Linear uses its weight through a view, `weight.t()`, that does not require grad, so the weight
+    never enters the graph: a lone Linear on an input that does not require grad runs forward and
+    backward, fills only the bias's .grad, then optimizer.step() raises (an in-place update outside
+    the block). With the default bias a Linear's output requires grad, so in Linear-ReLU-Linear the
+    second Linear must save its weight and the forward fails, even on an input that does not require
+    grad; an input that requires grad makes a lone Linear fail the same way. Without biases nothing
+    requires grad and backward() raises. A batch norm in train() mode fails in the forward (it
+    updates its running statistics in place). A model built under no_grad trains normally."""
+    saved = "Inference tensors cannot be saved for backward"
     with torch.inference_mode():
         model = nn.Linear(3, 1)
         deeper = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+        no_bias = nn.Sequential(nn.Linear(3, 4, bias=False), nn.ReLU(), nn.Linear(4, 1, bias=False))
         normed = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
     assert all(p.is_inference() and p.requires_grad for p in model.parameters())
+    assert not model.weight.t().requires_grad
     model(torch.ones(2, 3)).sum().backward()  # runs
-    assert any(p.grad is not None for p in model.parameters())  # the bias's, at least
+    assert model.weight.grad is None and model.bias.grad is not None
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     assert _raises(optimizer.step, "Inplace update to inference tensor outside InferenceMode")
-    assert _raises(lambda: model(torch.ones(2, 3, requires_grad=True)), "Inference tensors cannot be saved for backward")
-    assert _raises(lambda: deeper(torch.ones(2, 3)), "Inference tensors cannot be saved for backward")
+    assert _raises(lambda: model(torch.ones(2, 3, requires_grad=True)), saved)
+    assert deeper[0](torch.ones(2, 3)).requires_grad  # through its bias
+    assert _raises(lambda: deeper(torch.ones(2, 3)), saved)
+    out = no_bias(torch.ones(2, 3))  # runs
+    assert not out.requires_grad
+    assert _raises(out.sum().backward, "does not require grad")
     assert _raises(lambda: normed.train()(torch.randn(2, 3)), "Inplace update to inference tensor outside InferenceMode")
+    torch.manual_seed(0)
+    with torch.no_grad():
+        built = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    assert not any(p.is_inference() for p in built.parameters())
+    built(torch.ones(2, 3, requires_grad=True)).sum().backward()
+    assert all(p.grad is not None for p in built.parameters())
+    before = built[2].bias.detach().clone()
+    torch.optim.SGD(built.parameters(), lr=0.1).step()
+    assert torch.allclose(built[2].bias, before - 0.1 * built[2].bias.grad) and built[2].bias.grad.abs().min() > 0
 
 
 def only_a_clone_made_outside_inference_mode_is_normal():
@@ -566,14 +591,15 @@ def a_view_taken_under_no_grad_still_requires_grad():
 def set_grad_enabled_follows_its_flag():
     """torch.set_grad_enabled(flag) as a context records when flag is true and nothing when it is
     false (so one loop serves training and evaluation), and leaves the module's train()/eval() mode as
-    it was."""
+    it was: each flag is tried on a model in the opposite mode."""
     model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5), nn.Linear(4, 1))
     for training in (True, False):
-        model.train(training)
+        model.train(not training)
         with torch.set_grad_enabled(training):
             out = model(torch.ones(2, 3))
+            assert model.training is not training and model[1].training is not training
         assert out.requires_grad == training and (out.grad_fn is not None) == training
-        assert model.training == training and model[1].training == training
+        assert model.training is not training and model[1].training is not training
 
 
 def dropout_mask_is_saved_only_in_train_mode():
