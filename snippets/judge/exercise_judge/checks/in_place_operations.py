@@ -141,7 +141,8 @@ class Recorded(TorchFunctionMode):
         self.compare()
         name = getattr(func, "__name__", "")
         first = args[0] if args and isinstance(args[0], torch.Tensor) else None
-        in_place = first is not None and name.endswith("_") and not name.startswith("_")
+        in_place = first is not None and ((name.endswith("_") and not name.startswith("_"))
+                                          or re.fullmatch(r"__i[a-z]+__", name) is not None)  # s += 1
         before = (first.grad_fn, first.detach().clone()) if in_place else (None, None)
         inputs = _tensors(list(args) + list(kwargs.values()))
         input_nodes, input_versions = [t.grad_fn for t in inputs], [version(t) for t in inputs]
@@ -287,6 +288,36 @@ def edits_c(call: Call, q, nodes: list) -> bool:
             and torch.allclose(call.after - call.before, torch.ones_like(call.before), rtol=0, atol=1e-12))
 
 
+def adds_one(calls: list[Call], parent) -> list:
+    """The nodes of the calls that add 1 to a tensor made by the node parent, or to a clone of it: out of place
+    (s + 1, s.clone() + 1) or in place (s.clone().add_(1)). The reader's edits of s and a, wherever they stand."""
+    def made_by(node):
+        return node is parent or (type(node).__name__ == "CloneBackward0" and bool(node.next_functions)
+                                  and node.next_functions[0][0] is parent)
+
+    def one_more(after, before):
+        return after.shape == before.shape and torch.allclose(
+            after.detach().double() - before.detach().double(), torch.ones_like(before.detach().double()),
+            rtol=0, atol=1e-12)
+
+    found = []
+    for call in calls:
+        if call.tensor is not None:
+            if made_by(call.grad_fn_before) and one_more(call.after, call.before):
+                found.append(call.grad_fn_after)
+        elif len(call.outputs) == 1:
+            found += [call.nodes[0] for tensor, node in zip(call.inputs, call.input_nodes)
+                      if made_by(node) and call.outputs[0] is not tensor and one_more(call.outputs[0], tensor)]
+    return [node for node in found if node is not None]
+
+
+def origin_of(node):
+    """The node that made the tensor a clone was taken of, or node itself when it is no clone."""
+    if type(node).__name__ == "CloneBackward0" and node.next_functions:
+        return node.next_functions[0][0]
+    return node
+
+
 @exercise("in-place-operations/safe-edit",
           en="make a function with in-place edits safe for backward, with the same value and gradients",
           zh="让带原地操作的函数能正常反向传播，值和梯度都不变")
@@ -410,11 +441,31 @@ def check_one(solution, check, seed: int, length: int):
     edited = changed_saved_tensors(seen, nodes)
     unchecked = sorted({call.name for call in seen.calls if not call.checked})
     received = []
-    handle = sigmoids[0].register_prehook(lambda grad_outputs: received.append(grad_outputs[0]))
+    handles = [sigmoids[0].register_prehook(lambda grad_outputs: received.append(grad_outputs[0]))]
+    # the gradients that reach the nodes of the three edits tell whether the result uses what each edit made
+    in_graph = set(nodes)
+    edit_nodes = {"c": [call.grad_fn_after for call in seen.calls if edits_c(call, q, nodes)],
+                  "s": [node for node in adds_one(seen.calls, sigmoids[0]) if node in in_graph],
+                  "a": [node for node in adds_one(seen.calls, origin_of(sigmoids[0].next_functions[0][0]))
+                        if node in in_graph]}
+    reached: dict = {}
+    for node in {node for found in edit_nodes.values() for node in found}:
+        handles.append(node.register_prehook(
+            lambda grad_outputs, node=node: reached.update({node: grad_outputs[0]})))
     try:
         out.backward()
     finally:
-        handle.remove()
+        for handle in handles:
+            handle.remove()
+    with torch.no_grad():
+        a_value = 2 * x.detach()
+        gradients = {"c": a_value.sigmoid() + 1, "s": a_value * q.detach() + 1, "a": torch.ones_like(a_value)}
+
+    def used(what):
+        """Does the gradient of the result reach one of the nodes of that edit, as it reaches it in the starter?"""
+        return any(reached.get(node) is not None
+                   and torch.allclose(reached[node].double(), gradients[what], rtol=1e-9, atol=1e-9)
+                   for node in edit_nodes[what])
     c = (2 * x * q + 1).detach()
     if not received or received[0] is None or not torch.allclose(received[0].double(), c, rtol=1e-9, atol=1e-9):
         got = "nothing" if not received or received[0] is None else \
@@ -479,7 +530,7 @@ def check_one(solution, check, seed: int, length: int):
 
     check("the harmless in-place edit c.add_(1) is kept: 1 added in place to the product c the result uses" + on[0],
           "无害的原地修改 c.add_(1) 保留了下来：对结果用到的乘积 c 原地加 1" + on[1])
-    if not any(edits_c(call, q, nodes) for call in seen.calls):
+    if not used("c"):
         touched = sorted({call.name for call in seen.calls if call.tensor is not None
                           and type(call.grad_fn_before).__name__ == "MulBackward0"})
         raise Fail("c.add_(1) was rewritten too: no node saved c, so that in-place edit was harmless; change only "
@@ -494,3 +545,23 @@ def check_one(solution, check, seed: int, length: int):
                    hint_en="ask for each edit which node saved the tensor: sigmoid saved s, a * q saved a, nobody "
                            "saved c",
                    hint_zh="对每处修改问一句：是哪个节点保存了它？sigmoid 保存了 s，a * q 保存了 a，c 没有被任何节点保存")
+
+    check("the breaking edits are fixed, not deleted: 1 is added to s and to a, out of place or on a clone, and the "
+          "result uses both sums where the starter uses the edited tensors" + on[0],
+          "出事的修改是修好了，不是删掉了：s 和 a 都加了 1（非原地，或者加在 clone 上），结果在起始文件用改后张量的地方"
+          "用的正是这两个和" + on[1])
+    missing = [name for name in ("s", "a") if not used(name)]
+    if missing:
+        raise Fail(f"no addition of 1 to {' or '.join(missing)} whose result the computation goes on with: the "
+                   "edit was deleted and its 1 folded in elsewhere, or the sum is not used where the edited "
+                   "tensor was",
+                   f"没有找到一次给 {' 或 '.join(missing)} 加 1、且后面的计算接着用它的结果的加法：这处修改被删掉了，"
+                   "它的 1 挪到了别处，或者后面用的不是这个和",
+                   expected=("s + 1 multiplied by c, and a + 1 added to the product, each written out of place or "
+                             "applied to a clone where the starter edits in place",
+                             "s + 1 与 c 相乘，a + 1 加到乘积上；两者都在起始文件原地修改的位置，写成非原地的或改在 clone 上"),
+                   found=(f"the gradient of the result reaches no such addition to {' or '.join(missing)}",
+                          f"结果的梯度没有到达任何一次给 {' 或 '.join(missing)} 加 1 的加法"),
+                   hint_en="keep each edit where it stands and change only how it is written: s = s + 1, "
+                           "a = a + 1",
+                   hint_zh="每处修改留在原来的位置，只改写法：s = s + 1，a = a + 1")
