@@ -206,8 +206,9 @@ def omitting_use_reentrant_warns_and_runs_the_reentrant_checkpoint():
 
 def omitting_use_reentrant_when_no_input_requires_grad_leaves_the_segment_without_gradients():
     """Left to the reentrant default, a checkpointed segment whose input does not require grad
-    returns an output that does not either, and forward warns that gradients will be None. With
-    nothing after it that requires grad, backward() raises; with a trained layer after it, backward
+    returns an output that does not either, and forward warns that gradients will be None. When
+    what follows is checkpointed the same way (a second segment), its output does not require grad
+    either and backward() raises; with a trained layer after it that is not checkpointed, backward
     runs without error and leaves the segment's parameters with no gradient. With
     use_reentrant=False the same calls record them."""
     torch.manual_seed(0)
@@ -216,7 +217,7 @@ def omitting_use_reentrant_when_no_input_requires_grad_leaves_the_segment_withou
     x = torch.randn(2, 3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = checkpoint(model, x)
+        out = checkpoint(model[1], checkpoint(model[0], x))
     assert not out.requires_grad
     assert any("None of the inputs have requires_grad=True" in str(w.message) for w in caught)
     try:
