@@ -71,6 +71,34 @@ def comparisons_argmax_casts_and_no_grad_leave_no_grad_fn():
     assert (x * 2).grad_fn is not None  # the same operation, outside no_grad, is recorded
 
 
+def eval_mode_does_not_stop_recording():
+    """A model switched to evaluation mode by model.eval() (its dropout now the identity) still
+    records: its output requires grad and has a grad_fn."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 2), nn.Dropout(0.5))
+    x = torch.randn(4, 3)
+    model.eval()
+    out = model(x)
+    assert not model.training and not model[1].training
+    assert torch.equal(out, model[0](x))  # evaluation behaviour: dropout passes its input through
+    assert out.requires_grad and out.grad_fn is not None
+
+
+def autograd_grad_returns_the_gradient_and_leaves_grad_alone():
+    """torch.autograd.grad(loss, b) returns d loss / d b and adds nothing to b.grad: a .grad that
+    held a value keeps it (the same tensor), one that was None stays None; backward() on the same
+    loss would have added to it."""
+    for held in (None, torch.tensor([5.0])):
+        b = torch.tensor([3.0], requires_grad=True)
+        b.grad = held
+        loss = (b * b).sum()
+        (gradient,) = torch.autograd.grad(loss, b, retain_graph=True)
+        assert torch.equal(gradient, torch.tensor([6.0]))
+        assert b.grad is held and (held is None or torch.equal(held, torch.tensor([5.0])))
+        loss.backward()
+        assert torch.equal(b.grad, torch.tensor([6.0]) if held is None else torch.tensor([11.0]))
+
+
 def requires_grad_of_a_differentiable_result_is_an_or_of_its_inputs():
     """Outside no_grad and its kin, for addition, multiplication, matmul, cat, where and linear alike,
     the result requires grad exactly when at least one input does; under no_grad, inference_mode or
