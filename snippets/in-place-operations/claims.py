@@ -76,7 +76,9 @@ def shape_edits_count_and_requires_grad_does_not():
 
 def writes_below_autograd_are_not_counted():
     """BatchNorm in training mode updates `running_mean` and `running_var` in place without bumping their
-    `_version`, so a graph that saved `running_var` runs backward with the new values; a fused SGD step likewise."""
+    `_version`, so a graph that saved `running_var` runs backward with the new values; a fused SGD step likewise.
+    BatchNorm's own node saves both statistics (the module's tensors themselves), and a counted write to one of them,
+    a `copy_()` under no_grad, between forward and backward makes that backward raise; its own update does not."""
     torch.manual_seed(0)
     bn = nn.BatchNorm1d(3)
     x = torch.ones(3, requires_grad=True)
@@ -94,6 +96,17 @@ def writes_below_autograd_are_not_counted():
     version, before = w._version, w.detach().clone()
     optimizer.step()
     assert not torch.equal(w, before) and w._version == version
+    for name in ("running_mean", "running_var"):
+        bn = nn.BatchNorm1d(3)
+        out = bn(torch.randn(8, 3, requires_grad=True))
+        saved = getattr(out.grad_fn, "_saved_" + name)
+        assert saved.untyped_storage().data_ptr() == getattr(bn, name).untyped_storage().data_ptr(), name
+        with torch.no_grad():
+            getattr(bn, name).copy_(torch.ones(3))
+        assert _raises_inplace_error(lambda: out.sum().backward()), name
+        out = bn(torch.randn(8, 3, requires_grad=True))
+        bn(torch.randn(8, 3))  # BatchNorm's own update of the statistics, not counted
+        out.sum().backward()
 
 
 def embedding_max_norm_edits_its_weight():
@@ -249,8 +262,8 @@ def linear_saves_input_only_for_weight_gradient():
 
 def an_edit_breaks_backward_when_it_bumps_the_counter_of_a_tensor_saved_on_the_path():
     """Without saved-tensor hooks, backward raises "modified by an inplace operation" when an edit bumped the
-    version counter of a tensor that a node saved and that backward reads back at that node: off that path it is
-    not checked, an edit of a tensor no node saved is not checked, and an edit through another view of the same data
+    version counter of a tensor that a node saved and that backward reads back at that node, which a built-in node
+    does with all it saved whenever it runs, even for a gradient not asked for: off that path it is not checked, an edit of a tensor no node saved is not checked, and an edit through another view of the same data
     counts, even where it overwrites none of the saved values. A custom Function's saved tensor is read back only
     when its backward takes it from `ctx.saved_tensors`: one that never does runs on the edited tensor without an
     error. Under a saved-tensor hook the same edit raises nothing."""
@@ -273,6 +286,17 @@ def an_edit_breaks_backward_when_it_bumps_the_counter_of_a_tensor_saved_on_the_p
     a[2:].add_(1)  # another view of the same data: none of the saved values changes
     assert torch.equal(a[:2], before) and a[:2]._version == 1
     assert _raises_inplace_error(lambda: c.sum().backward())
+    # a built-in node reads back all it saved: asked for x's gradient only, which needs the saved q alone,
+    # MulBackward0 still reads back the edited a, and refuses
+    p = torch.randn(4, requires_grad=True)
+    for ask in (lambda out: torch.autograd.grad(out, x), lambda out: out.backward(inputs=[x])):
+        a = x.clone()
+        c = a * p
+        a.add_(1)
+        assert _raises_inplace_error(lambda: ask(c.sum()))
+        a = x.clone()
+        c = a * p
+        ask(c.sum())  # the same request without the edit runs
     # the rule's condition, no saved-tensor hooks: under one, the same edit on the path is not checked
     with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         y = x.sigmoid()
@@ -704,17 +728,18 @@ def relu_and_relu_inplace_save_the_same_tensor():
 
 
 def silu_hardswish_mish_in_place_save_a_clone_of_their_input():
-    """`silu`, `hardswish` and `mish` with `inplace=True` need, for backward, the input they overwrite, so autograd
+    """`silu`, `hardswish`, `mish`, `hardsigmoid`, `hardtanh` and `relu6` (a hardtanh) with `inplace=True` need, for backward, the input they overwrite, so autograd
     saves a clone of it: on a Linear's output the in-place form allocates as many bytes as the out-of-place one, and
     between two Linear layers both graphs hold the same three storages (batch, pre-activation or its clone,
     activation)."""
     F = nn.functional
-    for activation in (F.silu, F.hardswish, F.mish):
+    for activation in (F.silu, F.hardswish, F.mish, F.hardsigmoid, F.hardtanh, F.relu6):
         torch.manual_seed(0)
         h = nn.Linear(256, 256)(torch.randn(4, 256))
         old = h.detach().clone()
         in_place, y = _allocated_bytes(lambda: activation(h, inplace=True))
         assert y.untyped_storage().data_ptr() == h.untyped_storage().data_ptr()  # written in place
+        assert activation is not F.relu6 or type(y.grad_fn).__name__ == "HardtanhBackward0"  # not a ReLU
         saved = y.grad_fn._saved_self
         assert saved.untyped_storage().data_ptr() != h.untyped_storage().data_ptr() and torch.equal(saved, old)
         fresh = h.detach().clone().requires_grad_()
