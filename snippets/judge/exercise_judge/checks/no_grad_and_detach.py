@@ -130,13 +130,19 @@ def check_adamw(model, forward, frozen, idle) -> None:
         forward(model, x).pow(2).mean().backward()
         optimizer.step()
     moved = {i for i, old in before.items() if any(not torch.equal(p, q) for p, q in zip(model[i].parameters(), old))}
+    # a NaN or an infinity counts as moved for a frozen layer (a failure), but not as training for a later one
+    trained = {i for i in moved if all(torch.isfinite(p).all() for p in model[i].parameters())}
     if moved & set(range(K)):
         names = layer_names(model, moved & set(range(K)))
         raise Fail(f"{names[0]} moved under AdamW", f"{names[1]} 被 AdamW 改动了", expected=frozen[0],
                    found=("changed values", "数值变了"), hint_en=frozen[1][0], hint_zh=frozen[1][1])
-    if not moved >= set(before) - set(range(K)):
-        raise Fail(*idle[0], expected=(f"model[{K}] and later moved", f"model[{K}] 及之后的层有变化"),
-                   found=("no change", "没有变化"), hint_en=idle[1][0], hint_zh=idle[1][1])
+    if not trained >= set(before) - set(range(K)):
+        broken = moved - trained
+        raise Fail(*idle[0], expected=(f"model[{K}] and later moved, to finite values", f"model[{K}] 及之后的层有变化，数值有限"),
+                   found=(f"NaN or infinite values in {layer_names(model, broken)[0]}",
+                          f"{layer_names(model, broken)[1]} 里出现了 NaN 或无穷大") if broken else ("no change", "没有变化"),
+                   hint_en="leave the later layers' gradients as backward computed them" if broken else idle[1][0],
+                   hint_zh="后面各层的梯度保持反向传播算出来的样子，不要改" if broken else idle[1][1])
 
 
 @exercise("no-grad-and-detach/freeze-two-ways",
@@ -285,8 +291,9 @@ def freeze_two_ways(solution, check):
 
     # --- the method, for every k tried: requires_grad_(False) on the parameters, detach() on the activation ---
     for k in (K, 2):
-        check(f"freeze_first(model, {k}) keeps the model's parameters and switches off their requires_grad",
-              f"freeze_first(model, {k}) 保留模型原来的参数，只关掉它们的 requires_grad")
+        check(f"freeze_first(model, {k}) keeps the model's parameters and switches off their requires_grad, "
+              f"and no other layer's",
+              f"freeze_first(model, {k}) 保留模型原来的参数，只关掉它们的 requires_grad，不动其他层的")
         check_freeze_method(solution, k)
         check(f"forward_cut(model, x, {k}) runs model[:{k}] on the graph and hands model[{k}] the tensor detach() "
               f"returned for model[{k - 1}]'s output",
@@ -296,10 +303,13 @@ def freeze_two_ways(solution, check):
 
 
 def check_freeze_method(solution, k) -> None:
-    """Fail unless freeze_first(model, k) keeps every parameter object and switches off requires_grad
-    on those of model[:k]."""
+    """Fail unless freeze_first(model, k) keeps every parameter object, switches off requires_grad
+    on those of model[:k] and leaves the others' as it was: the last layer comes frozen already, as
+    if the user had frozen it, and must stay frozen."""
     model = make_model()
+    model[-1].requires_grad_(False)
     before = dict(model.named_parameters())
+    wanted = {name: parameter.requires_grad for name, parameter in before.items()}
     solution.freeze_first(model, k)
     after = dict(model.named_parameters())
     replaced = [name for name in before if after.get(name) is not before[name]]
@@ -320,6 +330,18 @@ def check_freeze_method(solution, k) -> None:
                    expected="requires_grad False", found="requires_grad True",
                    hint_en="model[:k].requires_grad_(False), whatever k is: then backward does not compute them at all",
                    hint_zh="不管 k 是多少，都用 model[:k].requires_grad_(False)：这样 backward() 根本不会计算它们的梯度")
+    touched = [name for name, parameter in before.items()
+               if int(name.split(".")[0]) >= k and parameter.requires_grad != wanted[name]]
+    if touched:
+        names = parameter_names(touched)
+        raise Fail(f"freeze_first changed requires_grad on {names[0]}, after the first k = {k} layers: a layer the "
+                   "user had frozen would train again",
+                   f"freeze_first 改了前 k = {k} 层之后的 {names[1]} 的 requires_grad：用户已经冻结的层会重新开始训练",
+                   expected=(f"requires_grad of model[{k}] and later as it was (model[{len(model) - 1}] came frozen)",
+                             f"model[{k}] 及之后各层的 requires_grad 保持原样（model[{len(model) - 1}] 传进来时已经冻结）"),
+                   found=(f"requires_grad changed on {names[0]}", f"{names[1]} 的 requires_grad 被改了"),
+                   hint_en="touch only model[:k]: model[:k].requires_grad_(False), nothing on the later layers",
+                   hint_zh="只动 model[:k]：model[:k].requires_grad_(False)，后面的层一概不碰")
 
 
 def check_cut_method(solution, k) -> None:
