@@ -181,10 +181,10 @@ def autograd_grad_inside_func_grad_needs_create_graph():
     """torch.autograd.grad(..., create_graph=True) inside a function that torch.func.grad transforms works:
     grad of the sum of the derivative of x³, 3x², is 6x, 18 at 3. Without create_graph, no error: the outer
     grad treats the inner derivative as a constant, and the same second derivative comes out 0. Inside grad it
-    works with respect to the function's input only: with respect to a captured tensor that requires grad it
-    raises. Inside vmap alone it raises: nothing computed there requires grad, neither from the mapped input
-    (even when the tensor given to vmap does) nor from a captured tensor that does; vmap's output has the
-    grad_fn, recorded outside."""
+    works with respect to the function's input or a tensor computed from it (h = 2t: grad of the sum of 3h² is
+    24t, [72, 24] at [3, 1]); with respect to a captured tensor that requires grad it raises. Inside vmap alone
+    it raises: nothing computed there requires grad, neither from the mapped input (even when the tensor given
+    to vmap does) nor from a captured tensor that does; vmap's output has the grad_fn, recorded outside."""
     def derivative(create_graph):
         def inner(t):
             (d,) = torch.autograd.grad((t**3).sum(), t, create_graph=create_graph)
@@ -193,6 +193,12 @@ def autograd_grad_inside_func_grad_needs_create_graph():
     x = torch.tensor([3.0])
     assert torch.equal(grad(derivative(True))(x), torch.tensor([18.0]))
     assert torch.equal(grad(derivative(False))(x), torch.tensor([0.0]))
+
+    def wrt_computed(t):
+        h = t * 2
+        (d,) = torch.autograd.grad((h**3).sum(), h, create_graph=True)
+        return d.sum()
+    assert torch.equal(grad(wrt_computed)(torch.tensor([3.0, 1.0])), torch.tensor([72.0, 24.0]))
     assert "does not require grad" in _raises(vmap(derivative(True)), torch.ones(3, 1))
     seen = []
     leaf = torch.ones(3, 1, requires_grad=True)
