@@ -1,6 +1,7 @@
 """Checks behind in-place-operations' sentences that no output on the page shows (tests/test_claims.py
 runs each on every supported torch; {claim}`in-place-operations/<name>` on a page names one)."""
 
+import itertools
 import warnings
 
 import torch
@@ -651,19 +652,24 @@ def relu_inplace_breaks_after_an_output_saving_op():
 
 
 def relu_inplace_after_a_hooked_linear_raises_in_forward():
-    """With a full backward hook on a Linear, or on the `nn.ReLU(inplace=True)` after it, that ReLU raises in the
-    forward: the tensor it edits is then a view made by the hook's Function; without a hook the same model runs."""
-    for hooked in (0, 1):
+    """With a full backward hook or a full backward pre-hook on a Linear, or on the `nn.ReLU(inplace=True)` after
+    it, that ReLU raises in the forward: the tensor it edits is then a view made by the hook's Function; without a
+    hook, or with one on the enclosing Sequential, the same model runs."""
+    hooks = {"hook": lambda module: module.register_full_backward_hook(lambda module, grad_input, grad_output: None),
+             "pre-hook": lambda module: module.register_full_backward_pre_hook(lambda module, grad_output: None)}
+    for (kind, register), hooked in itertools.product(hooks.items(), (0, 1)):
         torch.manual_seed(0)
         model = nn.Sequential(nn.Linear(3, 3), nn.ReLU(inplace=True), nn.Linear(3, 1))
         model(torch.randn(2, 3, requires_grad=True)).sum().backward()
-        model[hooked].register_full_backward_hook(lambda module, grad_input, grad_output: None)
+        register(model)  # on the Sequential: the ReLU's input is no hook's view, the model still runs
+        model(torch.randn(2, 3, requires_grad=True)).sum().backward()
+        register(model[hooked])
         try:
             model(torch.randn(2, 3, requires_grad=True))
         except RuntimeError as error:
             assert "is a view and is being modified inplace" in str(error) and "BackwardHookFunction" in str(error)
         else:
-            raise AssertionError(f"the forward ran with a hook on {type(model[hooked]).__name__}")
+            raise AssertionError(f"the forward ran with a {kind} on {type(model[hooked]).__name__}")
 
 
 def some_view_edits_fail_at_the_edit():
