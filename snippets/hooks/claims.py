@@ -3,6 +3,7 @@ runs each on every supported torch; {claim}`hooks/<name>` on a page names one)."
 
 import copy
 import datetime
+import functools
 import gc
 import os
 import shutil
@@ -281,15 +282,30 @@ def a_full_backward_hook_must_return_none_when_no_input_requires_grad():
 
 
 def deepcopy_copies_module_hooks_but_not_parameter_hooks():
-    """copy.deepcopy of a module (an EMA or teacher copy) copies its hooks of all four kinds: they run on
-    the copy, with the same closure (they append to the caller's list, not to a copy of it). The hooks on
-    its parameters, register_hook and register_post_accumulate_grad_hook, are not copied: a backward
+    """copy.deepcopy of a module (an EMA or teacher copy) copies its hooks of all four kinds and runs them
+    on the copy. A lambda (a plain function) is shared: it appends to the caller's list, not to a copy of
+    it. A bound method and a functools.partial are deep-copied with their object and their arguments: the
+    copy's hooks write into a copy of the monitor and of the list, and the caller's stay empty. The hooks
+    on its parameters, register_hook and register_post_accumulate_grad_hook, are not copied: a backward
     through the copy runs neither, while the original still runs both."""
-    layer, calls = nn.Linear(2, 1), []
+
+    class Monitor:
+        def __init__(self):
+            self.seen = []
+
+        def forward_hook(self, module, args, output):
+            self.seen.append("forward")
+
+    def record(module, args, output, store):
+        store.append("forward")
+
+    layer, calls, monitor, store = nn.Linear(2, 1), [], Monitor(), []
     layer.register_forward_pre_hook(lambda *args: calls.append("forward pre"))
     layer.register_forward_hook(lambda *args: calls.append("forward"))
     layer.register_full_backward_pre_hook(lambda *args: calls.append("backward pre"))
     layer.register_full_backward_hook(lambda *args: calls.append("backward"))
+    layer.register_forward_hook(monitor.forward_hook)
+    layer.register_forward_hook(functools.partial(record, store=store))
     layer.weight.register_hook(lambda grad: calls.append("register_hook"))
     layer.weight.register_post_accumulate_grad_hook(lambda p: calls.append("post-accumulate"))
     twin = copy.deepcopy(layer)
@@ -299,10 +315,18 @@ def deepcopy_copies_module_hooks_but_not_parameter_hooks():
         twin(x).sum().backward()
         assert sorted(calls) == ["backward", "backward pre", "forward", "forward pre"], calls
         assert twin.weight.grad is not None and layer.weight.grad is None
+        # The bound method and the partial ran on the copy, into copies of the monitor and of the list.
+        assert monitor.seen == [] and store == [], (monitor.seen, store)
+        copied = list(twin._forward_hooks.values())
+        method = next(hook for hook in copied if getattr(hook, "__func__", None) is Monitor.forward_hook)
+        partial = next(hook for hook in copied if isinstance(hook, functools.partial))
+        assert method.__self__ is not monitor and method.__self__.seen == ["forward"], method.__self__.seen
+        assert partial.keywords["store"] is not store and partial.keywords["store"] == ["forward"], partial.keywords
         calls.clear()
         layer(x).sum().backward()
     assert sorted(calls) == ["backward", "backward pre", "forward", "forward pre", "post-accumulate",
                              "register_hook"], calls
+    assert monitor.seen == ["forward"] and store == ["forward"], (monitor.seen, store)
 
 
 def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
