@@ -141,8 +141,9 @@ class Recorded(TorchFunctionMode):
         self.compare()
         name = getattr(func, "__name__", "")
         first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        augmented = r"__i(add|sub|mul|(true|floor)?div|mod|pow|matmul|and|or|xor|[lr]shift)__"  # s += 1
         in_place = first is not None and ((name.endswith("_") and not name.startswith("_"))
-                                          or re.fullmatch(r"__i[a-z]+__", name) is not None)  # s += 1
+                                          or re.fullmatch(augmented, name) is not None)
         before = (first.grad_fn, first.detach().clone()) if in_place else (None, None)
         inputs = _tensors(list(args) + list(kwargs.values()))
         input_nodes, input_versions = [t.grad_fn for t in inputs], [version(t) for t in inputs]
