@@ -256,8 +256,18 @@ def _one_model(solution, check, file, case, seed):
 
     check(en + "grad_norms(model, loss) returns a dict with one float per parameter name",
           zh + "grad_norms(model, loss) 返回一个字典，每个参数名对应一个 float")
+    # The hook dicts that outlive the call besides the model's (which _left_hooks reads): each AccumulateGrad
+    # node's, which the next backward runs again, and torch's global module hooks. A hook written into one of
+    # them by hand, under an id no handle knows, stays after every handle is removed: the sizes must not grow.
+    outliving = [(f"{name}: AccumulateGrad {kind}", hooks) for name in names
+                 for kind, hooks in zip(("hooks", "pre-hooks"), hook_dicts[name][1:])]
+    outliving += [(f"nn.modules.module.{kind}", getattr(nn.modules.module, kind))
+                  for kind in ("_global_forward_pre_hooks", "_global_forward_hooks", "_global_backward_pre_hooks",
+                               "_global_backward_hooks") if isinstance(getattr(nn.modules.module, kind, None), dict)]
+    sizes = [len(hooks) for _, hooks in outliving]
     with autograd_passes() as passes, _handles_made(file, made):
         norms = solution.grad_norms(model, loss)
+    grown = [(where, len(hooks) - size) for (where, hooks), size in zip(outliving, sizes) if len(hooks) > size]
     for handle in judge_handles:
         handle.remove()
     if isinstance(norms, dict) and list(norms) == names[-1:] and len(names) > 1:
@@ -522,6 +532,20 @@ def _one_model(solution, check, file, case, seed):
                    found=", ".join(sorted(set(live))[:2]) or ("a hook", "一个钩子"),
                    hint_en="call remove() on every handle a register_... call returned, whatever it was registered on",
                    hint_zh="不管钩子挂在什么上，每次 register_... 返回的句柄都要调用 remove()")
+    if grown:
+        extra = sum(count for _, count in grown)
+        raise Fail(f"{extra} hook{'s were' if extra != 1 else ' was'} added during grad_norms to a hook dict that "
+                   "outlives the call and no handle removed "
+                   f"{'them' if extra != 1 else 'it'}: {grown[0][0]} holds {grown[0][1]} more than before the call, "
+                   "and the next backward runs it",
+                   f"grad_norms 期间有 {extra} 个钩子被加进了调用结束后依然存在的钩子字典，没有哪个句柄移除它们："
+                   f"{grown[0][0]} 比调用前多了 {grown[0][1]} 个，下一次反向传播还会运行",
+                   expected=("the same number of hooks as before the call", "钩子数和调用前一样"),
+                   found=", ".join(f"{where}: +{count}" for where, count in grown[:3])
+                   + (" …" if len(grown) > 3 else ""),
+                   hint_en="register hooks only through calls that return a handle, and remove every handle "
+                           "before returning",
+                   hint_zh="只用返回句柄的方式注册钩子，返回之前把每个句柄都移除")
     x, y = later
     with _code_run(file) as ran:
         nn.functional.mse_loss(model(x), y).backward()  # a later micro-batch; `loss` is still held
