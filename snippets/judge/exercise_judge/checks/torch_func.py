@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from exercise_judge import spies
 from exercise_judge.checking import Fail, described, exercise, times
 from exercise_judge.spies import autograd_passes, counted
 
@@ -71,7 +72,7 @@ class _Run:
     numel: int  # elements of its input, as the function sees it (under vmap: one sample's)
     mapped: bool  # under vmap: the input is a batched tensor, and vmap refuses .item() on it
     own: list  # the model's own Parameters it ran with, by name (functional_call swaps them out)
-    constant: list  # the tensors swapped in for them that no grad transform differentiates, by name
+    swapped: dict  # the tensors swapped in for them, by name: (the tensor, the tensor it is a view of, or None)
     stack: list  # the torch.func transforms running, outermost first (_stack)
     called: bool  # torch's functional_call ran it (_inside_functional_call)
 
@@ -127,6 +128,36 @@ def _stack():
     return found + [("ForwardAD", dual)] if dual >= 0 else found
 
 
+class _Inputs(spies._ENGINE):
+    """Below the judge's recording engine (spies._RecordingEngine, whose run_backward calls this one's), the
+    tensors each backward pass differentiates: the `inputs` that torch.func's grad hands the engine."""
+
+    def run_backward(self, *args, **kwargs):
+        try:
+            inputs = spies._PARAMETERS.bind(*args, **kwargs).arguments.get("inputs")
+        except TypeError:  # wrong arguments: the engine raises the reader's error below
+            inputs = None
+        self.passes.append(tuple(inputs or ()))
+        return super().run_backward(*args, **kwargs)
+
+
+class _InputsEngine(spies._RecordingEngine, _Inputs):
+    pass
+
+
+@contextlib.contextmanager
+def _pass_inputs():
+    """The inputs of every backward pass run inside the block, one tuple per pass (inside autograd_passes())."""
+    spies.install()
+    engine, recording = spies._VARIABLE._execution_engine, _InputsEngine()
+    recording.passes = []
+    spies._VARIABLE._execution_engine = recording
+    try:
+        yield recording.passes
+    finally:
+        spies._VARIABLE._execution_engine = engine
+
+
 @dataclass
 class _Loss:
     """One call of the loss_fn the reader's function gets."""
@@ -158,13 +189,11 @@ def _instrumented(model, out_scale):
 
         def hook(module, args, name=name, own=own, prefix=prefix):
             first = args[0] if args and isinstance(args[0], torch.Tensor) else None
-            swapped = {n: getattr(module, n) for n, p in own.items() if getattr(module, n) is not p}
-            # grad wraps every argument, differentiated or not: only a differentiated one requires grad at its level
-            constant = [prefix + n for n, t in swapped.items()
-                        if _transforms(t) is not None and not ("grad" in _transforms(t) and t.requires_grad)]
+            swapped = {prefix + n: (getattr(module, n), getattr(getattr(module, n), "_base", None))
+                       for n, p in own.items() if getattr(module, n) is not p}
             seen[name].append(_Run(first.numel() if first is not None else 0,
                                    first is not None and _mapped(first),
-                                   [prefix + n for n, p in own.items() if getattr(module, n) is p], constant,
+                                   [prefix + n for n, p in own.items() if getattr(module, n) is p], swapped,
                                    _stack(), _inside_functional_call()))
         handles.append(module.register_forward_pre_hook(hook))
     try:
@@ -201,7 +230,7 @@ def per_sample_norms(solution, check):
         for p in model.parameters():
             p.grad = torch.full_like(p, MARK)
         losses = []
-        with _instrumented(model, out_scale) as seen, autograd_passes() as passes:
+        with _instrumented(model, out_scale) as seen, autograd_passes() as passes, _pass_inputs() as inputs:
             found = solution.per_sample_norms(model, _observed(plain_loss_fn, scale, losses), x, y)
         if not isinstance(found, torch.Tensor):
             raise Fail("per_sample_norms must return a tensor", "per_sample_norms 应当返回一个张量",
@@ -443,15 +472,22 @@ def per_sample_norms(solution, check):
 
         check(f"{call}: grad (or vjp: reverse mode) differentiates the parameters passed to functional_call",
               f"{call}：grad（或 vjp：反向模式）求导的正是传给 functional_call 的参数")
-        constant = list(dict.fromkeys(name for runs in seen.values() for r in runs for name in r.constant))
+        # Each tensor swapped in must be one that torch.func's one pass differentiates (an input it hands the
+        # engine) or a view of one: a tensor computed from what grad differentiates ("p + 0 * offset") is not.
+        differentiated = inputs[0] if len(inputs) == 1 else ()
+        constant = [name for runs in seen.values() for r in runs for name, (t, base) in r.swapped.items()
+                    if not any(t is i or (base is not None and base is i) for i in differentiated)]
+        constant = list(dict.fromkeys(constant))
         if constant:
             raise Fail(f"the model ran with parameters that grad does not differentiate ({', '.join(constant)}) "
                        f"({loss_name}): the norms come from the gradients with respect to other tensors",
                        f"grad 没有对模型运行时用的参数（{'、'.join(constant)}）求导（{loss_name}）：范数来自对别的张量"
                        "求的梯度",
-                       expected=("the tensors passed to functional_call are the ones grad differentiates",
-                                 "传给 functional_call 的张量正是 grad 求导的那些"),
-                       found=("tensors that grad does not differentiate", "grad 不对其求导的张量"),
+                       expected=("the tensors passed to functional_call are the ones grad differentiates, or views "
+                                 "of them",
+                                 "传给 functional_call 的张量正是 grad 求导的那些，或者是它们的视图"),
+                       found=("tensors that grad does not differentiate (computed from them, or apart from them)",
+                              "grad 不对其求导的张量（由它们算出的，或与它们无关的）"),
                        hint_en="pass the dict of parameters as the argument that grad differentiates (the first, "
                                "unless argnums says otherwise) and run the model with functional_call(model, params, "
                                "(xi[None],))",
