@@ -19,7 +19,8 @@ MARK = 7.0  # what every .grad holds before the reader's function runs: it must 
 # it), between 1.5 and 2.5: its norms are that many times those of the plain loss, while the loss it returns
 # is the plain one. Norms computed apart from it (the loss function found by name or written out, on a copy
 # of the model) miss by that factor, and its value does not reveal it. Python lets a solution read the factor
-# out of the function's closure; the judge does not claim to stop that, and the book does not say it does.
+# out of the function's closure (and the second factor below out of the hook's); the judge does not stop that,
+# and the exercise's statement says so.
 SCALES = (1.5, 2.5)
 # A forward hook on the model multiplies the gradient that flows through the model's output, not its value, by
 # a second factor from another range: only a loss computed from that run's output carries it, so the model run
