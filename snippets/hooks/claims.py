@@ -854,6 +854,30 @@ def module_hooks_run_in_registration_order_and_always_call_runs_when_forward_rai
     assert outputs == {"always": None}, outputs
 
 
+def a_module_called_twice_runs_its_hooks_twice():
+    """A module called twice in one forward (the same Linear applied twice) runs its forward pre-hook and
+    forward hook at each call, and its full backward pre-hook and full backward hook once per call in
+    backward, each time with that call's grad_output."""
+    torch.manual_seed(0)
+    layer, calls, seen = nn.Linear(3, 3), [], []
+    layer.register_forward_pre_hook(lambda *args: calls.append("forward pre"))
+    layer.register_forward_hook(lambda *args: calls.append("forward"))
+    layer.register_full_backward_pre_hook(lambda module, grad_output: calls.append("backward pre"))
+    layer.register_full_backward_hook(
+        lambda module, grad_input, grad_output: calls.append("backward") or seen.append(grad_output[0].clone()))
+    x, c = torch.randn(4, 3, requires_grad=True), torch.randn(4, 3)
+    middle = layer(x)
+    out = layer(middle)
+    assert calls == ["forward pre", "forward", "forward pre", "forward"], calls
+    calls.clear()
+    gradient_of_middle = c @ layer.weight.detach()
+    (out * c).sum().backward()
+    assert sorted(calls) == ["backward", "backward", "backward pre", "backward pre"], calls
+    assert len(seen) == 2, len(seen)
+    assert any(torch.equal(g, c) for g in seen), seen
+    assert any(torch.allclose(g, gradient_of_middle) for g in seen) and not torch.allclose(c, gradient_of_middle)
+
+
 def global_module_hooks_run_before_a_modules_own():
     """A hook registered for every module at once (torch.nn.modules.module.register_module_forward_pre_hook,
     register_module_forward_hook, register_module_full_backward_pre_hook, register_module_full_backward_hook)
