@@ -1,4 +1,4 @@
-# expect: the 1/4 came from backward()'s gradient argument, the loss was not divided
+# expect: the 1/4 came from elsewhere (a gradient argument, a hook), the loss was not divided
 # Divides no loss: hands backward() a gradient of 1/steps instead. The numbers are the same, but the
 # exercise asks for each loss divided by steps.
 import torch

@@ -16,7 +16,8 @@ TOLERANCE = 1e-5  # the exercise's "at most 1e-5 in any entry"
 
 class _Derived(TorchFunctionMode):
     """Puts a hook on every tensor a torch function computes from a loss that loss_fn returned (the
-    loss / steps that backward() starts from): the gradients reaching it, by the loss's number."""
+    loss / steps that backward() starts from): the gradients reaching it, with its value, by the
+    loss's number."""
 
     def __init__(self, losses, passes):
         super().__init__()
@@ -27,8 +28,8 @@ class _Derived(TorchFunctionMode):
         given = list(args) + list((kwargs or {}).values())
         numbers = [k for k, loss in enumerate(self.losses) if any(arg is loss for arg in given)]
         if numbers and isinstance(result, torch.Tensor) and result.requires_grad:
-            grads = self.grads.setdefault(numbers[0], [])
-            result.register_hook(lambda grad: grads.append((len(self.passes), grad.detach().clone())))
+            grads, value = self.grads.setdefault(numbers[0], []), result.detach().clone()
+            result.register_hook(lambda grad: grads.append((len(self.passes), grad.detach().clone(), value)))
         return result
 
 
@@ -49,6 +50,7 @@ class Run:
         self.reference.load_state_dict(self.model.state_dict())
         self.forwards, self.targets, self.seeds = [], [], []
         self.outputs, self.losses = [], []  # per forward: (output, [(pass, gradient)]); loss_fn's results
+        self.loss_values = []  # a copy of each loss that loss_fn returned
         self.accumulated = {name: [] for name, _ in self.model.named_parameters()}
         with autograd_passes() as passes:
             self.passes = passes
@@ -82,6 +84,7 @@ class Run:
                 if result.requires_grad:  # what a backward() from (result / steps) hands to result: 1/steps
                     result.register_hook(lambda grad: first_pass() or seeds.append(grad.detach().clone()))
                 self.losses.append(result)
+                self.loss_values.append(result.detach().clone())
                 return result
 
             self.derived = _Derived(self.losses, passes)
@@ -158,7 +161,7 @@ def _values(run):
         else:
             hint = ("call backward() on every micro-batch's loss, divided by steps; call no optimizer, and clear "
                     "nothing in between",
-                    "每个微批次的损失除以 steps 后都要调用一次 backward()，中间不要调用优化器，也不要清零")
+                    "每个微批次的损失除以 steps 后都要调用一次 backward()，中间不要调用优化器，也不要清除梯度")
         raise Fail(f"with {run.said[0]}: the accumulated model.{name}.grad differs from the one-batch gradient",
                    f"{run.said[1]} 时累加出来的 model.{name}.grad 和一个批次的梯度不一样",
                    expected=(f"the one-batch gradient (largest entry {want.abs().max().item():.4g})",
@@ -304,7 +307,7 @@ def _shares(run):
                            hint_zh="每个微批次的损失都要通过自己的 backward() 到达每个参数")
             previous = after[k - 2][1] if k > 1 else torch.zeros_like(after[k - 1][1])
             added = after[k - 1][1] - previous
-            if (added - share[name]).abs().max().item() > TOLERANCE:
+            if not (added - share[name]).abs().max().item() <= TOLERANCE:  # NaN too
                 size = (added.norm() / share[name].norm()).item()
                 hint = (("divide each micro-batch's loss by steps before calling backward() on it, not .grad "
                          "afterwards", "先把每个微批次的损失除以 steps，再对它调用 backward()，而不是事后去除 .grad")
@@ -324,23 +327,28 @@ def _shares(run):
 
 
 def _scaled_losses(run):
-    """Fail unless each micro-batch's backward() went through its loss with a gradient of 1/steps: the
-    loss itself divided, not the gradients on their way into .grad (by hooks that stay on the model)."""
+    """Fail unless each micro-batch's backward() went through its loss with a gradient of 1/steps, and
+    a tensor computed from that loss, holding loss / steps, received a gradient of 1: the loss itself
+    divided, not the gradients on their way into .grad (by hooks that stay on the model) nor the
+    gradient handed to backward() (next to a decoy such as loss * 0 that receives the 1)."""
     for k, seeds in enumerate(run.seeds, start=1):
         values = torch.cat([seed.flatten() for seed in seeds]) if seeds else torch.empty(0)
-        derived = [grad for number, grad in run.derived.grads.get(k - 1, []) if number == k]
+        divided = run.loss_values[k - 1] / run.steps
+        derived = [grad for number, grad, value in run.derived.grads.get(k - 1, []) if number == k
+                   and value.shape == divided.shape and value.dtype == divided.dtype
+                   and torch.allclose(value, divided, rtol=1e-6, atol=0)]
         if len(seeds) == 1 and torch.allclose(values, torch.full_like(values, 1 / run.steps), rtol=1e-6, atol=0):
             if any(torch.allclose(grad, torch.ones_like(grad), rtol=1e-6, atol=0) for grad in derived):
                 continue
-            raise Fail(f"with {run.said[0]}: in backward() {k}, nothing computed from micro-batch {k}'s loss received a "
-                       f"gradient of 1: the 1/{run.steps} came from backward()'s gradient argument, the loss was not "
-                       f"divided",
-                       f"{run.said[1]} 时第 {k} 次 backward() 里，从第 {k} 个微批次的损失算出的张量没有一个收到梯度 1："
-                       f"1/{run.steps} 来自 backward() 的梯度参数，损失本身没有除以 steps",
+            raise Fail(f"with {run.said[0]}: in backward() {k}, no tensor holding micro-batch {k}'s loss / {run.steps} "
+                       f"received a gradient of 1: the 1/{run.steps} came from elsewhere (a gradient argument, a "
+                       f"hook), the loss was not divided",
+                       f"{run.said[1]} 时第 {k} 次 backward() 里，没有一个值为第 {k} 个微批次的损失 / {run.steps} "
+                       f"的张量收到梯度 1：1/{run.steps} 来自别处（梯度参数、钩子），损失本身没有除以 steps",
                        expected=(f"backward() of the loss divided by {run.steps}, with no gradient argument",
                                  f"对除以 {run.steps} 之后的损失调用 backward()，不带梯度参数"),
-                       found=(f"a gradient argument of 1/{run.steps} (loss.backward(gradient))",
-                              f"梯度参数是 1/{run.steps}（loss.backward(gradient)）"),
+                       found=(f"the loss received 1/{run.steps}, but not through loss / {run.steps}",
+                              f"损失收到了 1/{run.steps}，但不是经由损失 / {run.steps} 传来的"),
                        hint_en="the exercise asks for the loss divided by steps: (loss / steps).backward()",
                        hint_zh="题目要求把损失除以 steps：(loss / steps).backward()")
         if not seeds:
