@@ -393,12 +393,12 @@ def a_scaled_gradient_is_a_scaled_learning_rate_only_for_sgd_without_weight_deca
     assert not torch.allclose(_final_weight(Adam, 1.0, lr=4e-2), _final_weight(Adam, 1.0, lr=1e-2), atol=1e-3)
 
 
-def _adam_with_clipping(loss_scale, max_norm):
-    """Five Adam steps on one batch, the gradient clipped to max_norm before each: final weight, and
+def _clipped_run(cls, loss_scale, max_norm, **options):
+    """Five steps of cls on one batch, the gradient clipped to max_norm before each: final weight, and
     the norms clip_grad_norm_ saw."""
     torch.manual_seed(0)
     model = nn.Linear(8, 1)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    optimizer = cls(model.parameters(), **options)
     x, y = torch.randn(64, 8), torch.randn(64, 1)
     norms = []
     for _ in range(5):
@@ -410,18 +410,23 @@ def _adam_with_clipping(loss_scale, max_norm):
 
 
 def clipping_sees_an_undivided_gradient_at_its_full_size():
-    """clip_grad_norm_ before Adam: a gradient 4 times too large shows a norm 4 times as large, so a
-    max_norm above the right gradient's norm clips it, and Adam's result moves away from the
-    unclipped one, which it matched without clipping."""
-    right, norms = _adam_with_clipping(1.0, math.inf)
-    four_times, four_norms = _adam_with_clipping(4.0, math.inf)
-    assert all(math.isclose(big, 4 * norm, rel_tol=1e-4) for norm, big in zip(norms, four_norms))
-    assert (four_times - right).abs().max() < 1e-6
-    max_norm = 2 * max(norms)
-    right_clipped, _ = _adam_with_clipping(1.0, max_norm)
-    four_clipped, clipped_norms = _adam_with_clipping(4.0, max_norm)
-    assert torch.equal(right_clipped, right) and max(clipped_norms) > max_norm
-    assert (four_clipped - right).abs().max() > 1e-4
+    """clip_grad_norm_ before the optimizer: a gradient 4 times too large shows a norm 4 times as large,
+    so a max_norm above the right gradient's norm clips it, and the result moves away from the one it
+    matched without clipping: Adam's with the right gradient, and SGD's (momentum 0 or 0.9) with the
+    right gradient and a learning rate 4 times larger."""
+    Adam, SGD = torch.optim.Adam, torch.optim.SGD
+    for (cls, options), (big, small) in (((Adam, {}), ({"lr": 1e-2}, {"lr": 1e-2})),
+                                          ((SGD, {"momentum": 0.0}), ({"lr": 0.1}, {"lr": 0.4})),
+                                          ((SGD, {"momentum": 0.9}), ({"lr": 0.1}, {"lr": 0.4}))):
+        right, norms = _clipped_run(cls, 1.0, math.inf, **options, **small)
+        four_times, four_norms = _clipped_run(cls, 4.0, math.inf, **options, **big)
+        assert all(math.isclose(big_norm, 4 * norm, rel_tol=1e-4) for norm, big_norm in zip(norms, four_norms))
+        assert torch.allclose(four_times, right, rtol=0, atol=1e-6)
+        max_norm = 2 * max(norms)
+        right_clipped, _ = _clipped_run(cls, 1.0, max_norm, **options, **small)
+        four_clipped, clipped_norms = _clipped_run(cls, 4.0, max_norm, **options, **big)
+        assert torch.equal(right_clipped, right) and max(clipped_norms) > max_norm
+        assert (four_clipped - right).abs().max() > 1e-4
 
 
 def _never_cleared_and_momentum_one(weight_decay):
@@ -732,9 +737,10 @@ def with_batches_the_loss_grows_from_their_curvatures_not_from_the_noise():
 
 
 def the_first_infinite_loss_sums_finite_squared_errors():
-    """forget-zero-grad.py's run at its largest learning rate without zero_grad, up to the first batch
-    whose loss is inf (in the epoch the page glues): every squared error is finite in float32, so is
-    their mean, and their sum is above float32's largest number; the parameters are finite."""
+    """forget-zero-grad.py's run at its largest learning rate without zero_grad, for its 50 epochs: the
+    first batch whose loss is inf comes in the epoch the page glues; no squared error of that epoch is
+    inf in float32, and in that batch their mean is finite, their sum above float32's largest number,
+    the parameters finite; in every later epoch at least one squared error is inf."""
     run = _forget_run()
     samples, batch = run["SAMPLES"], run["BATCH"]
     biggest = torch.finfo(torch.float32).max
@@ -742,17 +748,21 @@ def the_first_infinite_loss_sums_finite_squared_errors():
     x, y = run["make_data"]()
     model = nn.Linear(3, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=run["LEARNING_RATES"][-1])
-    for epoch in range(1, run["overflow"] + 1):
+    first, overflowing = None, []  # the epoch of the first inf loss; per epoch, batches with an inf square
+    for epoch in range(1, run["EPOCHS"] + 1):
+        overflowing.append(0)
         for start in range(0, samples, batch):
             out = model(x[start:start + batch])
             loss = F.mse_loss(out, y[start:start + batch])
-            if math.isinf(loss.item()):
-                squares = (out - y[start:start + batch]) ** 2
-                assert epoch == run["overflow"]  # the epoch the page names
+            squares = (out - y[start:start + batch]) ** 2
+            overflowing[-1] += bool(torch.isinf(squares).any())
+            if first is None and math.isinf(loss.item()):
+                first = epoch
                 assert torch.isfinite(squares).all() and squares.double().mean() < biggest
                 assert squares.double().sum() > biggest
                 assert all(torch.isfinite(p).all() for p in model.parameters())
-                return
             loss.backward()
             optimizer.step()
-    raise AssertionError("no loss was inf")
+    assert first == run["overflow"]  # the epoch the page names
+    assert overflowing[first - 1] == 0  # in that epoch only the sum inside the mean overflows
+    assert first < run["EPOCHS"] and all(overflowing[first:])  # from the next epoch, squares too
