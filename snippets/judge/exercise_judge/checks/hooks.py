@@ -537,9 +537,9 @@ def _one_model(solution, check, file, case, seed):
         raise Fail(f"{extra} hook{'s were' if extra != 1 else ' was'} added during grad_norms to a hook dict that "
                    "outlives the call and no handle removed "
                    f"{'them' if extra != 1 else 'it'}: {grown[0][0]} holds {grown[0][1]} more than before the call, "
-                   "and the next backward runs it",
+                   "and a later forward or backward runs it",
                    f"grad_norms 期间有 {extra} 个钩子被加进了调用结束后依然存在的钩子字典，没有哪个句柄移除它们："
-                   f"{grown[0][0]} 比调用前多了 {grown[0][1]} 个，下一次反向传播还会运行",
+                   f"{grown[0][0]} 比调用前多了 {grown[0][1]} 个，之后的前向或反向传播还会运行它",
                    expected=("the same number of hooks as before the call", "钩子数和调用前一样"),
                    found=", ".join(f"{where}: +{count}" for where, count in grown[:3])
                    + (" …" if len(grown) > 3 else ""),
