@@ -10,7 +10,7 @@ import torch
 
 def vjp(f, x, v):
     """Return vᵀJ, where J is the Jacobian of f at x (J[i, j] = d f(x)[i] / d x[j]): a tensor of
-    x's shape. f maps a 1-D tensor to a 1-D tensor; v has f(x)'s shape.
+    x's shape and dtype. f maps a 1-D tensor to a 1-D tensor; v has f(x)'s shape.
 
     Call f once and run one backward pass that starts from v (backward(v)); do not build J, and use
     neither torch.autograd.functional nor torch.func. x may or may not require grad, and may have been
