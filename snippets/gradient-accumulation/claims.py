@@ -538,6 +538,29 @@ def clipping_and_the_scheduler_step_once_per_update():
     assert math.isclose(rates["update"], 0.1 * 0.9 ** 2) and math.isclose(rates["micro-batch"], 0.1 * 0.9 ** 8)
 
 
+def a_post_accumulate_grad_hook_fires_on_every_micro_batch():
+    """In the page's loop (accumulation_steps = 4), a hook registered with
+    register_post_accumulate_grad_hook fires in every micro-batch's backward(), 4 times per update,
+    and each time .grad holds the partial sum so far: only the 4th holds the accumulated gradient."""
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    micro_batches = [(torch.randn(16, 3), torch.randn(16, 1)) for _ in range(4)]
+    x, y = torch.cat([x for x, _ in micro_batches]), torch.cat([y for _, y in micro_batches])
+    F.mse_loss(model(x), y).backward()
+    accumulated = model.weight.grad.clone()
+    model.zero_grad()
+    seen = []
+    model.weight.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.clone()))
+    partial = []  # what .grad holds after each backward()
+    for xb, yb in micro_batches:
+        (F.mse_loss(model(xb), yb) / 4).backward()
+        partial.append(model.weight.grad.clone())
+    assert len(seen) == 4 and all(torch.equal(a, b) for a, b in zip(seen, partial))
+    for k in range(3):
+        assert not torch.allclose(seen[k], accumulated, rtol=0, atol=1e-3)
+    assert torch.allclose(seen[3], accumulated, rtol=0, atol=1e-6)
+
+
 def batchnorm_micro_batches_differ_by_more_than_a_factor():
     """With BatchNorm in training mode, four micro-batches give a gradient that no single factor turns
     into the big batch's, and each micro-batch's forward updates the running statistics once; in eval
