@@ -490,7 +490,8 @@ def a_second_backward_frees_only_the_nodes_it_walks():
     """Two heads on one trunk: after loss_a.backward(retain_graph=True) and loss_b.backward(),
     the trunk's and the regression head's saved tensors are freed, while the classification
     head's node, walked only by the first, still holds the trunk's output, for as long as anything
-    references it: the losses, or the head's logits alone."""
+    references it: the losses, or the head's logits alone. A second backward that walks the whole kept
+    graph, on the same loss, frees every saved tensor."""
     torch.manual_seed(0)
     trunk = nn.Sequential(nn.Linear(8, 16), nn.Tanh())
     classify, regress = nn.Linear(16, 3), nn.Linear(16, 1)
@@ -509,6 +510,33 @@ def a_second_backward_frees_only_the_nodes_it_walks():
     assert logits.grad_fn._saved_mat1.data_ptr() == kept().data_ptr()
     del logits
     assert kept() is None
+
+    # A second backward that walks the whole kept graph (the same loss again) frees everything.
+    features = trunk(torch.randn(4, 8))
+    logits = classify(features)
+    loss_a = F.cross_entropy(logits, torch.randint(0, 3, (4,)))
+    loss_a.backward(retain_graph=True)
+    assert logits.grad_fn._saved_mat1.data_ptr() == features.data_ptr()
+
+    def saved_alive():
+        nodes, seen, alive = [loss_a.grad_fn], set(), 0
+        while nodes:
+            node = nodes.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            nodes.extend(next_node for next_node, _ in node.next_functions)
+            for name in dir(node):
+                if name.startswith("_saved_"):
+                    try:
+                        alive += isinstance(getattr(node, name), torch.Tensor)
+                    except RuntimeError as error:
+                        assert "freed" in str(error), str(error)
+        return alive
+
+    assert saved_alive() >= 4
+    loss_a.backward()
+    assert saved_alive() == 0
 
 
 def no_grad_leaves_dropout_and_batch_norm_in_training_mode():
@@ -667,10 +695,15 @@ def detect_anomaly_shows_the_forward_only_if_it_was_on_when_the_node_was_built()
     assert "No forward pass information available" in shown and "_batch_loss" not in shown, shown
 
 
-def under_ddp_a_second_backward_through_one_forward_raises_and_the_sum_runs():
+def under_ddp_a_second_backward_raises_or_is_not_reduced_and_the_sum_runs():
     """With DistributedDataParallel's default settings (one gloo rank in this process, on the loopback
-    interface), backward(retain_graph=True) on one head's loss and backward() on the other's, through
-    one forward, raise "Expected to mark a variable ready only once"; backward() of their sum runs."""
+    interface), backward(retain_graph=True) on one loss and backward() on the other, through one
+    forward: when the first loss leaves a parameter unreached (two heads, each with its own
+    parameters), the second raises "Expected to mark a variable ready only once"; when the first
+    reaches every parameter (two losses on the same output), the second runs with no error and no
+    all-reduce runs for it (a communication hook, called once per bucket all-reduce, is not called
+    during it), so its gradient is not averaged across ranks. backward() of the sum runs in both
+    models, with one all-reduce per bucket."""
     class TwoHeads(nn.Module):
         def __init__(self):
             super().__init__()
@@ -680,29 +713,60 @@ def under_ddp_a_second_backward_through_one_forward_raises_and_the_sum_runs():
             features = self.trunk(x)
             return self.a(features), self.b(features)
 
+    class OneOutput(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 3))
+
+        def forward(self, x):
+            logits = self.net(x)
+            return logits, logits
+
+    def losses(a, b):
+        if b.shape[1] == 1:
+            return F.cross_entropy(a, labels), F.mse_loss(b, targets)
+        return F.cross_entropy(a, labels), b.square().mean()
+
+    reduced = []
+
+    def hook(state, bucket):  # what DDP does by default: all-reduce the bucket, then divide by the world size
+        reduced.append(1)
+        future = dist.all_reduce(bucket.buffer(), async_op=True).get_future()
+        return future.then(lambda fut: fut.value()[0] / dist.get_world_size())
+
     x, labels, targets = torch.randn(4, 8), torch.tensor([0, 1, 2, 0]), torch.randn(4, 1)
     saved = os.environ.get("GLOO_SOCKET_IFNAME")
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    model = a = b = loss_a = loss_b = None
     try:
-        for two_calls in (False, True):
-            dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-            try:
-                torch.manual_seed(0)
-                model = nn.parallel.DistributedDataParallel(TwoHeads())
-                for _ in range(2):
-                    a, b = model(x)
-                    loss_a, loss_b = F.cross_entropy(a, labels), F.mse_loss(b, targets)
-                    if not two_calls:
-                        (loss_a + loss_b).backward()  # no error
-                        continue
-                    loss_a.backward(retain_graph=True)
-                    _raises(loss_b.backward, "Expected to mark a variable ready only once")
-                    break
-            finally:
-                # The DDP Reducer goes before its process group: ~ProcessGroupGloo run from a Reducer
-                # freed after destroy_process_group() can wait forever (seen on 2.13.0).
-                model = a = b = loss_a = loss_b = None
-                dist.destroy_process_group()
+        for network in (TwoHeads, OneOutput):
+            for two_calls in (False, True):
+                dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+                try:
+                    torch.manual_seed(0)
+                    model = nn.parallel.DistributedDataParallel(network())
+                    model.register_comm_hook(None, hook)
+                    for _ in range(2):
+                        a, b = model(x)
+                        loss_a, loss_b = losses(a, b)
+                        del reduced[:]
+                        if not two_calls:
+                            (loss_a + loss_b).backward()  # no error
+                            assert reduced, "the sum's backward all-reduced nothing"
+                            continue
+                        loss_a.backward(retain_graph=True)
+                        if network is TwoHeads:
+                            _raises(loss_b.backward, "Expected to mark a variable ready only once")
+                            break
+                        assert reduced, "the first backward all-reduced nothing"
+                        del reduced[:]
+                        loss_b.backward()  # no error, and no all-reduce
+                        assert not reduced, f"{len(reduced)} all-reduces during the second backward"
+                finally:
+                    # The DDP Reducer goes before its process group: ~ProcessGroupGloo run from a Reducer
+                    # freed after destroy_process_group() can wait forever (seen on 2.13.0).
+                    model = a = b = loss_a = loss_b = None
+                    dist.destroy_process_group()
     finally:
         if saved is None:
             os.environ.pop("GLOO_SOCKET_IFNAME")
