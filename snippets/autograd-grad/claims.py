@@ -141,22 +141,21 @@ def grad_takes_intermediate_results_as_inputs():
 
 
 def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
-    """On CPU, with 4-D q, k, v of one shape, contiguous in the last dimension, float32 or float64 and no
-    dropout, F.scaled_dot_product_attention(q, k, v) takes its flash kernel (causal too): the derivative
-    has a grad_fn, yet differentiating it raises 'derivative for
-    aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented'; under
-    sdpa_kernel(SDPBackend.MATH) the second derivative is computed. With 3-D q, k, v (batch, sequence,
-    feature) torch 2.14.1 and 2.15 raise the same, while torch 2.6 and 2.13 compute it. With 2-D q, k, v,
-    dropout_p > 0, a q whose last dimension is not contiguous, or a v of another feature size, it is
-    computed without choosing a backend."""
+    """On CPU, F.scaled_dot_product_attention picks a kernel by its inputs and the torch version. With
+    4-D q, k, v (batch, heads, sequence, feature) in float32, float64, bfloat16 or float16, causal or not,
+    with no attn_mask, a float one or a boolean one, and with keys and values of the queries' length or
+    of another (cross-attention), the derivative has a grad_fn, yet differentiating it raises 'derivative
+    for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented'; with 3-D q, k, v
+    (batch, sequence, feature), the same from torch 2.14 on. In every one of these cases, under
+    sdpa_kernel(SDPBackend.MATH) the second derivative is computed (nonzero and finite)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.functional import scaled_dot_product_attention as attention
 
     def second(q, k, v, **options):
         (slope,) = torch.autograd.grad(attention(q, k, v, **options).sum(), q, create_graph=True)
         assert slope.grad_fn is not None
-        (result,) = torch.autograd.grad((slope ** 2).sum(), q)
-        assert result.shape == q.shape and result.abs().sum() > 0
+        (result,) = torch.autograd.grad((slope.float() ** 2).sum(), q)
+        assert result.shape == q.shape and result.abs().sum() > 0 and torch.isfinite(result).all()
 
     def raises(q, k, v, **options):
         try:
@@ -166,27 +165,88 @@ def a_fused_attention_kernel_has_no_second_derivative_on_cpu():
             return True
         return False
 
-    def randn(*shape, dtype=torch.float32):
-        return torch.randn(shape, dtype=dtype, requires_grad=True)
+    version = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+    torch.manual_seed(0)
+    cases = []
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        for key_length in (4, 6):  # self-attention, then cross-attention
+            masks = (None, torch.randn(4, key_length, dtype=dtype),
+                     torch.ones(4, key_length, dtype=torch.bool).tril())
+            for mask in masks:
+                cases.append(((1, 2), dtype, key_length, dict(attn_mask=mask), True))
+            cases.append(((2, 3), dtype, key_length, dict(is_causal=True), True))
+            cases.append(((2,), dtype, key_length, {}, version >= (2, 14)))
+    for batch, dtype, key_length, options, expected in cases:
+        q = torch.randn(*batch, 4, 8, dtype=dtype, requires_grad=True)
+        k, v = (torch.randn(*batch, key_length, 8, dtype=dtype, requires_grad=True) for _ in range(2))
+        assert raises(q, k, v, **options) == expected, (torch.__version__, batch, dtype, key_length, options)
+        with sdpa_kernel(SDPBackend.MATH):
+            second(q, k, v, **options)
+
+
+def a_compiled_model_has_no_double_backward():
+    """Through torch.compile(critic, backend="aot_eager"), the gradient a penalty takes with respect to the
+    input (create_graph=True) has a grad_fn, but backward() on the penalty raises 'torch.compile with
+    aot_autograd does not currently support double backward'; the same penalty through the critic itself
+    runs and gives its parameters gradients."""
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+    inputs = torch.randn(4, 2, requires_grad=True)
+
+    def penalty(model):
+        (slope,) = torch.autograd.grad(model(inputs).sum(), inputs, create_graph=True)
+        assert slope.grad_fn is not None
+        return ((slope.norm(dim=1) - 1) ** 2).mean()
+
+    torch._dynamo.reset()
+    compiled = penalty(torch.compile(critic, backend="aot_eager"))
+    try:
+        compiled.backward()
+    except RuntimeError as error:
+        assert "torch.compile with aot_autograd does not currently support double backward" in str(error)
+    else:
+        raise AssertionError("backward() through a compiled critic's gradient should raise")
+    finally:
+        torch._dynamo.reset()
+    critic.zero_grad(set_to_none=True)
+    penalty(critic).backward()
+    assert critic[0].weight.grad.abs().sum() > 0
+
+
+def a_reentrant_checkpoint_rules_out_grad():
+    """Through torch.utils.checkpoint.checkpoint(critic, x, use_reentrant=True), and through checkpoint
+    without use_reentrant, torch.autograd.grad raises even for a first gradient: 'When use_reentrant=True,
+    torch.utils.checkpoint is incompatible with .grad() or passing an inputs parameter'. With
+    use_reentrant=False, a gradient penalty taken through the checkpoint gives the parameters the same
+    gradients as without the checkpoint."""
+    import warnings
+
+    from torch.utils.checkpoint import checkpoint
 
     torch.manual_seed(0)
-    for shape, dtype, causal in (((1, 2, 4, 8), torch.float32, False), ((2, 3, 5, 16), torch.float64, False),
-                                 ((1, 2, 4, 8), torch.float32, True)):
-        q, k, v = (randn(*shape, dtype=dtype) for _ in range(3))
-        assert raises(q, k, v, is_causal=causal), "the CPU flash kernel's backward has no derivative"
-        with sdpa_kernel(SDPBackend.MATH):
-            second(q, k, v, is_causal=causal)
-        second(q, k, v, dropout_p=0.1)
-    second(*(randn(4, 8) for _ in range(3)))
-    # the usual 4-D case, but a q not contiguous in its last dimension, or a v of another feature size
-    second(randn(1, 2, 8, 4).transpose(-1, -2), randn(1, 2, 4, 8), randn(1, 2, 4, 8))
-    second(randn(1, 2, 4, 8), randn(1, 2, 4, 8), randn(1, 2, 4, 16))
-    version = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-    for shape in ((2, 4, 8), (3, 5, 16)):
-        q, k, v = (randn(*shape) for _ in range(3))
-        assert raises(q, k, v) == (version >= (2, 14)), (torch.__version__, shape)
-        with sdpa_kernel(SDPBackend.MATH):
-            second(q, k, v)
+    critic = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+    inputs = torch.randn(4, 2, requires_grad=True)
+    for options in (dict(use_reentrant=True), {}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            output = checkpoint(critic, inputs, **options).sum()
+        try:
+            torch.autograd.grad(output, inputs)
+        except RuntimeError as error:
+            assert "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()" in str(error)
+        else:
+            raise AssertionError(f"grad through checkpoint({options}) should raise")
+
+    def penalty_gradients(model):
+        critic.zero_grad(set_to_none=True)
+        (slope,) = torch.autograd.grad(model(inputs).sum(), inputs, create_graph=True)
+        ((slope.norm(dim=1) - 1) ** 2).mean().backward()
+        return [parameter.grad.clone() for parameter in critic.parameters() if parameter.grad is not None]
+
+    checkpointed = penalty_gradients(lambda x: checkpoint(critic, x, use_reentrant=False))
+    plain = penalty_gradients(critic)
+    assert len(plain) == len(checkpointed) > 0 and any(g.abs().sum() > 0 for g in plain)
+    assert all(torch.allclose(a, b) for a, b in zip(plain, checkpointed))
 
 
 def a_backward_after_grad_needs_retain_graph():
