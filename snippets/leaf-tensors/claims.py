@@ -216,27 +216,6 @@ def no_gradient_flows_through_a_parameter_back_to_its_source():
     assert p.grad is not None and w.grad is None
 
 
-def a_parameter_made_under_inference_mode_cannot_be_stepped_outside_it():
-    """An nn.Parameter created under inference_mode requires grad and is a leaf, but it is an
-    inference tensor: after a backward pass gives it a .grad, SGD's step() outside the mode raises
-    "Inplace update to inference tensor outside InferenceMode is not allowed". The same Parameter
-    created outside inference_mode steps."""
-    for inside in (True, False):
-        with torch.inference_mode(inside):
-            p = nn.Parameter(torch.zeros(2))
-        assert p.requires_grad and p.is_leaf and p.is_inference() == inside
-        optimizer = torch.optim.SGD([p], lr=0.5)
-        (p * torch.ones(2)).sum().backward()
-        try:
-            optimizer.step()
-        except RuntimeError as error:
-            assert inside, error
-            assert "Inplace update to inference tensor outside InferenceMode is not allowed" in str(error)
-        else:
-            assert not inside, "step() on a Parameter made under inference_mode did not raise"
-            assert torch.equal(p.detach(), torch.full((2,), -0.5))
-
-
 def backward_raises_when_the_loss_does_not_require_grad():
     """backward() raises "does not require grad" when only the last step ran under no_grad, when the
     model's output was detached, when every path to the parameters goes through argmax or a trip
