@@ -219,7 +219,8 @@ def no_gradient_flows_through_a_parameter_back_to_its_source():
 def backward_raises_when_the_loss_does_not_require_grad():
     """backward() raises "does not require grad" when only the last step ran under no_grad, when the
     model's output was detached, when every path to the parameters goes through argmax or a trip
-    through .item(), and when every parameter is frozen; a last step that changes the
+    through .item(), and when every parameter is frozen and the input does not require grad (with an
+    input that requires grad, the loss requires grad and backward() completes); a last step that changes the
     loss in place under no_grad leaves it requiring grad, and backward() completes. With only the
     first layer under no_grad and a trainable layer after it, backward() completes with no warning and
     the first layer keeps .grad None."""
@@ -236,6 +237,12 @@ def backward_raises_when_the_loss_does_not_require_grad():
     all_frozen = F.mse_loss(frozen(x), y)
     for loss in (last_step_under_no_grad, detached, through_argmax, through_item, all_frozen):
         assert not loss.requires_grad and _raises_does_not_require_grad(loss)
+    # Frozen parameters and an input that requires grad (a saliency map): the loss requires grad.
+    x_requires_grad = x.clone().requires_grad_()
+    frozen_but_input_requires_grad = F.mse_loss(frozen(x_requires_grad), y)
+    assert frozen_but_input_requires_grad.requires_grad
+    frozen_but_input_requires_grad.backward()
+    assert x_requires_grad.grad is not None and frozen.weight.grad is None
 
     loss = F.mse_loss(second(first(x)), y)
     with torch.no_grad():
