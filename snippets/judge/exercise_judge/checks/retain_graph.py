@@ -80,7 +80,8 @@ class _Epoch:
     node), and how many tensors earlier forwards saved for backward are alive (weak references taken
     by the judge's saved_tensors_hooks); for each forward, how many tensors those hooks saw saved;
     the retain_graph of each backward pass; after the call, how many graphs are still alive. The hooks
-    sit on the first and the last layer, which model.forward(x) calls as model(x) does."""
+    sit on the first layer, which model.forward(x) calls as model(x) does and whose output every loss
+    of the model leads back to, however the later layers are called."""
 
     def __init__(self, solution, seed, count):
         self.count = count
@@ -112,7 +113,7 @@ class _Epoch:
             return kept
 
         self.model[0].register_forward_pre_hook(before)
-        self.model[-1].register_forward_hook(after)
+        self.model[0].register_forward_hook(after)
         with explained("second time",
                        ("the backward pass ran through a graph that an earlier backward pass had already freed",
                         "反向传播走进了一张已经被之前的反向传播释放过的图"),
