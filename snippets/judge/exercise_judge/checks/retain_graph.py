@@ -408,14 +408,16 @@ class _Recording(TorchDispatchMode):
 class _Evaluation:
     """One call of evaluate on a fresh classifier, watched: the backward passes, the tensors saved for
     backward (through the judge's saved_tensors_hooks), the torch calls whose result has a grad_fn,
-    and the mode of the batch norm and of the dropout at each of their forwards."""
+    and the mode of the batch norm and of the dropout at each of their forwards. Those observers are
+    thread-local; a forward hook on every module runs in whichever thread calls it, and notes each
+    module whose output has a grad_fn."""
 
     def __init__(self, solution, number, seed):
         self.said = (f"classifier {number}", f"分类器 {number}")
         self.model, self.batches = _classifier(seed)
         self.model.train()  # a training loop calls evaluate between epochs
         self.expected, self.batch_mean = _accuracies(self.model, self.batches)
-        self.saved, self.norm_modes, self.dropout_modes, self.model_calls = [], [], [], []
+        self.saved, self.norm_modes, self.dropout_modes, self.model_calls, self.graphed = [], [], [], [], []
 
         def pack(tensor):
             self.saved.append(tuple(tensor.shape))
@@ -425,6 +427,11 @@ class _Evaluation:
                  self.model[1].register_forward_pre_hook(lambda module, args: self.norm_modes.append(module.training)),
                  self.model[3].register_forward_pre_hook(
                      lambda module, args: self.dropout_modes.append(module.training))]
+        for name, module in self.model.named_modules():
+            hooks.append(module.register_forward_hook(
+                lambda module, args, output, name=name or "model": self.graphed.append(
+                    f"{name}: {type(output.grad_fn).__name__}")
+                if isinstance(output, torch.Tensor) and output.grad_fn is not None else None))
         grad_mode = torch.is_grad_enabled()
         try:
             with explained("does not require grad",
@@ -523,6 +530,19 @@ def _nothing_recorded(run):
                    found=(f"{len(run.below)} recorded", f"记录了 {len(run.below)} 次"),
                    hint_en="however the model is run, run it under `with torch.no_grad():`",
                    hint_zh="不论模型怎么运行，都放进 `with torch.no_grad():`")
+    if run.graphed:
+        names = ", ".join(sorted(set(run.graphed)))
+        raise Fail(*_in(run.said, (f"{len(run.graphed)} calls of the model's modules returned a tensor with a grad_fn "
+                                   f"({names}): a graph was recorded where the judge's grad-mode observers do not "
+                                   "reach, which are thread-local (a worker thread?)",
+                                   f"模型的模块有 {len(run.graphed)} 次调用返回了带 grad_fn 的张量（{names}）："
+                                   "在评测观察梯度模式的手段够不到的地方记录了计算图，这些手段只管当前线程（用了工作线程？）")),
+                   expected=("no module output with a grad_fn", "没有模块的输出带 grad_fn"),
+                   found=(f"{len(run.graphed)} outputs with a grad_fn", f"{len(run.graphed)} 个输出带 grad_fn"),
+                   hint_en="grad mode is per thread: a `with torch.no_grad():` in the caller does not reach a worker "
+                           "thread; run the loop in evaluate's own thread, under `with torch.no_grad():`",
+                   hint_zh="梯度模式是按线程算的：调用方的 `with torch.no_grad():` 管不到工作线程；"
+                           "就在 evaluate 自己的线程里跑循环，放进 `with torch.no_grad():`")
 
 
 def _eval_mode(run):
@@ -633,9 +653,11 @@ def eval_accuracy(solution, check):
             ("no tensor was saved for backward while evaluate ran",
              "evaluate 运行期间，没有任何张量被保存给反向传播", _nothing_saved),
             ("no torch operation returned a tensor with a grad_fn, and, at the dispatcher, none ran with grad mode "
-             "on and an argument that requires grad, whatever hooks were active",
+             "on and an argument that requires grad, whatever hooks were active; no call of the model's modules, "
+             "in any thread, returned a tensor with a grad_fn",
              "没有任何一次 torch 运算返回带 grad_fn 的张量；在 dispatcher 上看，也没有运算在梯度模式开着时"
-             "处理要求梯度的张量，不论当时有什么钩子", _nothing_recorded),
+             "处理要求梯度的张量，不论当时有什么钩子；模型的模块不论在哪个线程里被调用，都没有返回带 grad_fn 的张量",
+             _nothing_recorded),
             ("every forward ran in eval mode (dropout off, batch norm on its running statistics)",
              "每次前向都在 eval 模式下进行（dropout 关闭，batch norm 用累计的统计量）", _eval_mode),
             ("the accuracy is the fraction of all samples whose largest logit is their label",
