@@ -38,16 +38,26 @@ WHY = {
 class AttributeReads(TorchFunctionMode):
     """`with AttributeReads() as seen:` records in seen.reads (attribute, tensor) for every tensor attribute
     read inside the block (requires_grad, is_leaf, grad_fn, grad, ...): torch routes a tensor's property
-    getters through the active TorchFunctionMode as the descriptor's __get__."""
+    getters through the active TorchFunctionMode as the descriptor's __get__. It also records in
+    seen.operands every tensor passed to any other torch call (loss.view_as(loss), loss.detach(), ...)."""
 
     def __init__(self):
         super().__init__()
         self.reads: list[tuple[str, torch.Tensor]] = []
+        self.operands: list[torch.Tensor] = []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if getattr(func, "__name__", "") == "__get__" and args and isinstance(args[0], torch.Tensor):
             self.reads.append((getattr(getattr(func, "__self__", None), "__name__", ""), args[0]))
+        else:
+            for arg in [*args, *(kwargs or {}).values()]:
+                self.operands += [t for t in (arg if isinstance(arg, (list, tuple)) else [arg])
+                                  if isinstance(t, torch.Tensor)]
         return func(*args, **(kwargs or {}))
+
+    def touched(self, tensor: torch.Tensor) -> bool:
+        """Was `tensor` (the same object) read from or passed to a torch call inside the block?"""
+        return (any(on is tensor for _, on in self.reads) or any(on is tensor for on in self.operands))
 
     def read(self, attribute: str, tensor: torch.Tensor | None = None) -> int:
         """How many times `attribute` was read, on `tensor` (the same object) or on any tensor."""
@@ -389,13 +399,14 @@ def _one_case(solution, check, case, round_number):
                    expected=" / ".join(map(repr, ANSWERS)), found=repr(found)[:80],
                    hint_en="return one of the constants NO_REQUIRES_GRAD, NOT_A_LEAF, NOT_REACHED, REACHED",
                    hint_zh="返回常量 NO_REQUIRES_GRAD、NOT_A_LEAF、NOT_REACHED、REACHED 之一")
-    if not (tensor.requires_grad and tensor.is_leaf) and seen.read("grad_fn", loss):
+    if not (tensor.requires_grad and tensor.is_leaf) and seen.touched(loss):
         which = "requires_grad is False" if not tensor.requires_grad else "is_leaf is False"
         raise Fail("why_grad_is_none walked the graph, though requires_grad or is_leaf already gives the reason",
                    "why_grad_is_none 查了图，可 requires_grad 或 is_leaf 已经给出了原因",
-                   expected=(f"{which}: return {answer!r} without reading loss.grad_fn",
-                             f"{which}：不读 loss.grad_fn，直接返回 {answer!r}"),
-                   found=(f"loss.grad_fn read; answered {found!r}", f"读了 loss.grad_fn；返回了 {found!r}"),
+                   expected=(f"{which}: return {answer!r} without touching loss",
+                             f"{which}：不碰 loss，直接返回 {answer!r}"),
+                   found=(f"loss used (an attribute of it read, or it passed to a torch call); answered {found!r}",
+                          f"用到了 loss（读了它的属性，或把它传给了 torch 的函数）；返回了 {found!r}"),
                    hint_en="check in the chapter's order and stop at the first reason that holds: requires_grad, "
                            "then is_leaf, and only when both hold, the graph. No AccumulateGrad node holds a "
                            "non-leaf, so a walk alone would call it not reached",
