@@ -124,6 +124,17 @@ class GradientInside(nn.Module):
         return h * slope
 
 
+class OwnHooks(nn.Module):
+    """Saves under saved_tensors_hooks of its own, as a non-reentrant checkpoint does: only the innermost
+    hooks run, so the caller's pack never receives tanh's output, though tanh's node holds it. Then
+    multiplies by a 0-dim tensor, which mul saves and which pack does receive."""
+
+    def forward(self, h):
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t):
+            h = torch.tanh(h)
+        return h * torch.tensor(0.5)
+
+
 def watched_call(model, run):
     """run() once, recording the backward passes it asks for and whether a gradient reached the
     output of a forward of model (a forward hook marks each output)."""
@@ -422,3 +433,29 @@ def saved_bytes(solution, check):
                            "the list go",
                    hint_zh="在 pack 里计数，并把收到的张量（t.detach() 放进一个列表）留到前向返回为止，"
                            "免得数的过程中有存储被释放、地址被重用；数完再把列表丢掉")
+
+    torch.manual_seed(5)
+    # The graph and pack disagree both ways: tanh's node holds a storage pack never receives, and pack
+    # receives a 0-dim tensor. A count read from grad_fn attributes comes out over, however it reaches
+    # the nodes; one that skips 0-dim tensors (the Python number of h * 0.5) also misses the 0.5 here.
+    model = nn.Sequential(nn.Linear(16, 32), OwnHooks(), nn.Linear(32, 8))
+    x = torch.randn(4, 16)
+    truth = accounts(model, x)
+    check(f"saved_bytes on a model with a module that saves under hooks of its own and multiplies by a 0-dim "
+          f"tensor: {truth['storages']} distinct storages",
+          f"换一个模型调用 saved_bytes，其中一个模块在自己的钩子里保存张量，还乘了一个 0 维张量："
+          f"{truth['storages']} 块不同的存储")
+    found = as_bytes(solution.saved_bytes(model, x))
+    if found != truth["bytes"]:
+        raise Fail(f"for a model with a module that saves under saved_tensors_hooks of its own the bytes are {found}, "
+                   f"not {truth['bytes']}: what it saves under its own hooks is in the graph but never reaches your "
+                   "pack, and the 0-dim tensor it multiplies by does reach pack",
+                   f"对一个在自己的 saved_tensors_hooks 里保存张量的模型，字节数是 {found}，不是 {truth['bytes']}："
+                   "它在自己的钩子里保存的张量在图里，却从不交给你的 pack；它乘的那个 0 维张量倒是交给了 pack",
+                   expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
+                             f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
+                   found=(f"{found} bytes", f"{found} 字节"),
+                   hint_en="count in pack what pack receives, 0-dim tensors included: when hooks are nested only the "
+                           "innermost run, and the graph's _saved_* attributes are not what your pack received",
+                   hint_zh="在 pack 里数 pack 收到的张量，0 维的也算：钩子嵌套时只有最里层的会运行，"
+                           "图里 _saved_* 属性上的张量并不就是你的 pack 收到的")
