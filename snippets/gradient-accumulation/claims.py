@@ -539,26 +539,35 @@ def clipping_and_the_scheduler_step_once_per_update():
 
 
 def a_post_accumulate_grad_hook_fires_on_every_micro_batch():
-    """In the page's loop (accumulation_steps = 4), a hook registered with
-    register_post_accumulate_grad_hook fires in every micro-batch's backward(), 4 times per update,
-    and each time .grad holds the partial sum so far: only the 4th holds the accumulated gradient."""
+    """In the page's loop (accumulation_steps = 4, here 8 micro-batches: 2 updates), an
+    optimizer.step() called inside a register_post_accumulate_grad_hook hook runs 4 times per update:
+    with a hook that only steps, and with PyTorch's optimizer-in-backward recipe, which steps and then
+    clears .grad. The loop's own step() (after the 4th micro-batch) is not counted."""
     torch.manual_seed(0)
-    model = nn.Linear(3, 1)
-    micro_batches = [(torch.randn(16, 3), torch.randn(16, 1)) for _ in range(4)]
-    x, y = torch.cat([x for x, _ in micro_batches]), torch.cat([y for _, y in micro_batches])
-    F.mse_loss(model(x), y).backward()
-    accumulated = model.weight.grad.clone()
-    model.zero_grad()
-    seen = []
-    model.weight.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.clone()))
-    partial = []  # what .grad holds after each backward()
-    for xb, yb in micro_batches:
-        (F.mse_loss(model(xb), yb) / 4).backward()
-        partial.append(model.weight.grad.clone())
-    assert len(seen) == 4 and all(torch.equal(a, b) for a, b in zip(seen, partial))
-    for k in range(3):
-        assert not torch.allclose(seen[k], accumulated, rtol=0, atol=1e-3)
-    assert torch.allclose(seen[3], accumulated, rtol=0, atol=1e-6)
+    micro_batches = [(torch.randn(16, 3), torch.randn(16, 1)) for _ in range(8)]
+    for clears in (False, True):
+        model = nn.Linear(3, 1)
+        in_hook = {p: torch.optim.SGD([p], lr=0.1) for p in model.parameters()}
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        steps = {p: [] for p in model.parameters()}  # for each hook step: the update it belongs to
+        update = [0]
+
+        def hook(p):
+            in_hook[p].step()
+            steps[p].append(update[0])
+            if clears:
+                in_hook[p].zero_grad()
+
+        for p in model.parameters():
+            p.register_post_accumulate_grad_hook(hook)
+        for i, (x, y) in enumerate(micro_batches, start=1):
+            (F.mse_loss(model(x), y) / 4).backward()
+            if i % 4 == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+                update[0] += 1
+        for p in model.parameters():
+            assert steps[p] == [0] * 4 + [1] * 4, (clears, steps[p])
 
 
 def batchnorm_micro_batches_differ_by_more_than_a_factor():
