@@ -1,4 +1,4 @@
-# expect: Cube.backward asked autograd for the derivative (13 × torch.autograd.grad)
+# expect: Cube.backward asked autograd for the derivative (14 × torch.autograd.grad)
 # The autograd engine called directly, below torch.autograd.grad: reverse-mode autograd
 # differentiates x³ inside backward, and no public entry point is called (the judge records the
 # pass where the engine is called, as a pass that, like torch.autograd.grad, leaves .grad alone).

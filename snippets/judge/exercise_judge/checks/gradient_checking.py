@@ -1,6 +1,8 @@
 """Exercises of the chapter gradient-checking."""
 
+import _thread
 import contextlib
+import threading
 from dataclasses import dataclass, field
 
 import torch
@@ -35,6 +37,33 @@ COMPLEX = ("complex", "view_as_complex", "polar")
 # judge sees nothing of what is done with them (complex numbers, symbolic algebra, autograd in a worker process).
 OUT_OF_TORCH = ("tolist", "numpy", "__array__", "__dlpack__", "item", "__float__", "__int__", "__complex__",
                 "__index__", "__repr__", "__format__", "untyped_storage", "storage", "_typed_storage", "data_ptr")
+
+# Where another thread starts: the spies (a TorchFunctionMode, a TorchDispatchMode, saved-tensor hooks) are
+# thread-local and would not see what runs there. threading.Thread.start goes through threading's own reference to
+# _thread.start_new_thread, and torch.jit.fork (also torch.jit._fork) through torch._C.fork.
+THREAD_STARTS = ((threading, "_start_new_thread", "threading.Thread.start"),
+                 (_thread, "start_new_thread", "_thread.start_new_thread"),
+                 (torch._C, "fork", "torch.jit.fork"))
+
+
+@contextlib.contextmanager
+def thread_starts(found):
+    """Every thread start inside the block adds its name to `found`, then starts as usual."""
+    originals = [(module, attribute, getattr(module, attribute)) for module, attribute, _ in THREAD_STARTS]
+
+    def spy(start, name):
+        def started(*args, **kwargs):
+            found.append(name)
+            return start(*args, **kwargs)
+        return started
+
+    for (module, attribute, start), (_, _, name) in zip(originals, THREAD_STARTS):
+        setattr(module, attribute, spy(start, name))
+    try:
+        yield found
+    finally:
+        for module, attribute, start in originals:
+            setattr(module, attribute, start)
 
 
 def is_op_overload(name):
@@ -125,6 +154,8 @@ class Watched:
     op_overloads: list = field(default_factory=list)
     out_of_torch: list = field(default_factory=list)
     unaccounted: list = field(default_factory=list)
+    threads: list = field(default_factory=list)
+    meta_error: str = None  # what the rerun on meta tensors raised, or the wrong gradient it returned
 
 
 @contextlib.contextmanager
@@ -138,7 +169,7 @@ def watched_backward(function_class, watched):
     def backward(ctx, *grad_outputs):
         saved = []
         seen = Calls()
-        with autograd_passes() as passes, seen, AtenOps(seen) as aten, \
+        with autograd_passes() as passes, seen, AtenOps(seen) as aten, thread_starts(watched.threads), \
                 torch.autograd.graph.saved_tensors_hooks(lambda tensor: saved.append(tensor) or tensor, lambda t: t):
             result = user(ctx, *grad_outputs)
         # Under TorchCalls, torch.autograd.grad and .backward dispatch to themselves once more, from their own
@@ -168,6 +199,16 @@ def refuse_autograd_in_backward(watched):
     asked_en, asked_zh = counted(passes)
     expected = ("grad_output times 3x², written out", "亲手写出的 grad_output 乘以 3x²")
     hint = ("return grad_output * 3 * x ** 2, computed from the saved x", "返回 grad_output * 3 * x ** 2，用保存的 x 来算")
+    if watched.threads:
+        names = sorted(set(watched.threads))
+        raise Fail("Cube.backward started another thread, where the judge cannot see how the derivative is computed: "
+                   "the exercise is to write it out with torch calls in backward itself",
+                   "Cube.backward 启动了另一个线程，评测看不到导数在那里是怎么算的：这道练习要你在 backward 里"
+                   "直接用 torch 调用把导数写出来", expected=expected,
+                   found=(f"{len(watched.threads)} thread starts ({', '.join(names)})",
+                          f"启动了 {len(watched.threads)} 次线程（{'、'.join(names)}）"),
+                   hint_en=hint[0] + ", in the thread that called backward",
+                   hint_zh=hint[1] + "，就在调用 backward 的线程里算")
     refuse_passes(passes, (f"Cube.backward asked autograd for the derivative ({asked_en}): the exercise is to write "
                            f"it by hand", f"Cube.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你亲手写出导数"),
                   expected, hint)
@@ -210,6 +251,19 @@ def refuse_autograd_in_backward(watched):
                           f"{len(watched.out_of_torch)} 次把值交出 torch 的调用（{'、'.join(names[:4])}）"),
                    hint_en=hint[0] + ", all in torch: no tolist, numpy, item, float() or print inside backward",
                    hint_zh=hint[1] + "，全程用 torch：backward 里不要 tolist、numpy、item、float() 或 print")
+    if watched.meta_error is not None:
+        raise Fail("Cube.backward did not run on meta tensors, which have a shape and a dtype but no values: it needs "
+                   "the values outside torch calls, or makes tensors on another device than x",
+                   "Cube.backward 在 meta 张量上运行不了（meta 张量只有形状和 dtype，没有值）：它要在 torch 调用之外"
+                   "用到值，或者在 x 以外的设备上创建了张量",
+                   expected=("a meta gradient shaped like x, from the same torch calls as on the CPU",
+                             "和 x 形状相同的 meta 梯度，由和 CPU 上相同的 torch 调用算出"),
+                   found=watched.meta_error,
+                   hint_en="return grad_output * 3 * x ** 2, all in torch: Python numbers are fine, values taken out "
+                           "of x (tolist, numpy, item, dlpack) are not, and a tensor you create goes on x's device "
+                           "(torch.full_like(x, 3))",
+                   hint_zh="返回 grad_output * 3 * x ** 2，全程用 torch：可以用 Python 数字，不能把 x 的值取出来"
+                           "（tolist、numpy、item、dlpack），自己创建的张量要放在 x 的设备上（torch.full_like(x, 3)）")
     if watched.unaccounted:
         names = sorted(set(watched.unaccounted))
         raise Fail("Cube.backward ran aten ops that no torch call accounts for (a compiled graph such as TorchScript "
@@ -264,7 +318,7 @@ def case(solution, check, shape, seed, watched):
                    hint_zh="不要在 Function 里转换类型：forward 用了 float32，gradcheck 的中心差分里就带上了 float32 "
                            "的舍入误差，数值在 1 左右时，正确的 backward 也通不过")
     difference = (out.detach() - x.detach() ** 3).abs().max().item()
-    if difference > 1e-12:
+    if not difference <= 1e-12:  # NaN fails too
         rounded = relative_error(out.detach(), x.detach() ** 3) < 1e-5
         raise Fail("cube(x) is not x³", "cube(x) 不等于 x³",
                    expected=("x ** 3", "x ** 3"), found=(f"off by up to {difference:.3g}", f"最多差 {difference:.3g}"),
@@ -383,16 +437,26 @@ def case(solution, check, shape, seed, watched):
           "gradcheck, and called directly), without asking autograd for the derivative (reverse or forward mode), "
           "without replaying ops that autograd traced (torch.ops operator overloads, or aten ops that no torch call "
           "accounts for, as TorchScript runs them), without handing values out of torch (tolist, numpy, item, "
-          "float(), print) and without complex-step differentiation",
+          "float(), print; it runs once more on meta tensors, which have no values), without starting another "
+          "thread and without complex-step differentiation",
           f"{case_zh}：Cube.backward 每次被调用（.sum() 时、gradcheck 里、直接调用时）都用 torch 调用自己算出 3x²，"
           "不让 autograd 替它求导（反向模式、前向模式都不行），不重放 autograd 追踪下来的算子（torch.ops 里的算子重载，"
           "或者像 TorchScript 那样执行、没有任何 torch 调用对应的 aten 算子），不把值交出 torch（tolist、numpy、item、"
-          "float()、print），也不用复步长法数值求导")
+          "float()、print；它还要在没有值的 meta 张量上再跑一遍），不启动别的线程，也不用复步长法数值求导")
     torch.manual_seed(seed)
     grad_output = torch.randn(*shape, dtype=torch.float64)
     out = solution.cube(draw(*shape, seed=seed))  # held while its node runs: torch 2.6 frees what it saved otherwise
     with torch.no_grad():
         out.grad_fn.apply(grad_output)  # outside the engine, as the earlier checks ran it inside
+    # Once more on meta tensors, which have a shape and a dtype but no values: any way of taking values out of torch
+    # (tolist, numpy, item, dlpack, a print of the values), named in OUT_OF_TORCH or not, raises there.
+    x = torch.empty(shape, dtype=torch.float64, device="meta", requires_grad=True)
+    try:
+        (grad,) = torch.autograd.grad(solution.cube(x), x, torch.empty(shape, dtype=torch.float64, device="meta"))
+        watched.meta_error = None if grad.device.type == "meta" and grad.shape == x.shape else \
+            f"a gradient of shape {tuple(grad.shape)} on {grad.device}"
+    except Exception as error:  # noqa: BLE001 -- whatever the reader's backward raised is what the Fail shows
+        watched.meta_error = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
     refuse_autograd_in_backward(watched)
 
 
