@@ -26,7 +26,7 @@ for number, layer in enumerate(model, start=1):
 def run(per_segment):
     """Forward and backward, with checkpoints of per_segment layers each
     (None: no checkpointing). Returns saved MiB, new MiB, the layers whose
-    forward ran again during backward, and the gradients."""
+    forward ran to its end again during backward, and the gradients."""
     model.zero_grad(set_to_none=True)
     recomputed.clear()
     storages = {}
@@ -55,7 +55,7 @@ def run(per_segment):
     return saved, new, list(recomputed), grads
 
 
-print("layers per checkpoint  saved MiB  new MiB  layers run again in backward")
+print("layers per checkpoint  saved MiB  new MiB  layers computed again in backward")
 for per_segment in (None, 1, 2, 4):
     saved, new, again, grads = run(per_segment)
     if per_segment is None:
