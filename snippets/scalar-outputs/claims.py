@@ -134,6 +134,35 @@ def autograd_grad_with_v_returns_the_product_and_leaves_grad_alone():
     assert torch.equal(x.grad, torch.full((3,), 7.0))
 
 
+def sum_hands_on_expanded_ones_and_batch_norm_can_differ_in_the_last_bits():
+    """out.sum()'s backward hands on a gradient of ones with stride 0 (expanded), where
+    ones_like(out) is dense. BatchNorm2d's backward on the CPU in training mode rounds the two
+    differently: the exact x.grad and weight.grad of out.sum() are 0 (the normalised output sums to
+    0 per channel), and backward(ones_like(out)) leaves rounding noise below 1e-4 in them, but not
+    the noise out.sum().backward() leaves; backward(ones(()).expand(out.shape)), the same ones with
+    stride 0, leaves exactly out.sum().backward()'s."""
+    torch.manual_seed(0)
+    bn = nn.BatchNorm2d(8)
+    x = torch.randn(16, 8, 20, 20, requires_grad=True)
+
+    def grads(run):
+        x.grad = bn.weight.grad = None
+        out = bn(x)
+        strides = []
+        out.register_hook(lambda g: strides.append(g.stride()))
+        run(out)
+        return strides[0], x.grad.clone(), bn.weight.grad.clone()
+
+    sum_stride, *by_sum = grads(lambda out: out.sum().backward())
+    ones_stride, *by_ones = grads(lambda out: out.backward(torch.ones_like(out)))
+    _, *by_expanded = grads(lambda out: out.backward(torch.ones(()).expand(out.shape)))
+    assert set(sum_stride) == {0} and 0 not in ones_stride, (sum_stride, ones_stride)
+    assert all(torch.equal(a, b) for a, b in zip(by_expanded, by_sum))
+    for a, b in zip(by_ones, by_sum):
+        assert not torch.equal(a, b)
+        assert (a - b).abs().max() < 1e-4
+
+
 def v_must_have_exactly_the_output_shape():
     """For an output of shape (3,), v of shape (3,) is accepted and v of each other shape tried is
     refused with "Mismatch in shape": (1,) and (), which broadcast to (3,); (1, 3) and (2, 3), to
