@@ -46,6 +46,34 @@ def gradcheck_builds_both_jacobians_element_by_element():
         assert any(torch.equal(seen, one_hot) for seen in grad_outputs), j
 
 
+def gradcheck_prints_the_transpose_of_the_jacobian():
+    """gradcheck's mismatch message prints each Jacobian with one row per input element and one column per
+    output element: for y = A x with A of shape 3 × 2 (J = A, one row per output), it prints Aᵀ, 2 × 3."""
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=torch.float64)
+
+    class Linear(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return a @ x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return 2 * (grad_output @ a)  # twice the true vector-Jacobian product: gradcheck must fail
+
+    x = torch.tensor([0.5, -1.5], dtype=torch.float64, requires_grad=True)
+    try:
+        gradcheck(Linear.apply, (x,))
+    except GradcheckError as error:
+        message = str(error)
+    else:
+        raise AssertionError("gradcheck passed a backward that is off by a factor of 2")
+    printed = message.split("numerical:")[1].split("analytical:")
+    names = {"__builtins__": {}, "tensor": torch.tensor, "torch": torch}  # the text is a tensor's repr
+    numerical, analytical = (eval(text.strip().rstrip(","), names) for text in printed)
+    assert numerical.shape == (2, 3) and torch.allclose(numerical.double(), a.T, atol=1e-6), numerical
+    assert torch.equal(analytical.double(), 2 * a.T), analytical
+
+
 def _scaled(scale, error):
     """t ↦ scale·t, elementwise, whose backward returns scale + error instead of scale."""
 
@@ -104,6 +132,34 @@ def gradcheck_checks_only_inputs_that_require_grad():
     b.requires_grad_()
     assert _passes(lambda a: Two.apply(a, b), a), "a captured b that requires grad was checked"
     assert not _passes(Two.apply, a, b), "the wrong gradient for b should fail once b is an input that requires grad"
+
+
+def gradcheck_takes_complex128_inputs_as_it_takes_float64():
+    """gradcheck checks a function of complex128 inputs without a warning, as it does float64, and passes a correct
+    one; with complex64 inputs it warns, as with float32, and the warning names complex as a fit input type."""
+    torch.manual_seed(0)
+    z = torch.randn(3, dtype=torch.complex128, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gradcheck(lambda v: v * v.conj() + v ** 3, (z,))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gradcheck(lambda v: v * v.conj() + v ** 3, (z.detach().to(torch.complex64).requires_grad_(),),
+                  raise_exception=False)
+    assert any("double precision floating point or complex" in str(warning.message) for warning in caught), caught
+
+    class Square(torch.autograd.Function):  # z², whose backward forgets the conjugate: gradcheck must catch it
+        @staticmethod
+        def forward(ctx, v):
+            ctx.save_for_backward(v)
+            return v ** 2
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (v,) = ctx.saved_tensors
+            return grad_output * 2 * v  # right: grad_output * (2 * v).conj()
+
+    assert not gradcheck(Square.apply, (z,), raise_exception=False)
 
 
 def _page_softplus(dtype_forward=None, dtype_backward=None):
