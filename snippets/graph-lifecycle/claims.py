@@ -468,16 +468,19 @@ def count(run):
                in str(warning.message) for warning in seen)
 c = torch.tensor([3.0], requires_grad=True)
 print(count(lambda: torch.autograd.grad((c * c).sum(), c, create_graph=True)),
-      count(lambda: (c * c).sum().backward(create_graph=True)),
-      count(lambda: [(c * c).sum().backward(create_graph=True) for _ in range(2)]))
+      count(lambda: (c * 3).sum().backward(create_graph=True)),  # linear in c: the first to warn
+      c.grad.grad_fn is None,
+      count(lambda: [(c * c).sum().backward(create_graph=True) for _ in range(2)]),
+      c.grad.grad_fn is not None)
 """
 
 
 def a_grad_made_with_create_graph_keeps_tensors_alive_until_it_is_reset():
     """backward(create_graph=True) warns, once per process, of a reference cycle between the parameter
-    and its gradient (torch.autograd.grad with create_graph=True does not): .grad holds a graph that
-    leads back to the parameter, which keeps the output of an exp of the first graph alive after the
-    loss has gone, until .grad is set to None."""
+    and its gradient (torch.autograd.grad with create_graph=True does not), even for a loss linear in
+    the parameter ((c * 3).sum()), whose .grad then has no grad_fn; for (c * c).sum() or the exp
+    below, .grad holds a graph that leads back to the parameter, which keeps the output of an exp of
+    the first graph alive after the loss has gone, until .grad is set to None."""
     c = torch.tensor([3.0, 1.0], requires_grad=True)
     e = (c * 2).exp()
     exp_output = _storage_alive(e)
@@ -492,7 +495,7 @@ def a_grad_made_with_create_graph_keeps_tensors_alive_until_it_is_reset():
     c.grad = None
     assert exp_output() is None
     fresh = subprocess.run([sys.executable, "-c", _CYCLE_WARNINGS], capture_output=True, text=True, check=True)
-    assert fresh.stdout.split() == ["0", "1", "0"], fresh.stdout + fresh.stderr
+    assert fresh.stdout.split() == ["0", "1", "True", "0", "True"], fresh.stdout + fresh.stderr
 
 
 def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
