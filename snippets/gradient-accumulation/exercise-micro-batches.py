@@ -10,7 +10,8 @@ import torch
 
 def accumulate(model, loss_fn, x, y, steps):
     """Split x and y into `steps` equal micro-batches. For each one in turn, run the forward, then
-    call backward() on its loss divided by `steps`, before the next micro-batch's forward. loss_fn
+    call backward() on its loss divided by `steps` (that tensor alone, with no gradient argument),
+    before the next micro-batch's forward. loss_fn
     averages over its samples (reduction="mean"), so that every parameter's .grad ends up with the
     gradient loss_fn(model(x), y).backward() would give, up to float32 rounding. Do not call an
     optimizer, and do not write .grad yourself; every .grad starts as None."""

@@ -4,6 +4,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from exercise_judge import spies
 from exercise_judge.checking import Fail, exercise, times
 from exercise_judge.spies import autograd_passes, counted
 
@@ -15,29 +16,51 @@ TOLERANCE = 1e-5  # the exercise's "at most 1e-5 in any entry"
 
 
 class _Derived(TorchFunctionMode):
-    """Puts a hook on every tensor a torch function computes from a loss that loss_fn returned (the
-    loss / steps that backward() starts from): the gradients reaching it, with its value, by the
-    loss's number."""
+    """Keeps every tensor a torch function computes from a loss that loss_fn returned (the loss / steps
+    that backward() starts from), with the loss's number."""
 
-    def __init__(self, losses, passes):
+    def __init__(self, losses):
         super().__init__()
-        self.losses, self.passes, self.grads = losses, passes, {}
+        self.losses, self.tensors = losses, []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
         given = list(args) + list((kwargs or {}).values())
         numbers = [k for k, loss in enumerate(self.losses) if any(arg is loss for arg in given)]
         if numbers and isinstance(result, torch.Tensor) and result.requires_grad:
-            grads, value = self.grads.setdefault(numbers[0], []), result.detach().clone()
-            result.register_hook(lambda grad: grads.append((len(self.passes), grad.detach().clone(), value)))
+            self.tensors.append((numbers[0], result))
         return result
+
+    def number(self, tensor):
+        """The number of the loss `tensor` was computed from, or None."""
+        return next((k for k, derived in self.tensors if derived is tensor), None)
+
+
+class _Roots(spies._ENGINE):
+    """Below the judge's recording engine (spies._RecordingEngine, whose run_backward calls this one's),
+    the roots of each backward pass and the gradients the engine is handed for them (ones where
+    backward() was given none)."""
+
+    def run_backward(self, *args, **kwargs):
+        try:
+            arguments = spies._PARAMETERS.bind(*args, **kwargs).arguments
+            found = list(zip(arguments["tensors"], arguments["grad_tensors"]))
+        except (TypeError, KeyError):  # wrong arguments: the engine raises the reader's error below
+            found = []
+        self.passes.append(found)
+        return super().run_backward(*args, **kwargs)
+
+
+class _RootsEngine(spies._RecordingEngine, _Roots):
+    pass
 
 
 class Run:
     """One call of accumulate, watched: for each forward of the model its input, how many backward
     passes had run before it, and the gradients (with their pass) that reached its output; for each
-    call of loss_fn its target, the gradients that reached the loss it returned, and those that
-    reached tensors computed from that loss; whether every .grad was None when the first backward
+    call of loss_fn its target and the gradients that reached the loss it returned; for each backward
+    pass its roots, as (number of the loss the root was computed from or None, value, gradient given);
+    whether every .grad was None when the first backward
     pass reached a loss or an output; for each parameter, after each accumulation into its .grad,
     the pass it came from and a copy of .grad; the passes themselves."""
 
@@ -87,10 +110,18 @@ class Run:
                 self.loss_values.append(result.detach().clone())
                 return result
 
-            self.derived = _Derived(self.losses, passes)
-            with self.derived:
-                solution.accumulate(self.model, loss_fn, self.x, self.y, steps)
-            self.derived.losses = self.losses = []  # let the graphs go
+            derived, engine, roots = _Derived(self.losses), spies._VARIABLE._execution_engine, _RootsEngine()
+            roots.passes = []
+            spies._VARIABLE._execution_engine = roots
+            try:
+                with derived:
+                    solution.accumulate(self.model, loss_fn, self.x, self.y, steps)
+            finally:
+                spies._VARIABLE._execution_engine = engine
+            self.roots = [[(derived.number(root), root.detach().clone(), given.detach().clone())
+                           for root, given in found if torch.is_tensor(root) and torch.is_tensor(given)]
+                          for found in roots.passes]
+            derived.losses = derived.tensors = self.losses = []  # let the graphs go
 
     @property
     def said(self) -> tuple[str, str]:
@@ -103,7 +134,7 @@ class Run:
         return {name: p.grad.clone() for name, p in self.reference.named_parameters()}
 
     def sequence(self) -> str:
-        """'forward, backward(), forward, ...': the order in which the forwards and the passes ran."""
+        """'forward, backward(), forward, ...': the order in which the forward calls and the passes ran."""
         events, done = [], 0
         for _, before in self.forwards:
             events += ["backward()"] * (before - done) + ["forward"]
@@ -199,8 +230,8 @@ def _forwards(run):
             "the model was never called as model(...)", "模型一次也没有以 model(...) 的方式调用")
         raise Fail(f"with {run.said[0]}: {ran[0]}: expected {run.steps} micro-batches of {part}",
                    f"{run.said[1]} 时{ran[1]}：应当是 {run.steps} 个各含 {part} 个样本的微批次",
-                   expected=(f"{run.steps} forwards of {part} samples", f"{run.steps} 次前向，每次 {part} 个样本"),
-                   found=(f"{'one forward' if len(rows) == 1 else f'{len(rows)} forwards'}, on {shown} samples",
+                   expected=(f"{run.steps} forward calls of {part} samples", f"{run.steps} 次前向，每次 {part} 个样本"),
+                   found=(f"{'one forward call' if len(rows) == 1 else f'{len(rows)} forward calls'}, on {shown} samples",
                           f"{len(rows)} 次前向，样本数 {shown}"),
                    hint_en="split x and y with x.chunk(steps) and y.chunk(steps), and call model(x_part) on each part"
                            + (" (model.forward(x_part) goes around the module's hooks, where the judge counts)"
@@ -245,7 +276,7 @@ def _passes(run):
 def _order(run):
     before = [count for _, count in run.forwards]
     if before != list(range(run.steps)):
-        raise Fail(f"with {run.said[0]}: the forwards and the backward() calls ran in another order than one "
+        raise Fail(f"with {run.said[0]}: the forward calls and the backward() calls ran in another order than one "
                    f"micro-batch after the other",
                    f"{run.said[1]} 时前向和 backward() 的顺序不是一个微批次接一个微批次",
                    expected=(", ".join(["forward, backward()"] * run.steps),
@@ -328,27 +359,39 @@ def _shares(run):
 
 def _scaled_losses(run):
     """Fail unless each micro-batch's backward() went through its loss with a gradient of 1/steps, and
-    a tensor computed from that loss, holding loss / steps, received a gradient of 1: the loss itself
-    divided, not the gradients on their way into .grad (by hooks that stay on the model) nor the
-    gradient handed to backward() (next to a decoy such as loss * 0 that receives the 1)."""
+    started from one root, computed from that loss and holding loss / steps, with no gradient argument:
+    the loss itself divided, not the gradients on their way into .grad (by hooks that stay on the
+    model) nor the gradient handed to backward() (next to a decoy that receives the 1)."""
     for k, seeds in enumerate(run.seeds, start=1):
         values = torch.cat([seed.flatten() for seed in seeds]) if seeds else torch.empty(0)
         divided = run.loss_values[k - 1] / run.steps
-        derived = [grad for number, grad, value in run.derived.grads.get(k - 1, []) if number == k
-                   and value.shape == divided.shape and value.dtype == divided.dtype
-                   and torch.allclose(value, divided, rtol=1e-6, atol=0)]
         if len(seeds) == 1 and torch.allclose(values, torch.full_like(values, 1 / run.steps), rtol=1e-6, atol=0):
-            if any(torch.allclose(grad, torch.ones_like(grad), rtol=1e-6, atol=0) for grad in derived):
-                continue
-            raise Fail(f"with {run.said[0]}: in backward() {k}, no tensor holding micro-batch {k}'s loss / {run.steps} "
-                       f"received a gradient of 1: the 1/{run.steps} came from elsewhere (a gradient argument, a "
-                       f"hook), the loss was not divided",
-                       f"{run.said[1]} 时第 {k} 次 backward() 里，没有一个值为第 {k} 个微批次的损失 / {run.steps} "
-                       f"的张量收到梯度 1：1/{run.steps} 来自别处（梯度参数、钩子），损失本身没有除以 steps",
-                       expected=(f"backward() of the loss divided by {run.steps}, with no gradient argument",
-                                 f"对除以 {run.steps} 之后的损失调用 backward()，不带梯度参数"),
-                       found=(f"the loss received 1/{run.steps}, but not through loss / {run.steps}",
-                              f"损失收到了 1/{run.steps}，但不是经由损失 / {run.steps} 传来的"),
+            roots = run.roots[k - 1] if k <= len(run.roots) else []
+            if len(roots) == 1:
+                number, value, given = roots[0]
+                if (number == k - 1 and value.shape == divided.shape and value.dtype == divided.dtype
+                        and torch.allclose(value, divided, rtol=1e-6, atol=0)):
+                    if torch.equal(given, torch.ones_like(given)):
+                        continue
+                    found = (f"backward() {k} started from loss / {run.steps} with a gradient argument of "
+                             f"{given.flatten()[0].item():.3g}",
+                             f"第 {k} 次 backward() 从损失 / {run.steps} 开始，但带了梯度参数 "
+                             f"{given.flatten()[0].item():.3g}")
+                else:
+                    found = (f"backward() {k} started from a tensor that does not hold micro-batch {k}'s "
+                             f"loss / {run.steps}",
+                             f"第 {k} 次 backward() 的起点不是第 {k} 个微批次的损失 / {run.steps}")
+            else:
+                found = (f"backward() {k} started from {len(roots)} tensors",
+                         f"第 {k} 次 backward() 从 {len(roots)} 个张量开始")
+            raise Fail(f"with {run.said[0]}: backward() {k} did not start from micro-batch {k}'s loss / "
+                       f"{run.steps} alone, with no gradient argument: the 1/{run.steps} came from elsewhere (a "
+                       f"gradient argument, a hook), the loss was not divided",
+                       f"{run.said[1]} 时第 {k} 次 backward() 不是只从第 {k} 个微批次的损失 / {run.steps} 开始、"
+                       f"不带梯度参数：1/{run.steps} 来自别处（梯度参数、钩子），损失本身没有除以 steps",
+                       expected=(f"backward() of the loss divided by {run.steps}, one tensor, with no gradient "
+                                 f"argument", f"对除以 {run.steps} 之后的损失（一个张量）调用 backward()，不带梯度参数"),
+                       found=found,
                        hint_en="the exercise asks for the loss divided by steps: (loss / steps).backward()",
                        hint_zh="题目要求把损失除以 steps：(loss / steps).backward()")
         if not seeds:
@@ -398,10 +441,10 @@ def micro_batches(solution, check):
              "每个微批次的 backward() 都在下一个微批次的前向之前", _order),
             ("each backward() adds its micro-batch's share (its loss × 1/steps) to every parameter's .grad",
              "每次 backward() 给每个参数的 .grad 加上它那个微批次的一份（损失 × 1/steps）", _shares),
-            ("in each backward() its micro-batch's loss receives a gradient of 1/steps, and the loss divided by "
-             "steps a gradient of 1, as they do from (loss / steps).backward()",
-             "每次 backward() 里，它那个微批次的损失收到的梯度是 1/steps，除以 steps 之后的损失收到的是 1，"
-             "和 (loss / steps).backward() 时一样", _scaled_losses),
+            ("each backward() starts from one tensor, its micro-batch's loss divided by steps, with no gradient "
+             "argument, and that loss receives a gradient of 1/steps, as from (loss / steps).backward()",
+             "每次 backward() 都只从一个张量开始：它那个微批次的损失除以 steps，不带梯度参数；这个损失收到的梯度"
+             "是 1/steps，和 (loss / steps).backward() 时一样", _scaled_losses),
             ("in each micro-batch's backward(), and in no other, the output of its forward receives the gradient "
              "of its loss / steps", "每个微批次前向的输出，只在这个微批次的 backward() 里收到它的损失 / steps 的梯度",
              _outputs)):
