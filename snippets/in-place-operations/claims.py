@@ -535,18 +535,28 @@ def optimizer_step_is_unrecorded_and_counted_unless_fused():
 
 
 def two_losses_each_with_its_own_step():
-    """Two losses from one model, the first one's `step()` run before the second's `backward()`: with the default
-    SGD that backward fails; with `fused=True` it runs."""
+    """Two losses from one model, each followed by its own `step()`. Both computed first, so that the first one's
+    `step()` runs before the second's `backward()`: with the default SGD that backward fails; with `fused=True` it
+    runs. Each computed after the previous step: it runs with either."""
     for options in ({}, {"fused": True}):
-        torch.manual_seed(0)
-        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, **options)
-        first = model(torch.randn(5, 4)).pow(2).mean()
-        second = model(torch.randn(5, 4)).pow(2).mean()  # its own forward, the same parameters
-        first.backward()
-        optimizer.step()
-        # the second Linear saved its weight
-        assert _raises_inplace_error(second.backward) == (not options), options
+        for both_first in (True, False):
+            torch.manual_seed(0)
+            model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1, **options)
+            batches = torch.randn(5, 4), torch.randn(5, 4)
+            first = model(batches[0]).pow(2).mean()
+            if both_first:
+                second = model(batches[1]).pow(2).mean()  # its own forward, the same parameters
+            first.backward()
+            optimizer.step()
+            if not both_first:
+                second = model(batches[1]).pow(2).mean()
+            optimizer.zero_grad()
+            # the second Linear saved its weight
+            raised = _raises_inplace_error(second.backward)
+            assert raised == (both_first and not options), (options, both_first)
+            if not raised:
+                optimizer.step()
 
 
 def both_fixes_cover_every_breaking_row():
