@@ -1,4 +1,4 @@
-# expect: it stayed vᵀJ when the gradient at f's output was changed to w
+# expect: it stayed vᵀJ when the gradient reaching the tensor f received was changed to u
 # Builds J row by row by calling the graph's nodes directly (no engine pass), then runs one
 # backward(v) only to satisfy the counters, and returns v @ J: J is built, the pass is a decoy.
 import torch
@@ -17,8 +17,8 @@ def _jacobian(out, n):
     visit(out.grad_fn)
     rows = []
     for i in range(out.numel()):
-        grads = {id(out.grad_fn): {0: torch.eye(out.numel())[i]}}
-        row = torch.zeros(n)
+        grads = {id(out.grad_fn): {0: torch.eye(out.numel(), dtype=out.dtype)[i]}}
+        row = torch.zeros(n, dtype=out.dtype)
         for node in reversed(order):
             incoming = grads.pop(id(node), None)
             if incoming is None:

@@ -76,7 +76,8 @@ def show(t):
 class Seen:
     """What one call of vjp did: how often it called f, what reached f's output in the backward
     passes (show(grad), "v", or None for a batch of gradients at once), and the passes themselves.
-    `swap`, if set, replaces the gradient at f's output: the pass then brings swapᵀJ to the leaf."""
+    `swap`, if set, replaces the gradient that reaches the tensor f received: the pass then brings
+    swap to the leaf, whatever J is."""
     calls: int = 0
     arrived: list = field(default_factory=list)
     passes: list = field(default_factory=list)
@@ -91,17 +92,21 @@ def batched(grad):
 
 
 def watched(f, v, seen):
-    """f, recording in `seen`, by a hook on its output, each gradient that reaches it, and replacing it by
-    seen.swap if that is set (f counts its own calls)."""
+    """f, recording in `seen`, by a hook on its output, each gradient that reaches it, and, if seen.swap
+    is set, replacing by it the gradient that reaches the tensor f receives (f counts its own calls).
+    A gradient computed any other way than by the engine's pass to that tensor (J from the graph's
+    nodes, which tensor hooks do not see; a table) then no longer fits."""
     def arrival(grad):
         if batched(grad):  # is_grads_batched and vmap send a batch of gradients
             seen.arrived.append(None)
             return None
         # f may run in another dtype (float64, say): v arrives converted to it
         seen.arrived.append("v" if grad.shape == v.shape and torch.allclose(grad.to(v.dtype), v) else show(grad))
-        return None if seen.swap is None else seen.swap.to(grad.dtype)
+        return None
 
     def f_seen(t):
+        if seen.swap is not None and isinstance(t, torch.Tensor) and t.requires_grad:
+            t.register_hook(lambda grad: seen.swap.to(grad.dtype))
         out = f(t)
         if isinstance(out, torch.Tensor) and out.requires_grad:
             out.register_hook(arrival)
@@ -110,7 +115,8 @@ def watched(f, v, seen):
 
 
 def call_vjp(solution, f, x, v, swap=None):
-    """solution.vjp(f, x, v) with f watched (the gradient at its output replaced by `swap`, if given), and
+    """solution.vjp(f, x, v) with f watched (the gradient at the tensor it receives replaced by `swap`, if
+    given), and
     with the usual error of a backward on an x that needs no grad explained: (what it returned, Seen)."""
     seen = Seen(swap=swap)
     CALLS["f"] = 0
@@ -288,20 +294,22 @@ def require_method(seen, call, solution):
 def vjp(solution, check):
     torch.manual_seed(0)
     cases = [("f_mix", f_mix, torch.tensor([1.0, 2.0, 3.0]), [[1.0, 0.5, -2.0], [0.0, -1.0, 3.0]]),
-             ("f_wide", f_wide, torch.randn(4), [[2.0, -1.0], [0.5, 0.25]])]
+             ("f_wide", f_wide, torch.randn(4), [[2.0, -1.0], [0.5, 0.25]]),
+             ("f_wide", f_wide, torch.randn(4, dtype=torch.float64), [[2.0, -1.0]])]  # x's dtype, not float32
     # The truth, from the full Jacobian, before any of the reader's code runs.
-    jacobians = {name: torch.autograd.functional.jacobian(f, x) for name, f, x, _ in cases}
+    jacobians = [torch.autograd.functional.jacobian(f, x) for _, f, x, _ in cases]
     # Every call is judged twice: its result, and how it got it (the method, on every value tried).
     with no_ready_made(solution):
-        for name, f, x, vs in cases:
+        for (name, f, x, vs), jacobian in zip(cases, jacobians):
             previous = None
-            for v in map(torch.tensor, vs):
-                call = f"vjp({name}, x, v={v.tolist()})"
+            for v in (torch.tensor(v, dtype=x.dtype) for v in vs):
+                on = "" if x.dtype == torch.float32 else f" ({dtype_name(x)})"
+                call = f"vjp({name}, x{on}, v={v.tolist()})"
                 check(f"{call} equals v @ J and leaves x as it was", f"{call} 等于 v @ J，且不改动 x")
                 before = Before.of(x)
                 found, seen = call_vjp(solution, f, x, v)
                 found = as_result(found, x)
-                require_value(found, v @ jacobians[name], jacobians[name].sum(dim=0), previous, call)
+                require_value(found, v @ jacobian, jacobian.sum(dim=0), previous, call)
                 require_untouched(x, before, call)
                 check(f"{call} calls f once and runs one backward pass itself, which brings v to f's output: "
                       "no J, no ready-made transform",
@@ -309,33 +317,35 @@ def vjp(solution, check):
                 require_method(seen, call, solution)
                 previous = found
 
-        # The result must be what the pass brought to the leaf: the judge's hook on f's output swaps the
-        # arriving v for w, so a vᵀJ computed any other way (J from the graph's nodes, a table) no longer fits.
+        # The result must be what the pass brought to the leaf: the judge's hook on the tensor f receives
+        # swaps the gradient arriving there for u, so a vᵀJ computed any other way (J from the graph's
+        # nodes, whose direct calls run no tensor hook; a table) no longer fits.
         name, f, x, vs = cases[1]
-        v, w = torch.tensor(vs[0]), torch.tensor([-1.5, 3.0])
+        v, u = torch.tensor(vs[0]), torch.tensor([0.25, -1.5, 3.0, 0.5])
         call = f"vjp({name}, x, v={v.tolist()})"
-        check(f"{call}, the judge's hook on f's output swapping the arriving v for w = {w.tolist()}: returns "
-              "wᵀJ, the gradient the backward pass brought to the leaf",
-              f"{call}，评测在 f 的输出上挂的钩子把到达的 v 换成 w = {w.tolist()}：返回 wᵀJ，"
+        check(f"{call}, the judge's hook on the tensor f receives swapping the gradient arriving there for "
+              f"u = {u.tolist()}: returns u, the gradient the backward pass brought to the leaf",
+              f"{call}，评测在 f 收到的张量上挂的钩子把传到那里的梯度换成 u = {u.tolist()}：返回 u，"
               "也就是这次反向传播送到叶子张量上的梯度")
-        found, seen = call_vjp(solution, f, x, v, swap=w)
+        found, seen = call_vjp(solution, f, x, v, swap=u)
         found = as_result(found, x)
         require_method(seen, call, solution)
-        if not torch.allclose(found, w @ jacobians[name], atol=1e-5):
-            came = torch.allclose(found, v @ jacobians[name], atol=1e-5)
+        if not torch.allclose(found, u, atol=1e-5):
+            came = torch.allclose(found, v @ jacobians[1], atol=1e-5)
             raise Fail("the result did not come from the backward pass: " +
-                       ("it stayed vᵀJ when the gradient at f's output was changed to w" if came else
-                        "it is not the gradient the pass brought to the leaf"),
+                       ("it stayed vᵀJ when the gradient reaching the tensor f received was changed to u" if came
+                        else "it is not the gradient the pass brought to the leaf"),
                        "结果不是这次反向传播得到的：" +
-                       ("f 输出上的梯度换成 w 之后，结果仍是 vᵀJ" if came else "它不是这次反向传播送到叶子张量上的梯度"),
-                       expected=f"wᵀJ = {show(w @ jacobians[name])}", found=show(found),
+                       ("传到 f 收到的张量上的梯度换成 u 之后，结果仍是 vᵀJ" if came
+                        else "它不是这次反向传播送到叶子张量上的梯度"),
+                       expected=f"u = {show(u)}", found=show(found),
                        hint_en="return the .grad that f(leaf).backward(v) leaves on your leaf, not a vᵀJ computed "
                                "some other way",
                        hint_zh="返回 f(leaf).backward(v) 在你的叶子张量上留下的 .grad，而不是用别的办法算出的 vᵀJ")
 
         name, f, x, vs = cases[0]
         v = torch.tensor(vs[0])
-        expected, summed = v @ jacobians[name], jacobians[name].sum(dim=0)
+        expected, summed = v @ jacobians[0], jacobians[0].sum(dim=0)
 
         x_held = x.clone().requires_grad_()
         x_held.grad = torch.full_like(x_held, 100.0)
