@@ -214,28 +214,36 @@ def a_compiled_model_has_no_double_backward():
 
 
 def a_reentrant_checkpoint_rules_out_grad():
-    """Through torch.utils.checkpoint.checkpoint(critic, x, use_reentrant=True), and through checkpoint
-    without use_reentrant, torch.autograd.grad raises even for a first gradient: 'When use_reentrant=True,
-    torch.utils.checkpoint is incompatible with .grad() or passing an inputs parameter'. With
-    use_reentrant=False, a gradient penalty taken through the checkpoint gives the parameters the same
-    gradients as without the checkpoint."""
+    """With h = checkpoint(block, x, use_reentrant=True) followed by a head layer, and with checkpoint called
+    without use_reentrant (which warns that use_reentrant should be passed explicitly; passing it does not
+    warn), torch.autograd.grad of the loss with respect to x raises even for a first gradient: 'When
+    use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()'; with respect to the head's
+    parameters it returns their gradients. With use_reentrant=False, a gradient penalty taken through the
+    checkpoint gives the parameters the same gradients as without the checkpoint."""
     import warnings
 
     from torch.utils.checkpoint import checkpoint
 
     torch.manual_seed(0)
-    critic = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+    block = nn.Sequential(nn.Linear(2, 8), nn.Tanh())
+    head = nn.Linear(8, 1)
     inputs = torch.randn(4, 2, requires_grad=True)
     for options in (dict(use_reentrant=True), {}):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            output = checkpoint(critic, inputs, **options).sum()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = head(checkpoint(block, inputs, **options)).sum()
+        warned = [w for w in caught if "use_reentrant parameter should be passed explicitly" in str(w.message)]
+        assert len(warned) == (0 if options else 1), (options, [str(w.message) for w in caught])
+        head_gradients = torch.autograd.grad(loss, list(head.parameters()), retain_graph=True)
+        assert all(g is not None and g.abs().sum() > 0 for g in head_gradients)
         try:
-            torch.autograd.grad(output, inputs)
+            torch.autograd.grad(loss, inputs)
         except RuntimeError as error:
             assert "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()" in str(error)
         else:
             raise AssertionError(f"grad through checkpoint({options}) should raise")
+
+    critic = nn.Sequential(block, head)
 
     def penalty_gradients(model):
         critic.zero_grad(set_to_none=True)
