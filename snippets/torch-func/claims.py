@@ -140,9 +140,10 @@ def backward_inside_a_transform_raises():
     """Inside a function that torch.func.grad or vmap transforms, .backward() raises a RuntimeError, and so
     does requires_grad_(), on a tensor made from the input or on a fresh one, and with it
     torch.autograd.functional with its default create_graph=False. With create_graph=True it calls no
-    requires_grad_() on an input that already requires grad, as grad's does: it works inside grad on a tensor
-    computed from the function's input (the gradient of the summed Jacobian of s³ at [3, 1] is [18, 6]), raises
-    inside grad on a captured tensor, which requires no grad there, and still raises inside vmap."""
+    requires_grad_() on an input that already requires grad, as grad's does: the Jacobian of s³ works inside
+    grad on a tensor computed from the function's input (the gradient of its sum at [3, 1] is [18, 6]) and
+    raises inside vmap on the mapped input. Inside grad on a captured tensor it raises if that tensor requires
+    no grad; if it does ([2, 3]), it returns zeros with no error (outside, diag [12, 27])."""
     def backward_inside(t):
         (t**2).sum().backward()
         return t.sum()
@@ -175,6 +176,13 @@ def backward_inside_a_transform_raises():
     assert torch.equal(grad(functional_with_graph)(torch.tensor([3.0, 1.0])), torch.tensor([18.0, 6.0]))
     assert "requires_grad_()" in _raises(vmap(functional_with_graph), torch.ones(3, 2))
     assert "requires_grad_()" in _raises(grad(functional_on_captured), torch.tensor([3.0, 1.0]))
+    w = torch.tensor([2.0, 3.0], requires_grad=True)
+    outside = torch.autograd.functional.jacobian(lambda s: s**3, w, create_graph=True)
+    assert torch.equal(outside.detach(), torch.diag(torch.tensor([12.0, 27.0])))
+
+    def functional_on_captured_leaf(t):
+        return torch.autograd.functional.jacobian(lambda s: s**3, w, create_graph=True).sum() * t.sum()
+    assert torch.equal(grad(functional_on_captured_leaf)(torch.tensor([3.0, 1.0])), torch.zeros(2))
 
 
 def autograd_grad_inside_func_grad_needs_create_graph():
@@ -182,9 +190,10 @@ def autograd_grad_inside_func_grad_needs_create_graph():
     grad of the sum of the derivative of x³, 3x², is 6x, 18 at 3. Without create_graph, no error: the outer
     grad treats the inner derivative as a constant, and the same second derivative comes out 0. Inside grad it
     works with respect to the function's input or a tensor computed from it (h = 2t: grad of the sum of 3h² is
-    24t, [72, 24] at [3, 1]); with respect to a captured tensor that requires grad it raises. Inside vmap alone
-    it raises: nothing computed there requires grad, neither from the mapped input (even when the tensor given
-    to vmap does) nor from a captured tensor that does; vmap's output has the grad_fn, recorded outside."""
+    24t, [72, 24] at [3, 1]); with respect to a captured tensor that requires grad it raises. Inside vmap alone,
+    a tensor computed from the mapped input requires no grad, even when the tensor given to vmap does or when a
+    captured tensor that requires grad enters it (w * t), and autograd.grad on it raises; vmap's output has
+    the grad_fn, recorded outside."""
     def derivative(create_graph):
         def inner(t):
             (d,) = torch.autograd.grad((t**3).sum(), t, create_graph=create_graph)
