@@ -116,6 +116,25 @@ def inference_mode_makes_new_tensors_inference_tensors():
     assert x._version == 1 and view._version == 1
 
 
+def inference_mode_yields_only_to_inference_mode_false():
+    """Unlike `no_grad`, `inference_mode` does not give way to a nested `enable_grad()`: an operation
+    on a tensor that requires grad records nothing there; a nested `inference_mode(False)` records
+    again. `torch.func.grad` of sum(v*v) at [1, 2, 3] inside it returns zeros, with no error, on torch
+    before 2.13 (2.6 is the oldest the book supports), and the right gradient, 2*v, from 2.13 on."""
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.no_grad(), torch.enable_grad():
+        assert (w * 2).grad_fn is not None
+    with torch.inference_mode():
+        with torch.enable_grad():
+            y = w * 2
+            assert not y.requires_grad and y.grad_fn is None
+        with torch.inference_mode(False):
+            assert (w * 2).grad_fn is not None
+        gradient = torch.func.grad(lambda v: (v * v).sum())(w.detach())
+    expected = torch.zeros(3) if torch.__version__ < "2.13" else 2 * w.detach()
+    assert torch.equal(gradient, expected), (torch.__version__, gradient)
+
+
 def torch_func_may_use_inference_tensors():
     """An inference tensor that autograd refuses to save (`feats * w`) is accepted by `torch.func.grad`
     and `torch.func.vjp`, which give the right gradients, as long as ordinary autograd records nothing:
