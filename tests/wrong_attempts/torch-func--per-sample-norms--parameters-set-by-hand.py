@@ -1,4 +1,4 @@
-# expect: the model ran outside functional_call (mse_loss)
+# expect: the model did not run as functional_call(model, params, ...) runs it (mse_loss)
 # vmap(grad(...)) without functional_call: a copy of the model (its hooks come along) whose Parameters are
 # deleted and replaced by hand, in every call, with the tensors grad differentiates. Right numbers, one run.
 import copy

@@ -75,7 +75,7 @@ class _Run:
     own: list  # the model's own Parameters it ran with, by name (functional_call swaps them out)
     swapped: dict  # the tensors swapped in for them, by name: (the tensor, the tensor it is a view of, or None)
     stack: list  # the torch.func transforms running, outermost first (_stack)
-    called: bool  # torch's functional_call ran it (_inside_functional_call)
+    called: bool  # torch's functional_call ran it, with the tensors swapped in (_inside_functional_call)
 
 
 def _mapped(tensor) -> bool:
@@ -104,16 +104,22 @@ def _transforms(tensor):
         tensor = functorch.get_unwrapped(tensor)
 
 
-def _inside_functional_call() -> bool:
-    """Whether torch's functional_call is running now: the frame of torch.nn.utils.stateless._functional_call,
-    which torch.func.functional_call calls, is on the stack. Parameters swapped by hand are not."""
+def _inside_functional_call(module, swapped) -> bool:
+    """Whether torch's functional_call is running `module` now: the innermost frame of
+    torch.nn.utils.stateless._functional_call (which torch.func.functional_call calls) on the stack was given
+    `module` or a module containing it, and every tensor swapped in for its parameters is a value of the dict
+    it was given. Parameters swapped by hand, or functional_call on another module, are not."""
     code = getattr(getattr(torch.nn.utils.stateless, "_functional_call", None), "__code__", None)
+    if code is None:
+        return True  # a torch without it: not observed
     frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code is code:
-            return True
+    while frame is not None and frame.f_code is not code:
         frame = frame.f_back
-    return code is None  # a torch without it: not observed
+    if frame is None:
+        return False
+    given, values = frame.f_locals.get("module"), list((frame.f_locals.get("parameters_and_buffers") or {}).values())
+    return (isinstance(given, torch.nn.Module) and any(m is module for m in given.modules())
+            and all(any(t is v for v in values) for t, _ in swapped.values()))
 
 
 def _stack():
@@ -195,7 +201,7 @@ def _instrumented(model, out_scale):
             seen[name].append(_Run(first.numel() if first is not None else 0,
                                    first is not None and _mapped(first),
                                    [prefix + n for n, p in own.items() if getattr(module, n) is p], swapped,
-                                   _stack(), _inside_functional_call()))
+                                   _stack(), _inside_functional_call(module, swapped)))
         handles.append(module.register_forward_pre_hook(hook))
     try:
         yield seen
@@ -405,13 +411,14 @@ def per_sample_norms(solution, check):
                                "(xi[None],)) 运行模型")
 
         if not run.called:
-            raise Fail(f"the model ran outside functional_call ({loss_name}): the exercise asks for "
-                       "functional_call to run it with the parameters you differentiate",
-                       f"模型不是通过 functional_call 运行的（{loss_name}）：题目要求用 functional_call "
-                       "以你求导的那些参数运行它",
+            raise Fail(f"the model did not run as functional_call(model, params, ...) runs it ({loss_name}): "
+                       "the exercise asks for functional_call to run it with the parameters you differentiate",
+                       f"模型不是由 functional_call(model, params, ...) 运行的（{loss_name}）：题目要求用 "
+                       "functional_call 以你求导的那些参数运行它",
                        expected=("one run inside functional_call(model, params, (xi[None],))",
                                  "在 functional_call(model, params, (xi[None],)) 里运行一次"),
-                       found=("a run outside it", "不在其中的一次运行"),
+                       found=("a run outside it, or with tensors that functional_call on the model did not swap in",
+                              "不在其中的一次运行，或者换进模型的张量不是对模型调用的 functional_call 换的"),
                        hint_en="functional_call(model, params, args) runs the model with the tensors of the dict "
                                "params in place of its parameters, for that call only; call it inside "
                                "loss_of_one(params, xi, yi)",
