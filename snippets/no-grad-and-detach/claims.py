@@ -374,6 +374,21 @@ def recording_allocates_nothing_extra_in_these_mlps():
         assert allocated["grad"] == allocated["no_grad"] > 0, (width, allocated)
 
 
+def in_place_mul_copies_the_value_it_overwrites_when_recording():
+    """`y.mul_(w)` with `w` requiring grad: w's gradient needs y's old value, which the operation
+    overwrites, so with gradients enabled autograd copies it first (a clone of y's size) and under
+    `no_grad` nothing new is allocated."""
+    w = torch.randn(1000, requires_grad=True)
+    allocated = {}
+    for name, mode in (("grad", torch.enable_grad), ("no_grad", torch.no_grad)):
+        y = torch.randn(1000)
+        with mode(), _allocated() as counter:
+            y.mul_(w)
+        allocated[name] = (counter.bytes, [op for op in counter.ops if "clone" in op])
+    assert allocated["grad"][0] == y.untyped_storage().nbytes() and allocated["grad"][1], allocated
+    assert allocated["no_grad"] == (0, []), allocated
+
+
 def transformer_layer_takes_a_fused_path_under_no_grad():
     """In eval() mode under no_grad, an nn.TransformerEncoderLayer built with batch_first=True runs
     one fused operation (its fast path), and dozens of others with gradients enabled; built with the
