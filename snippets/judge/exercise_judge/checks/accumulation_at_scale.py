@@ -253,7 +253,7 @@ def _made_by_method(found, made_by_method):
     the method on the same micro-batches and scale gives the same step to the last bit (or nearly: loss / 3
     and loss * (1 / 3) round apart by 1e-7): a step made from another gradient than the float16 one shows."""
     drift = ((found - made_by_method).norm() / made_by_method.norm()).item()
-    if drift > 1e-5:
+    if not drift <= 1e-5:  # NaN fails too
         raise Fail("the step was not made from the gradient the float16 backward passes left: it differs from that "
                    "step by more than float32 rounding",
                    "这一步更新用的不是 float16 反向传播留下的梯度：和那一步的差异超出了 float32 的舍入误差",
@@ -264,6 +264,89 @@ def _made_by_method(found, made_by_method):
                            ".grad: a gradient computed some other way (in float32, on a copy) is not the method",
                    hint_zh="在 scaler.unscale_(optimizer) 和 scaler.step(optimizer) 之间，只有 clip_grad_norm_ 可以动 "
                            ".grad：用别的办法（float32、模型副本）另算的梯度不是这个练习要的方法")
+
+
+def _one_micro_batch_at_a_time(run, micro_batches, scale):
+    """Fail unless `run` ran one forward of ROWS rows and one backward() per micro-batch, each on its own
+    loss multiplied by scale / micro_batches, before the next forward: checked after every run, so that a
+    method kept for some runs only (branching on max_norm, say) shows."""
+    if run.rows != [ROWS] * micro_batches:
+        shown = ", ".join(map(str, run.rows)) or "0"
+        raise Fail(f"the model ran forward on batches of {shown} rows: expected {micro_batches} micro-batches of "
+                   f"{ROWS}",
+                   f"模型前向时的批大小是 {shown}：应当是 {micro_batches} 个各 {ROWS} 行的微批次",
+                   expected=(f"{micro_batches} forward calls of {ROWS} rows", f"{micro_batches} 次前向，每次 {ROWS} 行"),
+                   found=(f"{'one forward call' if len(run.rows) == 1 else f'{len(run.rows)} forward calls'}, of {shown} rows",
+                          f"{len(run.rows)} 次前向，行数 {shown}"),
+                   hint_en="accumulation runs the micro-batches one by one: model(x) for each (x, y) of "
+                           "micro_batches, never the whole batch at once",
+                   hint_zh="梯度累加是一个微批次一个微批次地算：对 micro_batches 里的每个 (x, y) 调用 model(x)，"
+                           "不要把整批拼起来一次算")
+    own_pass = [reached == [number] for number, reached in enumerate(run.scaler.reached, start=1)]
+    backward_calls = _backward_calls(run)
+    if len(run.passes) != micro_batches or backward_calls != micro_batches or not all(own_pass):
+        if backward_calls < len(run.passes):  # torch.autograd.grad leaves .grad alone: summing into it by hand
+            hint = ("call backward() itself: torch.autograd.grad returns the gradients and leaves .grad alone, so "
+                    "adding them into .grad by hand is not the accumulation this exercise asks for",
+                    "直接调用 backward()：torch.autograd.grad 只返回梯度，不动 .grad，自己把它们加进 .grad "
+                    "不是这个练习要的梯度累加")
+        else:
+            hint = ("call scaler.scale(loss / len(micro_batches)).backward() as soon as each micro-batch's "
+                    "loss is there: adding the losses up and calling backward() once keeps every micro-batch's "
+                    "graph alive until the end, the memory that accumulation is meant to save",
+                    "每个微批次的损失一算出来，就调用 scaler.scale(loss / len(micro_batches)).backward()：把损失"
+                    "加起来最后只调用一次 backward()，会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
+        raise Fail(f"backward() was called {times(backward_calls)} on {micro_batches} scaled losses: expected one "
+                   f"backward() per micro-batch, on its own scaled loss",
+                   f"{micro_batches} 个放大后的损失一共调用了 {backward_calls} 次 backward()：应当每个微批次"
+                   f"对自己放大后的损失调用一次 backward()",
+                   expected=(f"{micro_batches} × backward(), scaled loss k in backward() k",
+                             f"{micro_batches} 次 backward()，第 k 个放大后的损失在第 k 次 backward() 里"),
+                   found=counted(run.passes) if run.passes else ("no backward()", "没有调用 backward()"),
+                   hint_en=hint[0], hint_zh=hint[1])
+    if run.before != list(range(micro_batches)):
+        raise Fail("the forward calls and the backward() calls did not run one micro-batch after the other",
+                   "前向和 backward() 的顺序不是一个微批次接一个微批次",
+                   expected=(", ".join(["forward, backward()"] * micro_batches),
+                             "，".join(["前向，backward()"] * micro_batches)),
+                   found=run.order(),
+                   hint_en="finish each micro-batch before the next one starts: forward, loss, "
+                           "scaler.scale(loss / len(micro_batches)).backward(). With every forward call first, all their "
+                           "graphs are alive at once, the memory of the whole batch that accumulation is meant to save",
+                   hint_zh="一个微批次做完再开始下一个：前向、损失、scaler.scale(loss / len(micro_batches)).backward()。"
+                           "先把所有前向都做完，所有微批次的计算图就同时存在，占的是整批的内存，而省下这份内存正是梯度累加的目的")
+    # The gradient reaching a loss is the factor its backward multiplied it by: scale / micro_batches for
+    # scaler.scale(loss / len(micro_batches)), less when the scaled loss is divided again before backward(),
+    # more when the division by the number of micro-batches is left for .grad after the backward passes
+    lowest = scale / micro_batches
+    if len(run.arrived) != micro_batches or not all(0.99 * lowest <= factor for factor in run.arrived):
+        shown = ", ".join(f"{factor:.3g}" for factor in run.arrived) or "none"
+        raise Fail("the float16 backward did not run on the scaled loss: the gradients it carried were not "
+                   "multiplied by the scale",
+                   "float16 的反向传播不是从放大后的损失开始的：它传递的梯度没有乘上放大倍数",
+                   expected=(f"each of the {micro_batches} losses of loss_fn multiplied by {lowest:g} "
+                             f"({scale:g} / {micro_batches}) in its backward()",
+                             f"loss_fn 返回的 {micro_batches} 个损失，在各自的 backward() 里乘上 {lowest:g}"
+                             f"（{scale:g} / {micro_batches}）"),
+                   found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
+                   hint_en="call backward() on scaler.scale(loss / len(micro_batches)) itself: a loss divided back "
+                           "before backward() makes the float16 backward run on unscaled gradients, which lose their "
+                           "small entries, whatever is done to .grad afterwards",
+                   hint_zh="直接对 scaler.scale(loss / len(micro_batches)) 调用 backward()：backward() 之前又除回去，"
+                           "float16 的反向传播算的就是没放大的梯度，很小的分量会丢掉，事后再怎么改 .grad 也找不回来")
+    if not all(factor <= 1.01 * lowest for factor in run.arrived):
+        shown = ", ".join(f"{factor:.3g}" for factor in run.arrived)
+        raise Fail("the losses were not divided by the number of micro-batches before backward(): their backward "
+                   "multiplied them by more than the scale divided by it",
+                   "损失在 backward() 之前没有除以微批次数：它们的反向传播乘上的倍数比放大倍数除以微批次数还大",
+                   expected=(f"each loss multiplied by {lowest:g} ({scale:g} / {micro_batches})",
+                             f"每个损失乘上 {lowest:g}（{scale:g} / {micro_batches}）"),
+                   found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
+                   hint_en="divide each loss before it is scaled, scaler.scale(loss / len(micro_batches)).backward(): "
+                           "the gradients then add up to the scaled gradient of the whole batch, and .grad is left "
+                           "alone until unscale_",
+                   hint_zh="每个损失放大之前先除，scaler.scale(loss / len(micro_batches)).backward()：这样梯度加起来"
+                           "就是整批放大后的梯度，unscale_ 之前不用再动 .grad")
 
 
 @exercise("accumulation-at-scale/grad-scaler-step",
@@ -277,18 +360,8 @@ def grad_scaler_step(solution, check):
           f"them, one at a time",
           f"accumulated_step 处理 {MICRO_BATCHES} 个各 {ROWS} 行的微批次：模型对每个微批次各做一次前向")
     run = _run(solution, model, x, y, max_norm=1e6)
-    if run.rows != [ROWS] * MICRO_BATCHES:
-        shown = ", ".join(map(str, run.rows)) or "0"
-        raise Fail(f"the model ran forward on batches of {shown} rows: expected {MICRO_BATCHES} micro-batches of "
-                   f"{ROWS}",
-                   f"模型前向时的批大小是 {shown}：应当是 {MICRO_BATCHES} 个各 {ROWS} 行的微批次",
-                   expected=(f"{MICRO_BATCHES} forward calls of {ROWS} rows", f"{MICRO_BATCHES} 次前向，每次 {ROWS} 行"),
-                   found=(f"{'one forward call' if len(run.rows) == 1 else f'{len(run.rows)} forward calls'}, of {shown} rows",
-                          f"{len(run.rows)} 次前向，行数 {shown}"),
-                   hint_en="accumulation runs the micro-batches one by one: model(x) for each (x, y) of "
-                           "micro_batches, never the whole batch at once",
-                   hint_zh="梯度累加是一个微批次一个微批次地算：对 micro_batches 里的每个 (x, y) 调用 model(x)，"
-                           "不要把整批拼起来一次算")
+    if run.rows != [ROWS] * MICRO_BATCHES:  # the rest of the structure after the float16 check
+        _one_micro_batch_at_a_time(run, MICRO_BATCHES, SCALE)
 
     check("each forward runs under float16 autocast: every Linear of the model returns float16",
           "每次前向都在 float16 的 autocast 里运行：模型的每个 Linear 都返回 float16")
@@ -307,71 +380,7 @@ def grad_scaler_step(solution, check):
                    hint_en="scaler.scale(loss / len(micro_batches)).backward() for each micro-batch: an "
                            "unscaled float16 gradient loses its small entries",
                    hint_zh="每个微批次都写 scaler.scale(loss / len(micro_batches)).backward()：不放大的 float16 梯度会丢掉很小的分量")
-    own_pass = [reached == [number] for number, reached in enumerate(scaler.reached, start=1)]
-    backward_calls = _backward_calls(run)
-    if len(run.passes) != MICRO_BATCHES or backward_calls != MICRO_BATCHES or not all(own_pass):
-        if backward_calls < len(run.passes):  # torch.autograd.grad leaves .grad alone: summing into it by hand
-            hint = ("call backward() itself: torch.autograd.grad returns the gradients and leaves .grad alone, so "
-                    "adding them into .grad by hand is not the accumulation this exercise asks for",
-                    "直接调用 backward()：torch.autograd.grad 只返回梯度，不动 .grad，自己把它们加进 .grad "
-                    "不是这个练习要的梯度累加")
-        else:
-            hint = ("call scaler.scale(loss / len(micro_batches)).backward() as soon as each micro-batch's "
-                    "loss is there: adding the losses up and calling backward() once keeps every micro-batch's "
-                    "graph alive until the end, the memory that accumulation is meant to save",
-                    "每个微批次的损失一算出来，就调用 scaler.scale(loss / len(micro_batches)).backward()：把损失"
-                    "加起来最后只调用一次 backward()，会让每个微批次的计算图都活到最后，而省下这份内存正是梯度累加的目的")
-        raise Fail(f"backward() was called {times(backward_calls)} on {MICRO_BATCHES} scaled losses: expected one "
-                   f"backward() per micro-batch, on its own scaled loss",
-                   f"{MICRO_BATCHES} 个放大后的损失一共调用了 {backward_calls} 次 backward()：应当每个微批次"
-                   f"对自己放大后的损失调用一次 backward()",
-                   expected=(f"{MICRO_BATCHES} × backward(), scaled loss k in backward() k",
-                             f"{MICRO_BATCHES} 次 backward()，第 k 个放大后的损失在第 k 次 backward() 里"),
-                   found=counted(run.passes) if run.passes else ("no backward()", "没有调用 backward()"),
-                   hint_en=hint[0], hint_zh=hint[1])
-    if run.before != list(range(MICRO_BATCHES)):
-        raise Fail("the forward calls and the backward() calls did not run one micro-batch after the other",
-                   "前向和 backward() 的顺序不是一个微批次接一个微批次",
-                   expected=(", ".join(["forward, backward()"] * MICRO_BATCHES),
-                             "，".join(["前向，backward()"] * MICRO_BATCHES)),
-                   found=run.order(),
-                   hint_en="finish each micro-batch before the next one starts: forward, loss, "
-                           "scaler.scale(loss / len(micro_batches)).backward(). With every forward call first, all their "
-                           "graphs are alive at once, the memory of the whole batch that accumulation is meant to save",
-                   hint_zh="一个微批次做完再开始下一个：前向、损失、scaler.scale(loss / len(micro_batches)).backward()。"
-                           "先把所有前向都做完，所有微批次的计算图就同时存在，占的是整批的内存，而省下这份内存正是梯度累加的目的")
-    # The gradient reaching a loss is the factor its backward multiplied it by: SCALE / MICRO_BATCHES for
-    # scaler.scale(loss / len(micro_batches)), less when the scaled loss is divided again before backward(),
-    # more when the division by the number of micro-batches is left for .grad after the backward passes
-    lowest = SCALE / MICRO_BATCHES
-    if len(run.arrived) != MICRO_BATCHES or min(run.arrived) < 0.99 * lowest:
-        shown = ", ".join(f"{factor:.3g}" for factor in run.arrived) or "none"
-        raise Fail("the float16 backward did not run on the scaled loss: the gradients it carried were not "
-                   "multiplied by the scale",
-                   "float16 的反向传播不是从放大后的损失开始的：它传递的梯度没有乘上放大倍数",
-                   expected=(f"each of the {MICRO_BATCHES} losses of loss_fn multiplied by {lowest:g} "
-                             f"({SCALE:g} / {MICRO_BATCHES}) in its backward()",
-                             f"loss_fn 返回的 {MICRO_BATCHES} 个损失，在各自的 backward() 里乘上 {lowest:g}"
-                             f"（{SCALE:g} / {MICRO_BATCHES}）"),
-                   found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
-                   hint_en="call backward() on scaler.scale(loss / len(micro_batches)) itself: a loss divided back "
-                           "before backward() makes the float16 backward run on unscaled gradients, which lose their "
-                           "small entries, whatever is done to .grad afterwards",
-                   hint_zh="直接对 scaler.scale(loss / len(micro_batches)) 调用 backward()：backward() 之前又除回去，"
-                           "float16 的反向传播算的就是没放大的梯度，很小的分量会丢掉，事后再怎么改 .grad 也找不回来")
-    if max(run.arrived) > 1.01 * lowest:
-        shown = ", ".join(f"{factor:.3g}" for factor in run.arrived)
-        raise Fail("the losses were not divided by the number of micro-batches before backward(): their backward "
-                   "multiplied them by more than the scale divided by it",
-                   "损失在 backward() 之前没有除以微批次数：它们的反向传播乘上的倍数比放大倍数除以微批次数还大",
-                   expected=(f"each loss multiplied by {lowest:g} ({SCALE:g} / {MICRO_BATCHES})",
-                             f"每个损失乘上 {lowest:g}（{SCALE:g} / {MICRO_BATCHES}）"),
-                   found=(f"multiplied by {shown}", f"乘上的是 {shown}"),
-                   hint_en="divide each loss before it is scaled, scaler.scale(loss / len(micro_batches)).backward(): "
-                           "the gradients then add up to the scaled gradient of the whole batch, and .grad is left "
-                           "alone until unscale_",
-                   hint_zh="每个损失放大之前先除，scaler.scale(loss / len(micro_batches)).backward()：这样梯度加起来"
-                           "就是整批放大后的梯度，unscale_ 之前不用再动 .grad")
+    _one_micro_batch_at_a_time(run, MICRO_BATCHES, SCALE)
 
     check("then scaler.unscale_ once, scaler.step once and scaler.update once, in that order",
           "然后 scaler.unscale_ 一次、scaler.step 一次、scaler.update 一次，依次调用")
@@ -467,7 +476,7 @@ def grad_scaler_step(solution, check):
                    hint_en="loop over micro_batches, whatever their number", hint_zh="遍历 micro_batches，不管有几个")
     # scaler.scale(loss / len(micro_batches)) multiplies each loss by the scaler's own scale over their number
     other_lowest = OTHER_SCALE / OTHER_MICRO_BATCHES
-    if other.arrived and max(other.arrived) > 1.01 * other_lowest:
+    if not all(factor <= 1.01 * other_lowest for factor in other.arrived):  # NaN fails too
         shown = ", ".join(f"{factor:.3g}" for factor in other.arrived)
         raise Fail(f"the losses' backward multiplied them by more than the scaler's scale over the number of "
                    f"micro-batches, {OTHER_SCALE:g} / {OTHER_MICRO_BATCHES}: the scale came from somewhere other than "
@@ -485,6 +494,7 @@ def grad_scaler_step(solution, check):
     _float16_forwards(other_model, other, OTHER_MICRO_BATCHES)
     _compare(other.change, other_expected, OTHER_MICRO_BATCHES)
     _made_by_method(other.change, _float16_update(other_model, other_x, other_y, OTHER_MICRO_BATCHES, OTHER_SCALE))
+    _one_micro_batch_at_a_time(other, OTHER_MICRO_BATCHES, OTHER_SCALE)
 
     max_norm = true_norm / 4
     check(f"with max_norm = {max_norm:.3g} (a quarter of the gradient's norm {true_norm:.3g}) the step is clipped "
@@ -497,7 +507,7 @@ def grad_scaler_step(solution, check):
     _float16_forwards(model, run, MICRO_BATCHES)
     found, scaler = run.change, run.scaler
     error = ((found - expected).norm() / expected.norm()).item()
-    if error > 2e-2:
+    if not error <= 2e-2:  # NaN fails too
         ratio = (expected.norm() / found.norm()).item() if found.norm() > 0 else float("inf")
         clipped_first = bool(scaler.norms_at_unscale) and scaler.norms_at_unscale[0] <= max_norm * 1.01
         raise Fail(
@@ -514,7 +524,7 @@ def grad_scaler_step(solution, check):
                     "先 scaler.unscale_(optimizer)，再 clip_grad_norm_")
     # unscale_ must find the scaled, unclipped gradient: a clip to max_norm times the scale before it leaves
     # at most a quarter of that norm here
-    if not scaler.norms_at_unscale or scaler.norms_at_unscale[0] < 0.9 * SCALE * true_norm:
+    if not scaler.norms_at_unscale or not scaler.norms_at_unscale[0] >= 0.9 * SCALE * true_norm:
         found_norm = scaler.norms_at_unscale[0] if scaler.norms_at_unscale else 0.0
         raise Fail("the gradients were clipped before scaler.unscale_: unscale_ found them already smaller than "
                    "the scaled gradient",
@@ -532,7 +542,7 @@ def grad_scaler_step(solution, check):
     window = scaler.calls.index("step")
     measured = [norm for position, given, norm in run.clips if position == window and given == max_norm]
     if (len(run.clips) != len(measured) or not measured
-            or abs(measured[0] - true_norm) > 2e-2 * true_norm):
+            or not abs(measured[0] - true_norm) <= 2e-2 * true_norm):  # NaN fails too
         shown_en = "; ".join(f"after {', '.join(scaler.calls[:position]) or 'no scaler call'}: max_norm {given:.3g}, "
                              f"returned {norm:.3g}" for position, given, norm in run.clips) or "no clip_grad_norm_ call"
         shown_zh = "；".join(f"在 {', '.join(scaler.calls[:position]) or '任何 scaler 调用'} 之后：max_norm {given:.3g}，"
@@ -550,6 +560,8 @@ def grad_scaler_step(solution, check):
                            "to log and to watch",
                    hint_zh="scaler.unscale_(optimizer) 之后调用 nn.utils.clip_grad_norm_(model.parameters(), "
                            "max_norm)，不要再用别的办法改 .grad：它返回的是真实梯度的范数，记日志、看训练状况都用它")
+
+    _one_micro_batch_at_a_time(run, MICRO_BATCHES, SCALE)
 
     check("when one micro-batch overflows float16, the step is skipped and the scale halves",
           "有一个微批次在 float16 里溢出时，这一步被跳过，放大倍数减半")
@@ -576,3 +588,4 @@ def grad_scaler_step(solution, check):
                    found=(f"largest change {found.abs().max().item():.3g}, scale {scaler.get_scale():g}",
                           f"最大变化 {found.abs().max().item():.3g}，放大倍数 {scaler.get_scale():g}"),
                    hint_en=hint[0], hint_zh=hint[1])
+    _one_micro_batch_at_a_time(run, MICRO_BATCHES, SCALE)
