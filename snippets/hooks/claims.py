@@ -253,12 +253,12 @@ def full_backward_hook_fires_before_the_layers_gradients_when_no_input_requires_
 def a_full_backward_hook_must_return_none_when_no_input_requires_grad():
     """On a layer whose positional input does not require grad, a full backward hook that returns
     anything but None or a tuple of None makes backward raise a RuntimeError (and the weight gets no
-    gradient); one that returns None or (None,) does not. A full backward pre-hook's tuple still
+    gradient); one that returns None, (None,) or () does not. A full backward pre-hook's tuple still
     replaces grad_output there, so the weight and bias gradients come out tripled."""
     torch.manual_seed(0)
     x = torch.randn(5, 4)
     for returned, raises in ((lambda gi: (torch.zeros(5, 4),), True), (lambda gi: (torch.ones(5, 4),), True),
-                             (lambda gi: None, False), (lambda gi: (None,), False)):
+                             (lambda gi: None, False), (lambda gi: (None,), False), (lambda gi: (), False)):
         layer = nn.Linear(4, 3)
         layer.register_full_backward_hook(lambda m, grad_in, grad_out, returned=returned: returned(grad_in))
         with warnings.catch_warnings():
@@ -630,15 +630,23 @@ def an_activation_checkpoint_runs_forward_hooks_again_in_backward():
 
 def a_full_backward_pre_hook_that_returns_a_tuple_replaces_grad_output():
     """register_full_backward_pre_hook calls its hook with (module, grad_output) before the module's
-    gradients are computed; a returned tuple replaces grad_output, for the module's own parameters and
-    for every layer before it."""
+    gradients are computed (on a fresh layer, its weight.grad is still None inside the hook, and set
+    after backward); a returned tuple replaces grad_output, for the module's own parameters and for
+    every layer before it."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1))
     model(torch.ones(4, 3)).sum().backward()
     plain = [p.grad.clone() for p in model.parameters()]
-    model.zero_grad()
-    model[1].register_full_backward_pre_hook(lambda m, grad_out: (grad_out[0] * 3,))
+    model.zero_grad(set_to_none=True)
+    seen = []
+
+    def triple(module, grad_out):
+        seen.append((module.weight.grad is None, model[0].weight.grad is None))
+        return (grad_out[0] * 3,)
+
+    model[1].register_full_backward_pre_hook(triple)
     model(torch.ones(4, 3)).sum().backward()
+    assert seen == [(True, True)], seen
     assert all(torch.allclose(p.grad, 3 * g) for p, g in zip(model.parameters(), plain))
 
 
