@@ -767,9 +767,12 @@ def under_ddp_gradient_hooks_see_this_processs_gradient_before_the_average():
     """Two gloo ranks, DistributedDataParallel over a weight whose local gradients are 1 and 3: on each
     rank, a register_hook hook and a post-accumulate hook see that rank's own gradient (1 or 3), a
     communication hook (register_comm_hook) that runs DDP's own allreduce_hook sees the average, 2, in the
-    bucket during backward, and .grad after backward holds the average, 2, on both. Then a second weight, 0 on both ranks, stepped by
-    SGD (lr 1) in a post-accumulate hook that sets .grad to None: the weights end apart, -1 on rank 0 and
-    -3 on rank 1, and .grad after backward is not None but 0 (written back by DDP)."""
+    bucket during backward, and .grad after backward holds the average, 2, on both. With .grad reset to
+    None, a backward inside model.no_sync() leaves this rank's own gradient in .grad (1 or 3), and the
+    next backward outside it leaves the average of the two ranks' sums, 4, on both. Then a second weight,
+    0 on both ranks, stepped by SGD (lr 1) in a post-accumulate hook that sets .grad to None: the weights
+    end apart, -1 on rank 0 and -3 on rank 1, and .grad after that synchronising backward is not None
+    but 0 (written back by DDP)."""
     import torch._dynamo  # noqa: F401  DDP() imports it: once here, not in each worker
     context = mp.get_context("fork")
     results = context.Queue()
@@ -791,7 +794,7 @@ def under_ddp_gradient_hooks_see_this_processs_gradient_before_the_average():
                 process.kill()
                 process.join()
         shutil.rmtree(folder, ignore_errors=True)
-    assert found == [(0, 1.0, 1.0, 2.0, 2.0, -1.0, 0.0), (1, 3.0, 3.0, 2.0, 2.0, -3.0, 0.0)], found
+    assert found == [(0, 1.0, 1.0, 2.0, 2.0, 1.0, 4.0, -1.0, 0.0), (1, 3.0, 3.0, 2.0, 2.0, 3.0, 4.0, -3.0, 0.0)], found
 
 
 def _hooked_worker(rank, store_path, results):
@@ -813,6 +816,13 @@ def _hooked_worker(rank, store_path, results):
         layer.weight.register_hook(lambda grad: arriving.append(grad.item()))
         layer.weight.register_post_accumulate_grad_hook(lambda p: accumulated.append(p.grad.item()))
         model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()  # gradient 1 on rank 0, 3 on rank 1
+        head = (rank, *arriving, *accumulated, *communicated, layer.weight.grad.item())
+        layer.weight.grad = None
+        with model.no_sync():
+            model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()
+        local = layer.weight.grad.item()
+        model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()  # local sums 2 and 6
+        synced = layer.weight.grad.item()
         stepped = nn.Linear(1, 1, bias=False)
         nn.init.zeros_(stepped.weight)
         model = nn.parallel.DistributedDataParallel(stepped)
@@ -826,7 +836,7 @@ def _hooked_worker(rank, store_path, results):
         stepped.weight.register_post_accumulate_grad_hook(step)
         model(torch.tensor([[1.0 + 2 * rank]])).sum().backward()
         after = None if stepped.weight.grad is None else stepped.weight.grad.item()
-        results.put((rank, *arriving, *accumulated, *communicated, layer.weight.grad.item(), stepped.weight.item(), after))
+        results.put((*head, local, synced, stepped.weight.item(), after))
     finally:
         dist.destroy_process_group()
 
