@@ -38,15 +38,25 @@ def only_the_leaf_that_requires_grad_gets_a_grad():
     assert c.grad is None and _grad_quietly(y) is None
 
 
-def an_edge_names_which_output_of_the_upstream_node_it_comes_from():
-    """The number in an edge (node, number) is the output of the upstream node the edge comes from:
-    0 for single-output operations, 1 for the second chunk of a split."""
+def an_edge_names_which_input_of_the_next_node_the_gradient_enters():
+    """The number in an edge (node, number) is which input of that node the gradient enters, that
+    is, which output of the forward operation produced the tensor: 0 for single-output operations,
+    1 for the second chunk of a split, although SplitBackward0 has a single edge out (one output)
+    and takes two gradients in, the one along that edge in slot 1."""
     x = torch.randn(4, requires_grad=True)
     first, second = (x * 1).split(2)
-    (edge_first,), (edge_second,) = ((first * 2).grad_fn.next_functions[:1],
-                                     (second * 2).grad_fn.next_functions[:1])
+    doubled_first, doubled_second = first * 2, second * 2
+    (edge_first,), (edge_second,) = (doubled_first.grad_fn.next_functions[:1],
+                                     doubled_second.grad_fn.next_functions[:1])
     assert edge_first[1] == 0 and edge_second[1] == 1
-    assert edge_first[0] is edge_second[0] and edge_first[0].name().startswith("Split")
+    split = edge_first[0]
+    assert split is edge_second[0] and split.name().startswith("Split")
+    assert len(split.next_functions) == 1  # one output: edge number 1 is no output of this node
+    entered = []
+    split.register_prehook(lambda grads: entered.append(grads))
+    doubled_second.sum().backward()
+    (grads,) = entered
+    assert len(grads) == 2 and grads[0] is None and torch.equal(grads[1], torch.full((2,), 2.0))
     assert all(number == 0 for _, number in (x * 2).exp().grad_fn.next_functions)
 
 
