@@ -189,6 +189,8 @@ def cases(rng: random.Random) -> list[Case]:
     # for a few hundred nodes. Only a walk that visits each node once gets through it. A layer beside the
     # stack, on the side of the + that a walk takes last (last-in-first-out for loss11, in order for
     # loss12), is reached only by a walk that gets through the stack: a walk that gives up early misses it.
+    # other.weight's AccumulateGrad node is kept alive by loss12's graph and is not on loss11's: whether a
+    # tensor's node exists anywhere cannot stand in for the walk.
     # mid(x) joins the stack at block `joint`: both sides of that block's outer + lead into the blocks below,
     # and mid(x) sits beside them in the inner +, so a walk without a visited set, taking the parents in
     # order or reversed, goes through the 2^joint paths below before it; breadth first, it goes through the
@@ -264,6 +266,15 @@ def cases(rng: random.Random) -> list[Case]:
         Case(f"other.weight, in out(h) + other(x) with h from {depth} residual blocks",
              f"other.weight，在 out(h) + other(x) 里，h 来自 {depth} 个残差块", other.weight, loss12, "reached",
              beside),
+        Case(f"other.weight with loss11 (extra(x) + out(h), h from {depth} residual blocks)",
+             f"other.weight，损失用 loss11（extra(x) + out(h)，h 来自 {depth} 个残差块）", other.weight, loss11,
+             "not-reached",
+             ("loss12's graph holds an AccumulateGrad node for other.weight, but loss11's graph does not lead to it: "
+              "a node that exists somewhere is not a node on this loss's graph. Walk from loss.grad_fn along "
+              "next_functions, keeping a set of the nodes you have seen, until no unseen node is left",
+              "loss12 的图里有 other.weight 的 AccumulateGrad 节点，但 loss11 的图走不到它：节点存在于某张图里，"
+              "不等于在这个损失的图上。从 loss.grad_fn 沿 next_functions 往回走，用一个集合记下看过的节点，"
+              "一直走到没有没看过的节点为止")),
         Case("w2 with loss4, a loss it takes no part in (two reasons hold: the first one counts)",
              "w2，损失用与它无关的 loss4（两个原因都成立：按顺序取第一个）", w2, loss4, "not-a-leaf"),
         Case("second.weight with loss5 (its .grad is from loss4)", "second.weight，损失用 loss5（它的 .grad 来自 loss4）",
