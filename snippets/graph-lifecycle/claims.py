@@ -162,7 +162,9 @@ def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
     MulBackward0, ExpBackward0 and SumBackward0; backward through that node gives the eager
     gradient. A graph break in the middle of the function splits it into two such nodes. An output
     that is only a view of the input gets an ordinary ViewBackward0 leading to the input's
-    AccumulateGrad, while the other output of the same function hangs on CompiledFunctionBackward."""
+    AccumulateGrad, while the other output of the same function hangs on CompiledFunctionBackward.
+    An output that is only a view of another output (y.view(-1), y[0] of a returned y = x * 2) gets
+    an ordinary ViewBackward0 or SelectBackward0 whose edge leads to y's CompiledFunctionBackward."""
     def f(x):
         return (x * 3).exp().sum()
 
@@ -195,6 +197,15 @@ def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
     view, computed = torch.compile(lambda x: (x.view(2, 1), f(x)), backend="aot_eager")(x)
     assert [view.grad_fn.name(), computed.grad_fn.name()] == ["ViewBackward0", "CompiledFunctionBackward"]
     assert [node.name() for node, _ in view.grad_fn.next_functions] == ["torch::autograd::AccumulateGrad"]
+
+    def with_views_of_an_output(x):
+        y = x * 2
+        return y, y.view(-1), y[0]
+
+    y, flat, first = torch.compile(with_views_of_an_output, backend="aot_eager")(x.view(1, 2))
+    assert [y.grad_fn.name(), flat.grad_fn.name(), first.grad_fn.name()] == [
+        "CompiledFunctionBackward", "ViewBackward0", "SelectBackward0"]
+    assert [node for view in (flat, first) for node, _ in view.grad_fn.next_functions] == [y.grad_fn, y.grad_fn]
 
 
 def backward_frees_each_node_saved_tensors_once_that_node_has_run():
