@@ -263,8 +263,8 @@ def freeing_returns_memory_only_of_a_tensor_nothing_else_holds():
 def a_saved_tensor_lives_as_long_as_its_node_can_be_reached():
     """Without backward, a saved tensor (exp's output) lives as long as its node can be reached: from
     a tensor computed through it (a running total `total = total + loss` keeps every step's, until
-    the total goes; `total += loss.item()` keeps none beyond the last step's, held by the variable
-    loss), or from a grad_fn kept when no tensor is (the node itself, or the loss's). In a training
+    the total goes; `total += loss.item()`, a float, keeps neither nodes nor saved tensors beyond the
+    last step's, held by the variable loss), or from a grad_fn kept when no tensor is (the node itself, or the loss's). In a training
     loop, where each step's loss.backward() and optimizer step run, the running total keeps every
     step's node (ExpBackward0) but none of their saved tensors, which each backward freed."""
     w = torch.ones(2, requires_grad=True)
@@ -288,6 +288,7 @@ def a_saved_tensor_lives_as_long_as_its_node_can_be_reached():
         loss, alive = step()
         saved.append(alive)
         total += loss.item()
+    assert type(total) is float  # holds no node; and no backward ran, so the freed tensors' nodes went
     assert [alive() is not None for alive in saved] == [False, False, True]  # the last loss is still held
     del loss
     assert saved[-1]() is None
