@@ -564,7 +564,8 @@ def a_saved_storage_can_be_freed_during_forward_unless_the_hook_keeps_it():
         gc.collect()
         alive = [ref() is not None for ref in refs]  # `out` still holds the graph
         assert (not all(alive)) == freed, alive
-        del out, kept
+        del out
+        kept.clear()
 
 
 def freezing_a_linear_behind_a_gelu_or_silu_drops_its_input():
