@@ -84,6 +84,13 @@ class SecondHalf(nn.Module):
         return h[:, h.shape[1] // 2:]
 
 
+class FirstHalf(nn.Module):
+    """The first half of the features: a view that starts where its storage starts and stops short of its end."""
+
+    def forward(self, h):
+        return h[:, :h.shape[1] // 2]
+
+
 class DetachedOutput(nn.Module):
     """Hands back its input cut off from the graph, whose output then has no grad_fn to walk from.
     The judge keeps the graph itself (in `kept`) until the call has returned."""
@@ -328,10 +335,11 @@ def saved_bytes(solution, check):
                            "以 untyped_storage().data_ptr() 区分每块存储")
 
     torch.manual_seed(2)
-    # The first layer's output is saved only as a slice: a count that takes a view's bytes, not its
-    # storage's, comes out short. The ReLU's output, twice as large (so that no two errors cancel),
+    # The first layer's output is saved only as a slice that stops short of its storage's end: a count
+    # that takes a view's bytes, or the bytes up to the end of the furthest view, not its storage's,
+    # comes out short. The ReLU's output, twice as large (so that no two errors cancel),
     # is saved whole and as a slice: a count keyed by the view's own address counts it twice.
-    model = nn.Sequential(nn.Linear(16, 32), SecondHalf(), nn.Linear(16, 64), nn.ReLU(), SecondHalf(),
+    model = nn.Sequential(nn.Linear(16, 32), FirstHalf(), nn.Linear(16, 64), nn.ReLU(), SecondHalf(),
                           nn.Linear(32, 8))
     x = torch.randn(4, 16)
     truth = accounts(model, x)
@@ -346,11 +354,11 @@ def saved_bytes(solution, check):
                    expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
                              f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
                    found=(f"{found} bytes", f"{found} 字节"),
-                   hint_en="a slice such as h[:, 16:] starts inside h's storage: its own data_ptr() is not the storage's "
-                           "and numel() * element_size() is half of it. Key by t.untyped_storage().data_ptr() and "
+                   hint_en="a slice such as h[:, 16:] starts inside h's storage, so its own data_ptr() is not the storage's; "
+                           "h[:, :16] stops short of its end; the numel() * element_size() of either is half of it. Key by t.untyped_storage().data_ptr() and "
                            "add t.untyped_storage().nbytes()",
-                   hint_zh="像 h[:, 16:] 这样的切片从 h 的存储中间开始：它自己的 data_ptr() 不是存储的地址，"
-                           "numel() * element_size() 也只有存储的一半。以 t.untyped_storage().data_ptr() 为键，"
+                   hint_zh="像 h[:, 16:] 这样的切片从 h 的存储中间开始，它自己的 data_ptr() 不是存储的地址；"
+                           "h[:, :16] 则没到存储末尾就停了；两者的 numel() * element_size() 都只有存储的一半。以 t.untyped_storage().data_ptr() 为键，"
                            "加 t.untyped_storage().nbytes()")
 
     torch.manual_seed(3)
