@@ -845,11 +845,12 @@ def _scaler_worker(rank, store_path, results):
         dist.destroy_process_group()
 
 
-def gloo_process_group_waits_30_minutes_by_default():
+def gloo_process_group_timeout_is_30_minutes_by_default():
     """A gloo process group made without a timeout argument gets 30 minutes, torch.distributed's default,
     as its own timeout; made with timeout=2 s, it has 2 s, and that bounds both the meeting (a rank whose
     partner never comes raises within seconds) and an all-reduce (one the other rank never joins raises
-    within seconds)."""
+    within seconds). It does not show how long the meeting waits without a timeout argument (a store passed
+    in has a timeout of its own): the prose says only what the group's timeout is."""
     import time
 
     from torch.distributed import distributed_c10d
