@@ -356,16 +356,18 @@ def jacfwd_with_randomness_same_is_the_jacobian_of_one_mask():
 
 def batchnorm_raises_under_grad_while_its_buffers_are_captured():
     """A model with BatchNorm1d tracking running statistics, in training mode, raises inside torch.func.grad,
-    already without vmap, while its buffers are captured: the error names an in-place operation on a
-    captured tensor. With the buffers passed to functional_call, or without running statistics, grad works;
-    in eval() mode vmap(grad(...)) works."""
+    already without vmap, while its buffers are captured: the error names the in-place aten::add_ (the
+    increment of num_batches_tracked) on a captured tensor. With num_batches_tracked set to None, grad runs
+    and changes the captured running_mean and running_var. With the buffers passed to functional_call, or
+    without running statistics, grad works; in eval() mode vmap(grad(...)) works."""
     model = _small_model(nn.BatchNorm1d(4))
     params = {name: p.detach() for name, p in model.named_parameters()}
     x, y = torch.randn(5, 4), torch.randn(5, 1)
 
     def batch_loss(params, state=None):
         return ((functional_call(model, params if state is None else (params, state), (x,)) - y) ** 2).mean()
-    assert "in-place operation" in _raises(grad(batch_loss), params)
+    message = _raises(grad(batch_loss), params)
+    assert "in-place operation" in message and "aten::add_" in message, message
     per_sample = vmap(grad(_loss_of_one(model)), in_dims=(None, 0, 0))
     assert "in-place operation" in _raises(per_sample, params, x, y)
     buffers = {name: b.clone() for name, b in model.named_buffers()}
@@ -374,6 +376,13 @@ def batchnorm_raises_under_grad_while_its_buffers_are_captured():
     plain = {name: p.detach() for name, p in untracked.named_parameters()}
     found = grad(lambda p: ((functional_call(untracked, p, (x,)) - y) ** 2).mean())(plain)
     assert found["0.weight"].shape == (4, 4)
+    counterless = _small_model(nn.BatchNorm1d(4))
+    counterless[1].num_batches_tracked = None
+    stats = (counterless[1].running_mean.clone(), counterless[1].running_var.clone())
+    free = {name: p.detach() for name, p in counterless.named_parameters()}
+    grad(lambda p: ((functional_call(counterless, p, (x,)) - y) ** 2).mean())(free)
+    assert not torch.equal(stats[0], counterless[1].running_mean)
+    assert not torch.equal(stats[1], counterless[1].running_var)
     model.eval()
     assert per_sample(params, x, y)["0.weight"].shape == (5, 4, 4)
 
