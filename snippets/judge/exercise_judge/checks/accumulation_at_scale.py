@@ -19,13 +19,14 @@ class RecordingScaler(torch.amp.GradScaler):
     """A GradScaler("cpu") starting at `init_scale` that writes down every call the solution makes, the
     gradients' total norm each time unscale_ starts (so that a clip before it shows), whether unscale_
     found an inf or NaN, for each tensor scale() returned, the backward passes (numbered from 1 in
-    `passes`) that reached it, and, for each call of step, whether it was handed `optimizer`, the
-    solution's own."""
+    `passes`) that reached it, for each call of step, whether it was handed `optimizer`, the
+    solution's own, and for each call of update, the new_scale it was given."""
 
     def __init__(self, passes, optimizer, init_scale=SCALE):
         super().__init__("cpu", init_scale=init_scale)
         self.calls, self.norms_at_unscale, self.found_non_finite, self._in_step = [], [], False, False
         self.passes, self.reached, self.optimizer, self.stepped_own = passes, [], optimizer, []
+        self.new_scales = []
 
     def scale(self, outputs):
         self.calls.append("scale")
@@ -55,6 +56,7 @@ class RecordingScaler(torch.amp.GradScaler):
 
     def update(self, new_scale=None):
         self.calls.append("update")
+        self.new_scales.append(new_scale)
         return super().update(new_scale)
 
 
@@ -563,8 +565,8 @@ def grad_scaler_step(solution, check):
 
     _one_micro_batch_at_a_time(run, MICRO_BATCHES, SCALE)
 
-    check("when one micro-batch overflows float16, the step is skipped and the scale halves",
-          "有一个微批次在 float16 里溢出时，这一步被跳过，放大倍数减半")
+    check("when one micro-batch overflows float16, scaler.step skips the step and scaler.update() halves the scale",
+          "有一个微批次在 float16 里溢出时，scaler.step 跳过这一步，scaler.update() 把放大倍数减半")
     spoiled = x.clone()
     spoiled[ROWS:2 * ROWS] *= 1e4
     run = _run(solution, model, spoiled, y, max_norm=1e6)
@@ -588,4 +590,30 @@ def grad_scaler_step(solution, check):
                    found=(f"largest change {found.abs().max().item():.3g}, scale {scaler.get_scale():g}",
                           f"最大变化 {found.abs().max().item():.3g}，放大倍数 {scaler.get_scale():g}"),
                    hint_en=hint[0], hint_zh=hint[1])
+    # that outcome can be made by hand (a check of .grad, no scaler.step, the scale set): the skip must be
+    # scaler.step's, on the inf unscale_ found, and the halving update()'s own
+    method_calls = ["scale"] * MICRO_BATCHES + ["unscale_", "step", "update"]
+    if (scaler.calls != method_calls or not scaler.found_non_finite or scaler.new_scales != [None]
+            or run.inside_step or not all(scaler.stepped_own)):
+        given = ", ".join("no argument" if new is None else repr(new) for new in scaler.new_scales) or "no call"
+        given_zh = "、".join("不带参数" if new is None else f"传入 {new!r}" for new in scaler.new_scales) or "没有调用"
+        stepped = len(run.inside_step)
+        raise Fail("after the overflow, the step was not skipped by scaler.step and the scale not halved by "
+                   "scaler.update()",
+                   "溢出之后，跳过这一步的不是 scaler.step，把放大倍数减半的也不是 scaler.update()",
+                   expected=(f"scale × {MICRO_BATCHES}, unscale_ finding the inf, step with the optimizer passed in "
+                             f"and no optimizer.step(), update() with no argument",
+                             f"scale {MICRO_BATCHES} 次，unscale_ 发现 inf，step 用传进来的优化器且不调用 "
+                             f"optimizer.step()，不带参数的 update()"),
+                   found=(f"{_calls(scaler)}; unscale_ found inf or NaN: {'yes' if scaler.found_non_finite else 'no'}; "
+                          f"update() given {given}; optimizer.step() {times(stepped)}",
+                          f"{_calls(scaler)}；unscale_ 发现 inf 或 NaN：{'是' if scaler.found_non_finite else '否'}；"
+                          f"update()：{given_zh}；optimizer.step() {stepped} 次"),
+                   hint_en="call scaler.unscale_(optimizer), clip, scaler.step(optimizer) and scaler.update() on "
+                           "every batch, overflow or not: scaler.step skips optimizer.step() when unscale_ found an "
+                           "inf or NaN, and update() then halves the scale; checking .grad yourself does their work "
+                           "by hand",
+                   hint_zh="不管有没有溢出，每个批次都调用 scaler.unscale_(optimizer)、裁剪、scaler.step(optimizer) 和 "
+                           "scaler.update()：unscale_ 发现 inf 或 NaN 时，scaler.step 会跳过 optimizer.step()，"
+                           "之后 update() 把放大倍数减半；自己检查 .grad 来跳过，就是手工代替了它们")
     _one_micro_batch_at_a_time(run, MICRO_BATCHES, SCALE)
