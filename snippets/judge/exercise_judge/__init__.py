@@ -86,4 +86,13 @@ def judge(exercise_id: str, file: Union[str, Path], language: str = "en", timeou
         return refused(exercise_id, language, "unknown", id=exercise_id)
     if not file.is_file():
         return refused(exercise_id, language, "no-file", file=file)
-    return report(known, file, run(exercise_id, file, timeout, launch), language, timeout)
+    source = file.read_bytes()  # as the child loads it: the reader's code may rewrite the file later
+    ran = run(exercise_id, file, timeout, launch)
+    # An exercise may check once more here, in a process that never ran the reader's code (which, in the
+    # child, could rewrite the checks): `confirm(file, source)` returns None, or a failed check.
+    confirm = getattr(known.run, "confirm", None)
+    if confirm is not None and ran.checks and all(item["ok"] for item in ran.checks):
+        failed = confirm(file, source)
+        if failed is not None:
+            ran.checks.append(failed)
+    return report(known, file, ran, language, timeout)

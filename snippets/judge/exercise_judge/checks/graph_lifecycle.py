@@ -242,6 +242,18 @@ print("\n" + json.dumps(result))
 """
 
 
+def numbers_without_torch(file: Path, source: bytes) -> dict:
+    """What WITHOUT_TORCH prints for `source`, the reader's file: the two numbers, or "failed"."""
+    try:
+        printed = subprocess.run(
+            [sys.executable, "-I", "-B", "-c", WITHOUT_TORCH, str(file), json.dumps(sorted(STARTS_A_PROCESS))],
+            input=source, capture_output=True, cwd=file.parent, env=ENVIRONMENT,
+            timeout=30).stdout.decode("utf-8", errors="replace")
+        return json.loads(printed.rstrip().rsplit("\n", 1)[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError) as error:
+        return {"failed": {"step": "load", "error": f"{type(error).__name__}", "tried": []}}
+
+
 def refuse_torch(solution, answers: dict[str, float]) -> None:
     """Fail when the reader's numbers need torch, another process or another file: the same file in a
     new interpreter (WITHOUT_TORCH, with the environment from before the reader's file was loaded)
@@ -250,14 +262,7 @@ def refuse_torch(solution, answers: dict[str, float]) -> None:
     builtins or in a file."""
     file = Path(solution.__file__)
     refuse_torch_imports(file)
-    try:
-        printed = subprocess.run(
-            [sys.executable, "-I", "-B", "-c", WITHOUT_TORCH, str(file), json.dumps(sorted(STARTS_A_PROCESS))],
-            input=loaded_source(file), capture_output=True, cwd=file.parent, env=ENVIRONMENT,
-            timeout=30).stdout.decode("utf-8", errors="replace")
-        result = json.loads(printed.rstrip().rsplit("\n", 1)[-1])
-    except (subprocess.TimeoutExpired, ValueError, IndexError) as error:
-        result = {"failed": {"step": "load", "error": f"{type(error).__name__}", "tried": []}}
+    result = numbers_without_torch(file, loaded_source(file))
     failed = result.get("failed")
     if failed:
         where = "loading it" if failed["step"] == "load" else f"{failed['step']}()"
@@ -340,3 +345,36 @@ def predict_grad(solution, check):
 
 
 predict_grad.loading = watched_load  # exercise_judge.child loads the reader's file in it
+
+
+def confirm(file: Path, source: bytes) -> dict | None:
+    """Run by exercise_judge.judge in its own process, which never ran the reader's file, once the child
+    reported that every check held: loaded into the child, the file could have rewritten those checks
+    (`differs`, say). Here the file as the child loaded it (`source`) runs in WITHOUT_TORCH, and its two
+    numbers are compared with what the shown code, run here, leaves in w.grad. None when they agree;
+    otherwise the failed check, as the child reports one."""
+    result = numbers_without_torch(file, source)
+    real = {function: run_shown_code(function).grad.item() for function in SHOWN_CODE}
+    failed = result.get("failed")
+    if failed:
+        found = (failed["error"], failed["error"])
+    elif any(differs(result[function], value) for function, value in real.items()):
+        found = (", ".join(f"{function}(): {result[function]:g}" for function in real),
+                 "，".join(f"{function}()：{result[function]:g}" for function in real))
+    else:
+        return None
+    return {"check": {"en": "the judge's own process, which never ran your file, compares your numbers again",
+                      "zh": "评测自己的进程（它从没运行过你的文件）再比较一次你的数"},
+            "ok": False,
+            "text": {"en": "run again outside the process your file was loaded into, your file does not give what the "
+                           "shown code leaves in w.grad: the checks above ran in that process, where your file can "
+                           f"change them; {ON_PAPER[0]}",
+                     "zh": "在加载你文件的那个进程之外再运行一次，你的文件给出的数和这段代码留在 w.grad 里的值不同：上面的检查"
+                           f"是在那个进程里做的，你的文件在那里能改动它们；{ON_PAPER[1]}"},
+            "expected": {"en": KEPT_BACK[0], "zh": KEPT_BACK[1]},
+            "found": {"en": found[0], "zh": found[1]},
+            "hint": {"en": "leave the judge alone; return the number you predict, e.g. `return 2.5`",
+                     "zh": "别去改评测；直接返回你预测的数，比如 `return 2.5`"}}
+
+
+predict_grad.confirm = confirm  # exercise_judge.judge calls it in its own process
