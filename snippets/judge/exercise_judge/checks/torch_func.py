@@ -361,16 +361,35 @@ def per_sample_norms(solution, check):
 
         check(f"{call}: one backward pass for the whole batch, run by torch.func (grad under vmap)",
               f"{call}：整个批次只有一次反向传播，由 torch.func 完成（vmap 下的 grad）")
-        if len(passes) != 1 or passes[0].origin != "torch.func":
+        if len(passes) == 1 and passes[0].origin != "torch.func":
+            origin = passes[0].origin
+            functional = origin == "torch.autograd.functional"
+            raise Fail(f"the one backward pass was run by {origin}, not by torch.func (grad under vmap) ({loss_name})",
+                       f"唯一的一次反向传播由 {origin} 发起，而不是由 torch.func 完成（vmap 下的 grad）（{loss_name}）",
+                       expected=("1 × torch.autograd.grad (by torch.func)", "1 × torch.autograd.grad（由 torch.func 发起）"),
+                       found=counted(passes),
+                       hint_en="torch.autograd.functional.jacobian runs one backward pass per output, or one batched "
+                               "pass with vectorize=True; either way it differentiates the batch's vector of losses, "
+                               "not the loss of one sample under vmap: take vmap(grad(loss_of_one), in_dims=(None, 0, 0))"
+                       if functional else "torch.func.grad under vmap differentiates every sample's loss in one "
+                                          "batched backward pass: vmap(grad(loss_of_one), in_dims=(None, 0, 0))",
+                       hint_zh="torch.autograd.functional.jacobian 每个输出做一次反向传播，传 vectorize=True 时做一次"
+                               "批量的反向传播；无论哪种，它求导的都是整批的损失向量，而不是 vmap 下单个样本的损失："
+                               "改用 vmap(grad(loss_of_one), in_dims=(None, 0, 0))"
+                       if functional else "vmap 下的 torch.func.grad 用一次批量的反向传播求出每个样本损失的梯度："
+                                          "vmap(grad(loss_of_one), in_dims=(None, 0, 0))")
+        if len(passes) != 1:
             said = counted(passes) if passes else ("none", "没有")
             raise Fail(f"{len(passes)} backward passes where vmap(grad(...)) runs one, by torch.func ({loss_name})",
                        f"做了 {len(passes)} 次反向传播，而 vmap(grad(...)) 只做一次，由 torch.func 完成（{loss_name}）",
                        expected=("1 × torch.autograd.grad (by torch.func)", "1 × torch.autograd.grad（由 torch.func 发起）"),
                        found=said,
                        hint_en="torch.func.grad under vmap differentiates every sample's loss in one batched backward "
-                               "pass; a loop of backward passes, or torch.autograd.functional, runs one per sample",
-                       hint_zh="vmap 下的 torch.func.grad 用一次批量的反向传播求出每个样本损失的梯度；"
-                               "反向传播的循环或 torch.autograd.functional 每个样本都要做一次")
+                               "pass; a loop of backward passes runs one per sample, and so does "
+                               "torch.autograd.functional.jacobian without vectorize=True (one per output)",
+                       hint_zh="vmap 下的 torch.func.grad 用一次批量的反向传播求出每个样本损失的梯度；反向传播的循环"
+                               "每个样本做一次，不传 vectorize=True 的 torch.autograd.functional.jacobian 也一样"
+                               "（每个输出一次）")
 
         check(f"{call}: the model's one run sees one sample (vmap's view of the batch) and runs inside "
               "functional_call, with the parameters it passes",
