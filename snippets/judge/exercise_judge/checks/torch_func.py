@@ -497,8 +497,9 @@ def per_sample_norms(solution, check):
                        hint_zh="对 vmap 算出的损失向量取 jacrev，是把整批损失放在一起求导；应该对单个样本的损失取 grad，"
                                "再 vmap 它：vmap(grad(loss_of_one), in_dims=(None, 0, 0))")
 
-        check(f"{call}: grad (or vjp: reverse mode) differentiates the parameters passed to functional_call",
-              f"{call}：grad（或 vjp：反向模式）求导的正是传给 functional_call 的参数")
+        check(f"{call}: grad (or vjp: reverse mode) differentiates the parameters passed to functional_call, "
+              "and no other tensor",
+              f"{call}：grad（或 vjp：反向模式）求导的正是传给 functional_call 的参数，不对别的张量求导")
         # Each tensor swapped in must be one that torch.func's one pass differentiates (an input it hands the
         # engine) or a view of one: a tensor computed from what grad differentiates ("p + 0 * offset") is not.
         differentiated = inputs[0] if len(inputs) == 1 else ()
@@ -520,3 +521,26 @@ def per_sample_norms(solution, check):
                                "(xi[None],))",
                        hint_zh="把参数字典作为 grad 求导的那个参数传进去（默认是第一个，除非用 argnums 另选），"
                                "再用 functional_call(model, params, (xi[None],)) 运行模型")
+        # And torch.func's one pass differentiates nothing else: each of its inputs is a tensor swapped in or the
+        # tensor one is a view of, and they hold as many elements as the parameters. Zero offsets differentiated
+        # beside the parameters (argnums=(0, 1)), or packed into one flat tensor with them, would give the norms
+        # from the offsets' gradients, the parameters' computed and thrown away.
+        swapped = [t for runs in seen.values() for r in runs for pair in r.swapped.values() for t in pair
+                   if t is not None]
+        extra = [i for i in differentiated if not any(i is t for t in swapped)]
+        elements = sum(i.numel() for i in differentiated)
+        parameters = sum(p.numel() for p in model.parameters())
+        if extra or elements != parameters:
+            shapes = ", ".join(str(list(i.shape)) for i in (extra or differentiated))
+            raise Fail(f"grad differentiates more than the parameters passed to functional_call ({loss_name}): "
+                       "the norms may come from the gradients of the rest",
+                       f"grad 求导的不只是传给 functional_call 的参数（{loss_name}）：范数可能来自对其余部分求的梯度",
+                       expected=(f"the parameters and nothing else: {parameters} elements",
+                                 f"只有模型参数：{parameters} 个元素"),
+                       found=(f"{len(extra)} other tensors ({shapes})" if extra else
+                              f"{elements} elements, in tensors of shapes {shapes}",
+                              f"另外 {len(extra)} 个张量（{shapes}）" if extra else
+                              f"{elements} 个元素，张量形状为 {shapes}"),
+                       hint_en="differentiate only the dict of parameters (grad's default argnums=0) and compute the "
+                               "norms from the gradients grad returns for them",
+                       hint_zh="只对参数字典求导（grad 默认的 argnums=0），范数要从 grad 对它们返回的梯度算出来")
