@@ -217,6 +217,31 @@ def copied_saved_tensors(calls: list[Call], nodes: list) -> list[str]:
     return sorted(set(found))
 
 
+def hooked_saved_tensors(nodes: list) -> list[str]:
+    """Saved tensors of the nodes that a saved-tensor hook packed, however the hook was installed: torch lets hooks
+    be set once per saved tensor, so registering a pair of our own on each `_raw_saved_*` raises "... hooks have
+    already been set" exactly for those. Call it after backward with retain_graph=True (our hooks are then never
+    unpacked); the pack hook keeps a detached tensor, so an output saved by its own node makes no reference cycle."""
+    found = []
+    for node in nodes:
+        for name in dir(node):
+            if not name.startswith("_raw_saved_"):
+                continue
+            try:
+                raw = getattr(node, name)
+            except RuntimeError:
+                continue
+            for saved in (raw if isinstance(raw, (list, tuple)) else [raw]):
+                if not isinstance(saved, torch._C._autograd.SavedTensor):
+                    continue
+                try:
+                    saved.register_hooks(lambda t: t.detach(), lambda t: t)
+                except RuntimeError as error:
+                    if "already been set" in str(error):
+                        found.append(f"{type(node).__name__}.{name.removeprefix('_raw')}")
+    return sorted(set(found))
+
+
 def saved_tensors_of(node) -> dict:
     """The saved tensors (not numbers) of node, by attribute name, as reading `_saved_*` gives them."""
     found = {}
@@ -454,10 +479,11 @@ def check_one(solution, check, seed: int, length: int):
         handles.append(node.register_prehook(
             lambda grad_outputs, node=node: reached.update({node: grad_outputs[0]})))
     try:
-        out.backward()
+        out.backward(retain_graph=True)  # kept for hooked_saved_tensors, which asks what was saved and how
     finally:
         for handle in handles:
             handle.remove()
+    hooked = hooked_saved_tensors(nodes)
     with torch.no_grad():
         a_value = 2 * x.detach()
         gradients = {"c": a_value.sigmoid() + 1, "s": a_value * q.detach() + 1, "a": torch.ones_like(a_value)}
@@ -500,7 +526,7 @@ def check_one(solution, check, seed: int, length: int):
     hint = ("remove the hook, keep every edit that breaks nothing in place, and write the ones that change a saved "
             "tensor out of place (or apply them to a clone)",
             "去掉钩子；不会出事的修改照旧原地做，改到被保存张量的那几处写成非原地的（或者改在 clone 上）")
-    if hooks.entered or unchecked:
+    if hooks.entered or unchecked or hooked:
         raise Fail("forward ran under saved-tensor hooks: they switch the version check off, which hides a "
                    "breaking edit instead of fixing it",
                    "forward 是在保存张量钩子里运行的：钩子关掉了版本检查，只会把出事的修改藏起来，而不是修好它",
@@ -509,9 +535,11 @@ def check_one(solution, check, seed: int, length: int):
                              "计算外面不套 saved_tensors_hooks、save_on_cpu，也不用 torch._C 压入钩子，"
                              "让反向传播检查每个保存张量的版本计数器"),
                    found=(", ".join(hooks.entered) if hooks.entered else
-                          "the version check was off during: " + ", ".join(unchecked),
+                          "the version check was off during: " + ", ".join(unchecked) if unchecked else
+                          "saved tensors packed by a hook: " + ", ".join(hooked),
                           "、".join(hooks.entered) if hooks.entered else
-                          "这些调用运行时版本检查是关着的：" + "、".join(unchecked)),
+                          "这些调用运行时版本检查是关着的：" + "、".join(unchecked) if unchecked else
+                          "被钩子打包的保存张量：" + "、".join(hooked)),
                    hint_en=hint[0], hint_zh=hint[1])
     if edited:
         raise Fail("a tensor that a node had saved for backward changed after it was saved (in place, through "
