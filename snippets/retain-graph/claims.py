@@ -412,6 +412,51 @@ def a_fused_step_or_a_data_update_leaves_the_version_and_the_kept_graph_runs():
         assert not all(torch.allclose(p, q) for p, q in zip(kept, new)), (name, options)
 
 
+def _under(context, model, x):
+    with context:
+        return model(x)
+
+
+def saved_tensor_hooks_or_checkpointing_let_a_kept_graph_run_after_a_default_step():
+    """Backward does not check the version of a tensor saved through saved-tensor hooks, and
+    activation checkpointing recomputes the region's tensors instead of keeping them: with the
+    forward under saved_tensors_hooks (identity ones, or save_on_cpu) or under checkpoint (reentrant
+    or not), a default SGD, Adam or AdamW step gives the weight a new version and the kept graph
+    still runs with no error, its gradient neither the one at the old weights nor the one at the new
+    ones; without them, it raises."""
+    from torch.utils.checkpoint import checkpoint
+
+    (x, y), = _batches(1, rows=16)
+    forwards = {
+        "plain": lambda model: model(x),
+        "saved_tensors_hooks": lambda model: _under(torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t),
+                                                    model, x),
+        "save_on_cpu": lambda model: _under(torch.autograd.graph.save_on_cpu(), model, x),
+        "checkpoint": lambda model: checkpoint(model, x, use_reentrant=False),
+        "reentrant checkpoint": lambda model: checkpoint(model, x.clone().requires_grad_(), use_reentrant=True),
+    }
+    for name, _ in VERSIONED[::2]:
+        for how, forward in forwards.items():
+            model = _two_layers()
+            loss = F.mse_loss(forward(model), y)
+            loss.backward(retain_graph=True)
+            old = [p.grad.clone() for p in model.parameters()]
+            version = model[2].weight._version
+            getattr(torch.optim, name)(model.parameters(), lr=0.1).step()
+            assert model[2].weight._version > version, (name, how)
+            model.zero_grad()
+            if how == "plain":
+                _raises(loss.backward, "modified by an inplace operation")
+                continue
+            loss.backward()  # no error
+            kept = [p.grad.clone() for p in model.parameters()]
+            model.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            new = [p.grad for p in model.parameters()]
+            assert not all(torch.allclose(p, q) for p, q in zip(kept, old)), (name, how)
+            assert not all(torch.allclose(p, q) for p, q in zip(kept, new)), (name, how)
+
+
 def a_second_forward_changes_the_gradient_through_dropout_not_through_batch_norm():
     """On the same batch in training mode, a recomputed forward through dropout gives another gradient
     than the kept graph (a new mask); through batch norm alone it gives the same gradient, bit for bit
