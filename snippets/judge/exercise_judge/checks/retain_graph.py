@@ -389,6 +389,13 @@ class _Results(TorchCalls):
         return super().__exit__(*exc)
 
 
+def _records(args, kwargs) -> bool:
+    """Whether autograd records an aten operation with these arguments on a graph: grad mode is on and
+    an argument requires grad."""
+    return torch.is_grad_enabled() and any(isinstance(value, torch.Tensor) and value.requires_grad
+                                           for value in tree_flatten((args, kwargs or {}))[0])
+
+
 class _Recording(TorchDispatchMode):
     """Below the Python layer, where TorchScript and torch._C.DisableTorchFunction() do not reach: the
     name of every aten operation run while grad mode is on with an argument that requires grad, which
@@ -399,10 +406,25 @@ class _Recording(TorchDispatchMode):
         self.recorded: list[str] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if torch.is_grad_enabled() and any(isinstance(value, torch.Tensor) and value.requires_grad
-                                           for value in tree_flatten((args, kwargs or {}))[0]):
+        if _records(args, kwargs):
             self.recorded.append(func.overloadpacket.__name__)
         return func(*args, **(kwargs or {}))
+
+
+class _Watched(nn.Parameter):
+    """A parameter whose class sees, at the dispatcher, every aten operation run on it, in any thread
+    (a dispatch mode and grad mode are per thread, a class is not): while `recorded` is a list, the
+    name of each one that autograd records on a graph."""
+
+    recorded: list[str] | None = None
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        recorded = cls.recorded
+        if recorded is not None and _records(args, kwargs):
+            recorded.append(func.overloadpacket.__name__)
+        with torch._C._DisableTorchDispatch():  # run the operation itself on the same tensors
+            return func(*args, **(kwargs or {}))
 
 
 class _Evaluation:
@@ -410,7 +432,8 @@ class _Evaluation:
     backward (through the judge's saved_tensors_hooks), the torch calls whose result has a grad_fn,
     and the mode of the batch norm and of the dropout at each of their forwards. Those observers are
     thread-local; a forward hook on every module runs in whichever thread calls it, and notes each
-    module whose output has a grad_fn."""
+    module whose output has a grad_fn, and the model's parameters are _Watched ones, which note each
+    operation recorded on them in any thread, however the module was called."""
 
     def __init__(self, solution, number, seed):
         self.said = (f"classifier {number}", f"分类器 {number}")
@@ -418,6 +441,10 @@ class _Evaluation:
         self.model.train()  # a training loop calls evaluate between epochs
         self.expected, self.batch_mean = _accuracies(self.model, self.batches)
         self.saved, self.norm_modes, self.dropout_modes, self.model_calls, self.graphed = [], [], [], [], []
+        for module in self.model.modules():
+            for name, parameter in list(module._parameters.items()):
+                module._parameters[name] = _Watched(parameter.detach(), requires_grad=parameter.requires_grad)
+        anywhere = _Watched.recorded = []
 
         def pack(tensor):
             self.saved.append(tuple(tensor.shape))
@@ -449,6 +476,7 @@ class _Evaluation:
                     torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
                 self.found = solution.evaluate(self.model, self.batches)
         finally:
+            _Watched.recorded = None
             for hook in hooks:
                 hook.remove()
             # What evaluate left for the next epoch; then grad mode as it was, for the judge's next run.
@@ -456,6 +484,7 @@ class _Evaluation:
             torch.set_grad_enabled(grad_mode)
         self.frozen = [name for name, p in self.model.named_parameters() if not p.requires_grad]
         self.passes, self.recorded, self.below = list(passes), results.recorded, below.recorded
+        self.anywhere = anywhere
 
 
 def _returns_an_accuracy(run):
@@ -542,6 +571,20 @@ def _nothing_recorded(run):
                    hint_en="grad mode is per thread: a `with torch.no_grad():` in the caller does not reach a worker "
                            "thread; run the loop in evaluate's own thread, under `with torch.no_grad():`",
                    hint_zh="梯度模式是按线程算的：调用方的 `with torch.no_grad():` 管不到工作线程；"
+                           "就在 evaluate 自己的线程里跑循环，放进 `with torch.no_grad():`")
+    if run.anywhere:
+        names = ", ".join(sorted(set(run.anywhere)))
+        raise Fail(*_in(run.said, (f"{len(run.anywhere)} aten operations on the model's parameters ran with grad mode "
+                                   f"on ({names}): a graph was recorded where the judge's other grad-mode observers "
+                                   "do not reach, which are thread-local (a worker thread?)",
+                                   f"模型参数上有 {len(run.anywhere)} 次 aten 运算是在梯度模式开着时运行的（{names}）："
+                                   "在评测其他观察梯度模式的手段够不到的地方记录了计算图，这些手段只管当前线程"
+                                   "（用了工作线程？）")),
+                   expected=("no operation on a parameter recorded on a graph", "参数上没有运算被记录到计算图上"),
+                   found=(f"{len(run.anywhere)} recorded", f"记录了 {len(run.anywhere)} 次"),
+                   hint_en="grad mode is per thread, and calling a layer's forward() skips its hooks, not the "
+                           "recording: run the loop in evaluate's own thread, under `with torch.no_grad():`",
+                   hint_zh="梯度模式是按线程算的，直接调用某一层的 forward() 绕过的是它的钩子，不是记录："
                            "就在 evaluate 自己的线程里跑循环，放进 `with torch.no_grad():`")
 
 
@@ -653,10 +696,12 @@ def eval_accuracy(solution, check):
             ("no tensor was saved for backward while evaluate ran",
              "evaluate 运行期间，没有任何张量被保存给反向传播", _nothing_saved),
             ("no torch operation returned a tensor with a grad_fn, and, at the dispatcher, none ran with grad mode "
-             "on and an argument that requires grad, whatever hooks were active; no call of the model's modules, "
-             "in any thread, returned a tensor with a grad_fn",
+             "on and an argument that requires grad, whatever hooks were active; in any thread, no call of the "
+             "model's modules returned a tensor with a grad_fn, and no operation on its parameters ran with grad "
+             "mode on",
              "没有任何一次 torch 运算返回带 grad_fn 的张量；在 dispatcher 上看，也没有运算在梯度模式开着时"
-             "处理要求梯度的张量，不论当时有什么钩子；模型的模块不论在哪个线程里被调用，都没有返回带 grad_fn 的张量",
+             "处理要求梯度的张量，不论当时有什么钩子；不论在哪个线程里，模型的模块都没有返回带 grad_fn 的张量，"
+             "模型参数上的运算也都没有在梯度模式开着时运行",
              _nothing_recorded),
             ("every forward ran in eval mode (dropout off, batch norm on its running statistics)",
              "每次前向都在 eval 模式下进行（dropout 关闭，batch norm 用累计的统计量）", _eval_mode),
