@@ -147,10 +147,11 @@ def a_hook_on_an_intermediate_dies_with_it():
 
 def a_tensor_hook_fires_once_per_backward_of_a_parameter_used_twice():
     """A parameter used twice in one forward calls its hook once per backward pass, with the summed
-    gradient; with each use inside its own reentrant checkpoint, each part runs a backward pass of its
-    own and the hook is called once per part (a non-reentrant checkpoint still calls it once); when no
-    input of a reentrant checkpoint requires grad, no gradient reaches the parameter: the hook is not called
-    and .grad stays None."""
+    gradient; with each use inside its own reentrant checkpoint that uses the parameter without taking it
+    as an input, each part runs a backward pass of its own and the hook is called once per part (a
+    non-reentrant checkpoint still calls it once); when no input of a reentrant checkpoint requires grad,
+    no gradient reaches the parameter: the hook is not called and .grad stays None. A parameter passed
+    to each reentrant checkpoint as an input calls its hook once, with the sum of the parts."""
     w = nn.Parameter(torch.tensor([1.0]))
     seen = []
     w.register_hook(lambda grad: seen.append(grad.item()))
@@ -171,6 +172,12 @@ def a_tensor_hook_fires_once_per_backward_of_a_parameter_used_twice():
         y = (checkpoint(lambda t: t * w * 3, x, use_reentrant=True)
              + checkpoint(lambda t: t * w * 5, x, use_reentrant=True))
     assert not y.requires_grad and seen == [] and w.grad is None, (y.requires_grad, seen, w.grad)
+    for x in (torch.ones(1, requires_grad=True), torch.ones(1)):
+        seen.clear()
+        y = (checkpoint(lambda t, v: t * v * 3, x, w, use_reentrant=True)
+             + checkpoint(lambda t, v: t * v * 5, x, w, use_reentrant=True))
+        y.sum().backward()
+        assert seen == [8.0], (x.requires_grad, seen)
 
 
 def a_hook_on_a_node_lives_as_long_as_the_node():
@@ -350,8 +357,9 @@ def a_forward_pre_hook_that_returns_a_tensor_replaces_the_input():
 
 def an_optimizer_in_backward_steps_at_every_backward():
     """With the optimizer stepped in a post-accumulate hook, every backward() is a step: two
-    micro-batches give two updates, not one, and .grad never holds their sum. A parameter used in two
-    reentrant checkpoints is stepped twice in one backward, the first time on one part's gradient."""
+    micro-batches give two updates, not one, and .grad never holds their sum. A parameter used inside two
+    reentrant checkpoints, not passed to them as an input, is stepped twice in one backward, the first
+    time on one part's gradient; passed to each as an input, it is stepped once, on the sum."""
     p = nn.Parameter(torch.zeros(1))
     optimizer = torch.optim.SGD([p], lr=1.0)
     seen = []
@@ -374,6 +382,14 @@ def an_optimizer_in_backward_steps_at_every_backward():
          + checkpoint(lambda t: t * (w + 1) * 5, x, use_reentrant=True))
     y.sum().backward()
     assert sorted(seen) == [3.0, 5.0] and w.item() == -8.0 and w.grad is None, (seen, w.item())
+    w = nn.Parameter(torch.zeros(1))
+    optimizer = torch.optim.SGD([w], lr=1.0)
+    seen.clear()
+    w.register_post_accumulate_grad_hook(step)
+    y = (checkpoint(lambda t, v: t * (v + 1) * 3, x, w, use_reentrant=True)
+         + checkpoint(lambda t, v: t * (v + 1) * 5, x, w, use_reentrant=True))
+    y.sum().backward()
+    assert seen == [8.0] and w.item() == -8.0 and w.grad is None, (seen, w.item())
 
 
 def hooks_on_one_tensor_run_in_the_order_they_were_registered():
