@@ -164,7 +164,10 @@ def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
     that is only a view of the input gets an ordinary ViewBackward0 leading to the input's
     AccumulateGrad, while the other output of the same function hangs on CompiledFunctionBackward.
     An output that is only a view of another output (y.view(-1), y[0] of a returned y = x * 2) gets
-    an ordinary ViewBackward0 or SelectBackward0 whose edge leads to y's CompiledFunctionBackward."""
+    an ordinary ViewBackward0 or SelectBackward0 whose edge leads to y's CompiledFunctionBackward. An
+    input that the function modifies in place and returns (a compiled nn.ReLU(inplace=True) on x * 1)
+    comes back as the same tensor, hanging on CopyBackwards, one of whose edges leads to a
+    CompiledFunctionBackward."""
     def f(x):
         return (x * 3).exp().sum()
 
@@ -202,10 +205,16 @@ def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
         y = x * 2
         return y, y.view(-1), y[0]
 
-    y, flat, first = torch.compile(with_views_of_an_output, backend="aot_eager")(x.view(1, 2))
+    h = x * 1
+    with warnings.catch_warnings():  # dynamo reads .grad of each input, a non-leaf in both calls
+        warnings.simplefilter("ignore", UserWarning)
+        y, flat, first = torch.compile(with_views_of_an_output, backend="aot_eager")(x.view(1, 2))
+        out = torch.compile(nn.ReLU(inplace=True), backend="aot_eager")(h)
     assert [y.grad_fn.name(), flat.grad_fn.name(), first.grad_fn.name()] == [
         "CompiledFunctionBackward", "ViewBackward0", "SelectBackward0"]
     assert [node for view in (flat, first) for node, _ in view.grad_fn.next_functions] == [y.grad_fn, y.grad_fn]
+    assert out is h and out.grad_fn.name() == "torch::autograd::CopyBackwards"
+    assert "CompiledFunctionBackward" in [node.name() for node, _ in out.grad_fn.next_functions]
 
 
 def backward_frees_each_node_saved_tensors_once_that_node_has_run():
