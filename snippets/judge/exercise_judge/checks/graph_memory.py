@@ -123,12 +123,34 @@ class SavesOutOfSight(nn.Module):
 
 class GradientInside(nn.Module):
     """Takes a gradient during its own forward, as a gradient penalty does: tanh saves its output,
-    and torch.autograd.grad runs tanh's node, which frees that output before forward returns. pack
-    received it, but no node holds it any more, and its address is free for a later tensor."""
+    and torch.autograd.grad runs tanh's node, which frees that output before forward returns unless
+    the pack hook keeps it. pack received it, but no node holds it any more, and its address is free
+    for a later tensor. Notes a weak reference to each tanh output's storage in `noted`, for StillAllocated."""
+
+    def __init__(self, noted):
+        super().__init__()
+        self.noted = noted
+
+    def note(self, y):
+        self.noted.append(weakref.ref(y.untyped_storage()))
+        return y
 
     def forward(self, h):
-        (slope,) = torch.autograd.grad(torch.tanh(h).sum(), h)
+        (slope,) = torch.autograd.grad(self.note(torch.tanh(h)).sum(), h)
         return h * slope
+
+
+class StillAllocated(nn.Module):
+    """Last in the model, so still during forward: records how many of the storages in `noted` are
+    still allocated. Only a pack hook that keeps what it received keeps them."""
+
+    def __init__(self, noted):
+        super().__init__()
+        self.noted, self.alive = noted, []
+
+    def forward(self, h):
+        self.alive.append(sum(ref() is not None for ref in self.noted))
+        return h
 
 
 class OwnHooks(nn.Module):
@@ -419,14 +441,35 @@ def saved_bytes(solution, check):
                            "而 pack 从没收到过它")
 
     torch.manual_seed(4)
-    # Large enough that the allocator hands a freed tanh output's address to a later tensor: a count
-    # keyed by address that keeps nothing alive meanwhile takes two storages for one.
-    model = nn.Sequential(nn.Linear(16, 64), GradientInside(), nn.Linear(64, 64), GradientInside(), nn.Linear(64, 8))
+    # Large enough that the allocator may hand a freed tanh output's address to a later tensor: a count
+    # keyed by address that keeps nothing alive meanwhile takes two storages for one. Whether it does
+    # depends on the allocator, so StillAllocated also looks, during forward, at what pack received.
+    noted = []
+    probe = StillAllocated(noted)
+    model = nn.Sequential(nn.Linear(16, 64), GradientInside(noted), nn.Linear(64, 64), GradientInside(noted),
+                          nn.Linear(64, 8), probe)
     x = torch.randn(256, 16)
     truth = accounts(model, x)
+    noted.clear()
+    probe.alive.clear()
     check(f"saved_bytes on a model that takes a gradient during its forward: {truth['storages']} distinct storages",
           f"换一个在前向里自己求梯度的模型调用 saved_bytes：{truth['storages']} 块不同的存储")
     found = as_bytes(solution.saved_bytes(model, x))
+    keep_en = ("count in pack, and keep what it receives (t.detach() in a list) until the forward has returned, so "
+               "that no storage is freed and its address reused while you count; then let the list go")
+    keep_zh = ("在 pack 里计数，并把收到的张量（t.detach() 放进一个列表）留到前向返回为止，"
+               "免得数的过程中有存储被释放、地址被重用；数完再把列表丢掉")
+    if probe.alive and probe.alive[0] < len(noted):
+        freed = len(noted) - probe.alive[0]
+        raise Fail(f"for a model that takes a gradient during its forward, {freed} of the {len(noted)} storages "
+                   "tanh saved were freed before forward returned: that gradient frees them, and your pack did not "
+                   "keep what it received, so a later tensor may be given their addresses while you count",
+                   f"对一个在前向里自己求梯度的模型，tanh 保存的 {len(noted)} 块存储里，有 {freed} 块在前向返回之前"
+                   "就释放了：这次求梯度释放了它们，你的 pack 又没有留住收到的张量，数的过程中它们的地址就可能分给后来的张量",
+                   expected=(f"the {len(noted)} storages still allocated when the model's last module runs",
+                             f"模型最后一个模块运行时，这 {len(noted)} 块存储都还没有释放"),
+                   found=(f"{freed} of {len(noted)} freed", f"{len(noted)} 块里有 {freed} 块已释放"),
+                   hint_en=keep_en, hint_zh=keep_zh)
     if found != truth["bytes"]:
         raise Fail(f"for a model that takes a gradient during its forward the bytes are {found}, not {truth['bytes']}: "
                    "that gradient frees what tanh saved while forward is still running, so no node holds it "
@@ -436,11 +479,7 @@ def saved_bytes(solution, check):
                    expected=(f"{truth['bytes']} bytes in {truth['storages']} storages",
                              f"{truth['storages']} 块存储共 {truth['bytes']} 字节"),
                    found=(f"{found} bytes", f"{found} 字节"),
-                   hint_en="count in pack, and keep what it receives (t.detach() in a list) until the forward has "
-                           "returned, so that no storage is freed and its address reused while you count; then let "
-                           "the list go",
-                   hint_zh="在 pack 里计数，并把收到的张量（t.detach() 放进一个列表）留到前向返回为止，"
-                           "免得数的过程中有存储被释放、地址被重用；数完再把列表丢掉")
+                   hint_en=keep_en, hint_zh=keep_zh)
 
     torch.manual_seed(5)
     # The graph and pack disagree both ways: tanh's node holds a storage pack never receives, and pack
