@@ -56,8 +56,9 @@ def _alive(refs):
 
 def create_graph_memory_lives_with_the_derivative_and_the_output():
     """After grad(create_graph=True), the derivative's graph keeps its saved tensors while the
-    derivative lives: a detached copy alone frees nothing, and keeping only the copy (the original
-    deleted) frees them; differentiating the derivative (no retain_graph) frees them too. The forward
+    derivative, or a tensor computed from it with a grad_fn (its norm), lives: with only the norm kept
+    all stay, with the norm gone too none does; a detached copy alone frees nothing, and keeping only
+    the copy (the original deleted) frees them; differentiating the derivative (no retain_graph) frees them too. The forward
     graph's saved tensors stay while the output (or the derivative's graph) refers to them, so
     detaching the derivative does not free them. Differentiating the derivative with create_graph=True
     (so retain_graph=True) frees nothing; differentiating it without create_graph, a backward pass
@@ -71,6 +72,13 @@ def create_graph_memory_lives_with_the_derivative_and_the_output():
     del f
     assert _alive(forward) == 0
     assert kept.shape == (100,)
+
+    x, f, derivative, forward, backward = _saved_tensor_refs()
+    logged = derivative.norm()
+    del derivative
+    assert _alive(backward) == len(backward)  # the norm's graph goes through the derivative's
+    del logged
+    assert _alive(backward) == 0
 
     x, f, derivative, forward, backward = _saved_tensor_refs()
     del f
