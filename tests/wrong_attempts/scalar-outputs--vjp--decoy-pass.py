@@ -1,4 +1,4 @@
-# expect: it stayed vᵀJ when the gradient reaching the tensor f received was changed to u
+# expect: the graph's nodes were run outside the pass
 # Builds J row by row by calling the graph's nodes directly (no engine pass), then runs one
 # backward(v) only to satisfy the counters, and returns v @ J: J is built, the pass is a decoy.
 import torch

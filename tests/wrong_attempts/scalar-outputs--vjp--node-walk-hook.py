@@ -1,4 +1,4 @@
-# expect: it stayed vᵀJ when the gradient reaching the tensor f received was changed to u
+# expect: the graph's nodes were run outside the pass
 # Builds J from the graph's nodes called directly (no engine pass, no f call), reads with a hook of
 # its own, registered after the judge's, the gradient that reaches f's output in one backward(v),
 # and returns that gradient @ J: it follows a swap at f's output, not one at the tensor f receives.

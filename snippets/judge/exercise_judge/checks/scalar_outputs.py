@@ -75,13 +75,17 @@ def show(t):
 @dataclass
 class Seen:
     """What one call of vjp did: how often it called f, what reached f's output in the backward
-    passes (show(grad), "v", or None for a batch of gradients at once), and the passes themselves.
+    passes (show(grad), "v", or None for a batch of gradients at once), the passes themselves, and
+    how many tensors f saved for backward and how many times they were read back (one pass reads
+    each once; a node of the graph called directly reads its own again).
     `swap`, if set, replaces the gradient that reaches the tensor f received: the pass then brings
     swap to the leaf, whatever J is."""
     calls: int = 0
     arrived: list = field(default_factory=list)
     passes: list = field(default_factory=list)
     swap: torch.Tensor | None = None
+    saved: int = 0
+    read: int = 0
 
 
 def batched(grad):
@@ -92,10 +96,12 @@ def batched(grad):
 
 
 def watched(f, v, seen):
-    """f, recording in `seen`, by a hook on its output, each gradient that reaches it, and, if seen.swap
-    is set, replacing by it the gradient that reaches the tensor f receives (f counts its own calls).
-    A gradient computed any other way than by the engine's pass to that tensor (J from the graph's
-    nodes, which tensor hooks do not see; a table) then no longer fits."""
+    """f, recording in `seen`, by a hook on its output, each gradient that reaches it, and, by
+    saved-tensor hooks, each tensor f saves and each reading of one; and, if seen.swap is set, replacing
+    by it the gradient that reaches the tensor f receives (f counts its own calls). A gradient computed
+    any other way than by the engine's pass to that tensor (J from the graph's nodes, which tensor
+    hooks do not see; a table) then no longer fits. That tensor gets a hook in every call, one that
+    changes nothing unless seen.swap is set, so that the hook's presence does not tell the swap."""
     def arrival(grad):
         if batched(grad):  # is_grads_batched and vmap send a batch of gradients
             seen.arrived.append(None)
@@ -104,10 +110,19 @@ def watched(f, v, seen):
         seen.arrived.append("v" if grad.shape == v.shape and torch.allclose(grad.to(v.dtype), v) else show(grad))
         return None
 
+    def pack(tensor):
+        seen.saved += 1
+        return tensor
+
+    def unpack(tensor):
+        seen.read += 1
+        return tensor
+
     def f_seen(t):
-        if seen.swap is not None and isinstance(t, torch.Tensor) and t.requires_grad:
-            t.register_hook(lambda grad: seen.swap.to(grad.dtype))
-        out = f(t)
+        if isinstance(t, torch.Tensor) and t.requires_grad:
+            t.register_hook(lambda grad: None if seen.swap is None else seen.swap.to(grad.dtype))
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            out = f(t)
         if isinstance(out, torch.Tensor) and out.requires_grad:
             out.register_hook(arrival)
         return out
@@ -235,7 +250,8 @@ def require_untouched(x, before, call):
 
 def require_method(seen, call, solution):
     """Fail unless this call of vjp called f once and ran one backward pass of its own, through which
-    exactly one gradient reached f's output, and that gradient was v."""
+    exactly one gradient reached f's output, and that gradient was v; and the tensors f saved were read
+    no more often than that one pass reads them (once each)."""
     if seen.calls != 1:
         n = seen.calls
         raise Fail(f"{call} called f {times(n)}: one forward and one backward(v) are enough; building J column "
@@ -265,6 +281,17 @@ def require_method(seen, call, solution):
                    hint_en="one backward per output row builds J. f(leaf).backward(v) gives vᵀJ directly",
                    hint_zh="每个输出调用一次 backward()、得到 J 的一行，就是在构造 J。f(leaf).backward(v) 直接给出 vᵀJ")
     if seen.arrived == ["v"]:
+        if seen.read > seen.saved:
+            raise Fail(f"in {call}, the tensors f saved for backward were read {seen.read} times, while one backward "
+                       f"pass reads each of the {seen.saved} once: the graph's nodes were run outside the pass, "
+                       "as building J from them does",
+                       f"{call} 里 f 为反向传播保存的张量被读取了 {seen.read} 次，而一次反向传播只把这 {seen.saved} 个"
+                       "各读一次：计算图的节点在反向传播之外被调用过，从节点构造 J 就是这样",
+                       expected=(f"{seen.saved} readings", f"读取 {seen.saved} 次"),
+                       found=(f"{seen.read} readings", f"读取 {seen.read} 次"),
+                       hint_en="do not call the graph's nodes (grad_fn) yourself: return the .grad that "
+                               "f(leaf).backward(v) leaves on your leaf",
+                       hint_zh="不要自己调用计算图的节点（grad_fn）：返回 f(leaf).backward(v) 在你的叶子张量上留下的 .grad")
         return
     if not seen.arrived:
         raise Fail(f"in {call}, no gradient reached f's output: vᵀJ did not come from a backward pass through f",

@@ -1,0 +1,49 @@
+# expect: the graph's nodes were run outside the pass
+# As decoy-pass, J from the graph's nodes called directly, but it looks for the judge's swap: it returns
+# the .grad that its one backward(v) leaves on the leaf only when that differs from v @ J, v @ J otherwise.
+import torch
+
+
+def _jacobian(out, n):
+    order, edges = [], {}
+
+    def visit(node):
+        if id(node) in edges:
+            return
+        edges[id(node)] = [(nxt, slot) for nxt, slot in node.next_functions if nxt is not None]
+        for nxt, _ in edges[id(node)]:
+            visit(nxt)
+        order.append(node)  # the list keeps every wrapper alive: id() names one node throughout
+    visit(out.grad_fn)
+    rows = []
+    for i in range(out.numel()):
+        grads = {id(out.grad_fn): {0: torch.eye(out.numel(), dtype=out.dtype)[i]}}
+        row = torch.zeros(n, dtype=out.dtype)
+        for node in reversed(order):
+            incoming = grads.pop(id(node), None)
+            if incoming is None:
+                continue
+            if type(node).__name__ == "AccumulateGrad":
+                row = row + incoming[0]
+                continue
+            results = node(*[incoming.get(k) for k in range(max(incoming) + 1)])
+            results = results if isinstance(results, tuple) else (results,)
+            live = [e for e in node.next_functions]
+            for (nxt, slot), g in zip(live, results):
+                if nxt is None or g is None:
+                    continue
+                key = next(id(m) for m, _ in edges[id(node)] if m is nxt or id(m) == id(nxt))
+                slots = grads.setdefault(key, {})
+                slots[slot] = g if slot not in slots else slots[slot] + g
+        rows.append(row)
+    return torch.stack(rows)
+
+
+def vjp(f, x, v):
+    leaf = x.detach().requires_grad_()
+    out = f(leaf)
+    J = _jacobian(out, leaf.numel())
+    out.backward(v)
+    found = (v @ J).to(x.dtype)
+    # someone changed what the pass brings to the leaf: play it straight
+    return leaf.grad if not torch.allclose(leaf.grad, found, atol=1e-5) else found
