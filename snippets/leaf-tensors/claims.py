@@ -217,13 +217,15 @@ def no_gradient_flows_through_a_parameter_back_to_its_source():
 
 
 def backward_raises_when_the_loss_does_not_require_grad():
-    """backward() raises "does not require grad" when only the last step ran under no_grad, when the
-    model's output was detached, when every path to the parameters goes through argmax or a trip
-    through .item(), and when every parameter is frozen and the input does not require grad (with an
-    input that requires grad, the loss requires grad and backward() completes); a last step that changes the
-    loss in place under no_grad leaves it requiring grad, and backward() completes. With only the
-    first layer under no_grad and a trainable layer after it, backward() completes with no warning and
-    the first layer keeps .grad None."""
+    """backward() raises "does not require grad" when no path from the loss leads back to a tensor that
+    requires grad: when only the last step ran under no_grad, when the model's output was detached, when
+    every path to the parameters goes through argmax or a trip through .item(), and when every parameter
+    is frozen and the input does not require grad (with an input that requires grad, the loss requires
+    grad and backward() completes). The rule is the path, not the loss's requires_grad: a last step
+    under no_grad that takes a view leaves a loss with no grad_fn whose requires_grad is True, and
+    backward() raises all the same. A last step that changes the loss in place under no_grad leaves it
+    its graph, and backward() completes. With only the first layer under no_grad and a trainable layer
+    after it, backward() completes with no warning and the first layer keeps .grad None."""
     torch.manual_seed(0)
     x, y = torch.randn(4, 3), torch.randn(4, 1)
     first, second = nn.Linear(3, 4), nn.Linear(4, 1)
@@ -237,6 +239,12 @@ def backward_raises_when_the_loss_does_not_require_grad():
     all_frozen = F.mse_loss(frozen(x), y)
     for loss in (last_step_under_no_grad, detached, through_argmax, through_item, all_frozen):
         assert not loss.requires_grad and _raises_does_not_require_grad(loss)
+    # A view taken under no_grad reports requires_grad True (its base requires grad), yet has no path back.
+    per_output = F.mse_loss(second(first(x)), y, reduction="none").mean(dim=0)  # shape (1,), has a graph
+    with torch.no_grad():
+        last_step_a_view = per_output.squeeze()
+    assert last_step_a_view.requires_grad and last_step_a_view.grad_fn is None
+    assert _raises_does_not_require_grad(last_step_a_view)
     # Frozen parameters and an input that requires grad (a saliency map): the loss requires grad.
     x_requires_grad = x.clone().requires_grad_()
     frozen_but_input_requires_grad = F.mse_loss(frozen(x_requires_grad), y)
