@@ -500,7 +500,8 @@ def clipping_and_the_scheduler_step_once_per_update():
     """In the page's loop (8 micro-batches, accumulation_steps = 4): clip_grad_norm_ once, just before
     step(), leaves the big batch's gradient clipped; after every backward() it clips each partial sum
     and leaves another gradient. A scheduler stepped per micro-batch has, after the 2 updates, the
-    learning rate the per-update schedule reaches after 8."""
+    learning rate the per-update schedule reaches after 8, and torch warns once, at its first step(),
+    that lr_scheduler.step() ran before optimizer.step(); the per-update scheduler gets no warning."""
     torch.manual_seed(0)
     model = nn.Linear(3, 1)
     micro_batches = [(torch.randn(16, 3), torch.randn(16, 1)) for _ in range(4)]
@@ -521,12 +522,12 @@ def clipping_and_the_scheduler_step_once_per_update():
     assert torch.allclose(clipped["before step()"], big * 0.5, atol=1e-6)
     assert not torch.allclose(clipped["after every backward()"], big * 0.5, atol=1e-3)
 
-    rates = {}
+    rates, warned = {}, {}
     for per in ("update", "micro-batch"):
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
         scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the scheduler stepped before the first optimizer.step()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             for i in range(1, 9):
                 if per == "micro-batch":
                     scheduler.step()
@@ -535,7 +536,9 @@ def clipping_and_the_scheduler_step_once_per_update():
                     if per == "update":
                         scheduler.step()
         rates[per] = optimizer.param_groups[0]["lr"]
+        warned[per] = sum("`lr_scheduler.step()` before `optimizer.step()`" in str(w.message) for w in caught)
     assert math.isclose(rates["update"], 0.1 * 0.9 ** 2) and math.isclose(rates["micro-batch"], 0.1 * 0.9 ** 8)
+    assert warned == {"update": 0, "micro-batch": 1}
 
 
 def a_post_accumulate_grad_hook_fires_on_every_micro_batch():
