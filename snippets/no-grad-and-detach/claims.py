@@ -5,6 +5,7 @@ import datetime
 import os
 import shutil
 import tempfile
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 import torch
@@ -261,8 +262,12 @@ def a_model_built_under_inference_mode_cannot_be_trained():
     the block). With the default bias a Linear's output requires grad, so in Linear-ReLU-Linear the
     second Linear must save its weight and the forward fails, even on an input that does not require
     grad; an input that requires grad makes a lone Linear fail the same way. Without biases nothing
-    requires grad and backward() raises. A batch norm in train() mode fails in the forward (it
-    updates its running statistics in place). A model built under no_grad trains normally."""
+    requires grad and backward() raises. A batch norm with its default affine parameters fails in the
+    forward in either mode: batch norm saves its weight and running statistics for backward (in eval()
+    mode, and in train() mode once its counter is a normal tensor); frozen, it runs. In train() mode it
+    fails first at the in-place increment of its counter num_batches_tracked; with a normal counter and
+    frozen, it runs and updates the running_mean it was built with in place. A model built under
+    no_grad trains normally."""
     saved = "Inference tensors cannot be saved for backward"
     with torch.inference_mode():
         model = nn.Linear(3, 1)
@@ -281,7 +286,28 @@ def a_model_built_under_inference_mode_cannot_be_trained():
     out = no_bias(torch.ones(2, 3))  # runs
     assert not out.requires_grad
     assert _raises(out.sum().backward, "does not require grad")
-    assert _raises(lambda: normed.train()(torch.randn(2, 3)), "Inplace update to inference tensor outside InferenceMode")
+    try:
+        normed.train()(torch.randn(2, 3))
+    except RuntimeError as error:
+        assert "Inplace update to inference tensor outside InferenceMode" in str(error), str(error)
+        assert "num_batches_tracked.add_(1)" in traceback.extract_tb(error.__traceback__)[-1].line
+    else:
+        raise AssertionError("a batch norm built under inference_mode ran in train()")
+    plain = nn.BatchNorm1d(4).eval()
+    packed, _ = _saved(lambda: plain(torch.randn(8, 4)))
+    assert all(any(p is t for p in packed) for t in (plain.weight, plain.running_mean, plain.running_var))
+    with torch.inference_mode():
+        in_eval, in_train, frozen_eval, frozen_train = (nn.BatchNorm1d(4) for _ in range(4))
+    assert _raises(lambda: in_eval.eval()(torch.randn(8, 4)), saved)
+    in_train.num_batches_tracked = torch.tensor(0)  # a normal counter
+    assert _raises(lambda: in_train.train()(torch.randn(8, 4)), saved)
+    frozen_eval.requires_grad_(False)
+    frozen_eval.eval()(torch.randn(8, 4))  # runs
+    frozen_train.requires_grad_(False)
+    frozen_train.num_batches_tracked = torch.tensor(0)
+    before = frozen_train.running_mean.clone()
+    frozen_train.train()(torch.randn(8, 4))  # runs
+    assert frozen_train.running_mean.is_inference() and not torch.equal(before, frozen_train.running_mean)
     torch.manual_seed(0)
     with torch.no_grad():
         built = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
