@@ -111,24 +111,41 @@ def line_budget(file: str, budget: int):
         sys.settrace(previous)
 
 
-def nodes_of(loss) -> int:
-    """How many nodes backward from loss can reach, each counted once."""
+def reachable(loss) -> set:
+    """The nodes backward from loss can reach, each once."""
     todo, seen = [loss.grad_fn], set()
     while todo:
         node = todo.pop()
         if node is not None and node not in seen:
             seen.add(node)
             todo += [parent for parent, _ in node.next_functions]
-    return len(seen)
+    return seen
+
+
+def nodes_of(loss) -> int:
+    """How many nodes backward from loss can reach, each counted once."""
+    return len(reachable(loss))
+
+
+def expected_answer(requires_grad: bool, is_leaf: bool, tensor, loss) -> str:
+    """The reason, in the chapter's order, from the tensor's requires_grad and is_leaf as they were before the
+    solution ran (it could change them) and a walk of the loss's graph."""
+    if not requires_grad:
+        return "no-requires-grad"
+    if not is_leaf:
+        return "not-a-leaf"
+    holds = any(getattr(node, "variable", None) is tensor for node in reachable(loss))
+    return "reached" if holds else "not-reached"
 
 
 @dataclass
 class Case:
+    """One case. It carries no expected answer: the solution runs in the judge's process, and could read one
+    from the judge's frames; the judge computes the answer only after the solution has returned."""
     en: str
     zh: str
     tensor: torch.Tensor
     loss: torch.Tensor
-    answer: str
     hint: tuple[str, str] | None = None  # the hint for a wrong answer, when the case has one of its own
 
 
@@ -222,38 +239,38 @@ def cases(rng: random.Random) -> list[Case]:
               "损失的图里有持有它的 AccumulateGrad 节点，在 + 的另一边，你的遍历要先走完残差块才轮到它。"
               "走了一定数量的节点就停下的遍历到不了那里：用一个集合记下看过的节点，一直走到没有没看过的节点为止")
     return [
-        Case("b1 = torch.zeros(1), used as a bias", "b1 = torch.zeros(1)，当作偏置使用", b1, loss1, "no-requires-grad"),
-        Case("the input data x", "输入数据 x", x, loss1, "no-requires-grad"),
+        Case("b1 = torch.zeros(1), used as a bias", "b1 = torch.zeros(1)，当作偏置使用", b1, loss1),
+        Case("the input data x", "输入数据 x", x, loss1),
         Case(f"w2 = torch.randn({width}, 1, requires_grad=True) * 0.1",
-             f"w2 = torch.randn({width}, 1, requires_grad=True) * 0.1", w2, loss2, "not-a-leaf"),
+             f"w2 = torch.randn({width}, 1, requires_grad=True) * 0.1", w2, loss2),
         Case(f"w3 = torch.randn({width}, 1, requires_grad=True).to(torch.float64)",
-             f"w3 = torch.randn({width}, 1, requires_grad=True).to(torch.float64)", w3, loss3, "not-a-leaf"),
+             f"w3 = torch.randn({width}, 1, requires_grad=True).to(torch.float64)", w3, loss3),
         Case("first.weight, the first layer run under no_grad", "first.weight，第一层在 no_grad 里运行",
-             first.weight, loss4, "not-reached"),
-        Case("second.weight, the layer after it", "second.weight，它后面的那一层", second.weight, loss4, "reached"),
+             first.weight, loss4),
+        Case("second.weight, the layer after it", "second.weight，它后面的那一层", second.weight, loss4),
         Case("head.weight, the layer before a detach()", "head.weight，detach() 之前的那一层",
-             head.weight, loss5, "not-reached"),
-        Case("tail.bias, the layer after the detach()", "tail.bias，detach() 之后的那一层", tail.bias, loss5, "reached"),
+             head.weight, loss5),
+        Case("tail.bias, the layer after the detach()", "tail.bias，detach() 之后的那一层", tail.bias, loss5),
         Case("gate.weight, whose output came back through torch.tensor(....item())",
-             "gate.weight，它的输出经 torch.tensor(....item()) 转了一圈再回来", gate.weight, loss6, "not-reached"),
+             "gate.weight，它的输出经 torch.tensor(....item()) 转了一圈再回来", gate.weight, loss6),
         Case("a.weight, left out by backward(inputs=list(b.parameters()))",
-             "a.weight，backward(inputs=list(b.parameters())) 没有点名它", a.weight, loss7, "reached", graph),
+             "a.weight，backward(inputs=list(b.parameters())) 没有点名它", a.weight, loss7, graph),
         Case("c.weight, after torch.autograd.grad(loss, list(c.parameters()))",
-             "c.weight，用的是 torch.autograd.grad(loss, list(c.parameters()))", c.weight, loss8, "reached", graph),
+             "c.weight，用的是 torch.autograd.grad(loss, list(c.parameters()))", c.weight, loss8, graph),
         Case("s, behind a custom Function whose backward returns None for it",
-             "s，经过一个自定义 Function，它的 backward 给 s 返回 None", s, loss9, "reached", graph),
-        Case("e.weight, after e.zero_grad()", "e.weight，之后调用过 e.zero_grad()", e.weight, loss10, "reached", graph),
+             "s，经过一个自定义 Function，它的 backward 给 s 返回 None", s, loss9, graph),
+        Case("e.weight, after e.zero_grad()", "e.weight，之后调用过 e.zero_grad()", e.weight, loss10, graph),
         Case(f"stem.weight, run under no_grad below {depth} residual blocks",
-             f"stem.weight，在 no_grad 里运行，上面接着 {depth} 个残差块", stem.weight, loss11, "not-reached"),
+             f"stem.weight，在 no_grad 里运行，上面接着 {depth} 个残差块", stem.weight, loss11),
         Case(f"blocks[0].weight, the lowest of {depth} residual blocks",
-             f"blocks[0].weight，{depth} 个残差块里最底下的一块", blocks[0].weight, loss11, "reached"),
+             f"blocks[0].weight，{depth} 个残差块里最底下的一块", blocks[0].weight, loss11),
         Case(f"extra.weight, in extra(x) + out(h) with h from {depth} residual blocks",
-             f"extra.weight，在 extra(x) + out(h) 里，h 来自 {depth} 个残差块", extra.weight, loss11, "reached",
+             f"extra.weight，在 extra(x) + out(h) 里，h 来自 {depth} 个残差块", extra.weight, loss11,
              beside),
         Case(f"mid.weight, mid(x) summed with the outputs of blocks[{joint - taps}] to blocks[{joint - 1}], then "
              f"added to h at blocks[{joint}] of {depth} residual blocks",
              f"mid.weight，mid(x) 先与 blocks[{joint - taps}] 到 blocks[{joint - 1}] 的输出相加，再在 {depth} 个残差块中的 "
-             f"blocks[{joint}] 处加到 h 上", mid.weight, loss11, "reached",
+             f"blocks[{joint}] 处加到 h 上", mid.weight, loss11,
              ("an AccumulateGrad node of this loss's graph holds it, where mid(x) joins the residual stack. A walk "
               "without a set of seen nodes, depth first or breadth first, taking next_functions in any fixed order, "
               "goes through tens of thousands of nodes of the residual blocks before it gets there, and a path "
@@ -264,11 +281,10 @@ def cases(rng: random.Random) -> list[Case]:
               "才到得了那里；随机挑一条路往下走，也很少能走到那里。走了一定数量的节点就停下的遍历到不了那里："
               "用一个集合记下看过的节点，一直走到没有没看过的节点为止")),
         Case(f"other.weight, in out(h) + other(x) with h from {depth} residual blocks",
-             f"other.weight，在 out(h) + other(x) 里，h 来自 {depth} 个残差块", other.weight, loss12, "reached",
+             f"other.weight，在 out(h) + other(x) 里，h 来自 {depth} 个残差块", other.weight, loss12,
              beside),
         Case(f"other.weight with loss11 (extra(x) + out(h), h from {depth} residual blocks)",
              f"other.weight，损失用 loss11（extra(x) + out(h)，h 来自 {depth} 个残差块）", other.weight, loss11,
-             "not-reached",
              ("loss12's graph holds an AccumulateGrad node for other.weight, but loss11's graph does not lead to it: "
               "a node that exists somewhere is not a node on this loss's graph. Walk from loss.grad_fn along "
               "next_functions, keeping a set of the nodes you have seen, until no unseen node is left",
@@ -276,20 +292,20 @@ def cases(rng: random.Random) -> list[Case]:
               "不等于在这个损失的图上。从 loss.grad_fn 沿 next_functions 往回走，用一个集合记下看过的节点，"
               "一直走到没有没看过的节点为止")),
         Case("w2 with loss4, a loss it takes no part in (two reasons hold: the first one counts)",
-             "w2，损失用与它无关的 loss4（两个原因都成立：按顺序取第一个）", w2, loss4, "not-a-leaf"),
+             "w2，损失用与它无关的 loss4（两个原因都成立：按顺序取第一个）", w2, loss4),
         Case("second.weight with loss5 (its .grad is from loss4)", "second.weight，损失用 loss5（它的 .grad 来自 loss4）",
-             second.weight, loss5, "not-reached",
+             second.weight, loss5,
              ("it holds a .grad from loss4, but backward from loss5 never reaches it. Don't read .grad: it may come "
               "from any earlier backward. Walk from loss.grad_fn along next_functions",
               "它的 .grad 来自 loss4，从 loss5 出发的反向传播走不到它。不要看 .grad：它可能来自之前任何一次 backward()。"
               "从 loss.grad_fn 沿 next_functions 往回走")),
         Case("twin.weight with loss5 (twin = copy.deepcopy(tail))", "twin.weight，损失用 loss5（twin = copy.deepcopy(tail)）",
-             twin.weight, loss5, "not-reached",
+             twin.weight, loss5,
              ("twin.weight is equal in value to tail.weight, but it is another tensor. Compare node.variable with "
               "`is`: equal values are not the same tensor",
               "twin.weight 和 tail.weight 数值相等，却是另一个张量。用 `is` 比较 node.variable：数值相等不等于是同一个张量")),
         Case("alias = tail.weight.detach().requires_grad_(), with loss5",
-             "alias = tail.weight.detach().requires_grad_()，损失用 loss5", alias, loss5, "not-reached",
+             "alias = tail.weight.detach().requires_grad_()，损失用 loss5", alias, loss5,
              ("alias shares the storage of tail.weight, but it is another tensor. Compare node.variable with `is`: "
               "the same memory (data_ptr) is not the same tensor",
               "alias 和 tail.weight 共享存储，却是另一个张量。用 `is` 比较 node.variable：同一块内存（data_ptr）"
@@ -345,9 +361,12 @@ def why_none(solution, check):
 
 
 def _one_case(solution, check, case, round_number):
-    tensor, loss, answer = case.tensor, case.loss, case.answer
-    check(f"round {round_number}: why_grad_is_none({case.en}) is {answer!r}",
-          f"第 {round_number} 轮：why_grad_is_none({case.zh}) 是 {answer!r}")
+    # The expected answer is computed only once the solution has returned: while it runs, no frame or check
+    # label of the judge holds it (tests/wrong_attempts/leaf-tensors--why-none--peek-at-the-judge.py).
+    tensor, loss = case.tensor, case.loss
+    requires_grad, is_leaf = tensor.requires_grad, tensor.is_leaf
+    check(f"round {round_number}: why_grad_is_none({case.en}) names the right reason",
+          f"第 {round_number} 轮：why_grad_is_none({case.zh}) 说对了原因")
     ran = []  # a backward pass through this loss's graph, however it was started, runs its root node
     handle = loss.grad_fn.register_prehook(lambda grad_outputs: ran.append(True))
     try:
@@ -363,6 +382,7 @@ def _one_case(solution, check, case, round_number):
                     found = None  # a second backward through a freed graph: named below
     finally:
         handle.remove()
+    answer = expected_answer(requires_grad, is_leaf, tensor, loss)
     if spent["over"]:
         nodes = nodes_of(loss)
         raise Fail("why_grad_is_none kept walking the same nodes", "why_grad_is_none 反复走过同一批节点",
@@ -410,8 +430,8 @@ def _one_case(solution, check, case, round_number):
                    expected=" / ".join(map(repr, ANSWERS)), found=repr(found)[:80],
                    hint_en="return one of the constants NO_REQUIRES_GRAD, NOT_A_LEAF, NOT_REACHED, REACHED",
                    hint_zh="返回常量 NO_REQUIRES_GRAD、NOT_A_LEAF、NOT_REACHED、REACHED 之一")
-    if not (tensor.requires_grad and tensor.is_leaf) and seen.touched(loss):
-        which = "requires_grad is False" if not tensor.requires_grad else "is_leaf is False"
+    if not (requires_grad and is_leaf) and seen.touched(loss):
+        which = "requires_grad is False" if not requires_grad else "is_leaf is False"
         raise Fail("why_grad_is_none walked the graph, though requires_grad or is_leaf already gives the reason",
                    "why_grad_is_none 查了图，可 requires_grad 或 is_leaf 已经给出了原因",
                    expected=(f"{which}: return {answer!r} without touching loss",
@@ -423,7 +443,7 @@ def _one_case(solution, check, case, round_number):
                            "non-leaf, so a walk alone would call it not reached",
                    hint_zh="按本章的顺序查，第一个成立的原因就是答案：先 requires_grad，再 is_leaf，两项都成立才查图。"
                            "不是叶子的张量不会由 AccumulateGrad 节点持有，只靠查图会把它误判成走不到")
-    if tensor.requires_grad and tensor.is_leaf and not seen.read("grad_fn", loss):
+    if requires_grad and is_leaf and not seen.read("grad_fn", loss):
         raise Fail("why_grad_is_none did not walk the graph from loss.grad_fn",
                    "why_grad_is_none 没有从 loss.grad_fn 出发查图",
                    expected=("loss.grad_fn read, then the nodes behind it walked along next_functions",
