@@ -412,40 +412,52 @@ def a_fused_step_or_a_data_update_leaves_the_version_and_the_kept_graph_runs():
         assert not all(torch.allclose(p, q) for p, q in zip(kept, new)), (name, options)
 
 
-def _under(context, model, x):
-    with context:
-        return model(x)
-
-
 def saved_tensor_hooks_or_checkpointing_let_a_kept_graph_run_after_a_default_step():
     """Backward does not check the version of a tensor saved through saved-tensor hooks, and
     activation checkpointing recomputes the region's tensors instead of keeping them: with the
-    forward under saved_tensors_hooks (identity ones, or save_on_cpu) or under checkpoint (reentrant
-    or not), a default SGD, Adam or AdamW step gives the weight a new version and the kept graph
-    still runs with no error, its gradient neither the one at the old weights nor the one at the new
-    ones; without them, it raises."""
+    forward under saved_tensors_hooks or save_on_cpu, or under checkpoint (reentrant or not), a
+    default SGD, Adam or AdamW step gives the weight a new version and the kept graph still runs with
+    no error; without them, it raises. The gradient it gives can be the old one (hooks that copy what
+    they save: a clone, save_on_cpu(pin_memory=True)), the new one (the whole loss checkpointed, so
+    all of it is recomputed at the new weights) or neither (identity hooks, save_on_cpu() on CPU
+    tensors, or a checkpointed model whose loss node kept the old prediction)."""
     from torch.utils.checkpoint import checkpoint
 
     (x, y), = _batches(1, rows=16)
-    forwards = {
-        "plain": lambda model: model(x),
-        "saved_tensors_hooks": lambda model: _under(torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t),
-                                                    model, x),
-        "save_on_cpu": lambda model: _under(torch.autograd.graph.save_on_cpu(), model, x),
-        "checkpoint": lambda model: checkpoint(model, x, use_reentrant=False),
-        "reentrant checkpoint": lambda model: checkpoint(model, x.clone().requires_grad_(), use_reentrant=True),
+
+    def hooked(context):
+        def loss(model):
+            with context():
+                return F.mse_loss(model(x), y)
+        return loss
+
+    losses = {  # what the kept graph gives after the step, and a loss made that way
+        "plain": ("raises", lambda model: F.mse_loss(model(x), y)),
+        "identity saved_tensors_hooks": ("neither", hooked(lambda: torch.autograd.graph.saved_tensors_hooks(
+            lambda t: t, lambda t: t))),
+        "save_on_cpu()": ("neither", hooked(torch.autograd.graph.save_on_cpu)),
+        "checkpointed model": ("neither", lambda model: F.mse_loss(checkpoint(model, x, use_reentrant=False), y)),
+        "reentrant checkpointed model": ("neither", lambda model: F.mse_loss(
+            checkpoint(model, x.clone().requires_grad_(), use_reentrant=True), y)),
+        "cloning saved_tensors_hooks": ("old", hooked(lambda: torch.autograd.graph.saved_tensors_hooks(
+            lambda t: t.clone(), lambda t: t))),
+        "save_on_cpu(pin_memory=True)": ("old", hooked(lambda: torch.autograd.graph.save_on_cpu(pin_memory=True))),
+        "checkpointed loss": ("new", lambda model: checkpoint(lambda inputs: F.mse_loss(model(inputs), y), x,
+                                                              use_reentrant=False)),
+        "reentrant checkpointed loss": ("new", lambda model: checkpoint(lambda inputs: F.mse_loss(model(inputs), y),
+                                                                        x.clone().requires_grad_(), use_reentrant=True)),
     }
     for name, _ in VERSIONED[::2]:
-        for how, forward in forwards.items():
+        for how, (gives, make_loss) in losses.items():
             model = _two_layers()
-            loss = F.mse_loss(forward(model), y)
+            loss = make_loss(model)
             loss.backward(retain_graph=True)
             old = [p.grad.clone() for p in model.parameters()]
             version = model[2].weight._version
             getattr(torch.optim, name)(model.parameters(), lr=0.1).step()
             assert model[2].weight._version > version, (name, how)
             model.zero_grad()
-            if how == "plain":
+            if gives == "raises":
                 _raises(loss.backward, "modified by an inplace operation")
                 continue
             loss.backward()  # no error
@@ -453,8 +465,8 @@ def saved_tensor_hooks_or_checkpointing_let_a_kept_graph_run_after_a_default_ste
             model.zero_grad()
             F.mse_loss(model(x), y).backward()
             new = [p.grad for p in model.parameters()]
-            assert not all(torch.allclose(p, q) for p, q in zip(kept, old)), (name, how)
-            assert not all(torch.allclose(p, q) for p, q in zip(kept, new)), (name, how)
+            assert all(torch.allclose(p, q) for p, q in zip(kept, old)) == (gives == "old"), (name, how)
+            assert all(torch.allclose(p, q) for p, q in zip(kept, new)) == (gives == "new"), (name, how)
 
 
 def a_second_forward_changes_the_gradient_through_dropout_not_through_batch_norm():
