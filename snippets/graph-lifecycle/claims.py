@@ -164,9 +164,13 @@ def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
     that is only a view of the input gets an ordinary ViewBackward0 leading to the input's
     AccumulateGrad, while the other output of the same function hangs on CompiledFunctionBackward.
     An output that is only a view of another output (y.view(-1), y[0] of a returned y = x * 2) gets
-    an ordinary ViewBackward0 or SelectBackward0 whose edge leads to y's CompiledFunctionBackward. An
-    input that the function modifies in place and returns (a compiled nn.ReLU(inplace=True) on x * 1)
-    comes back as the same tensor, hanging on CopyBackwards, one of whose edges leads to a
+    an ordinary ViewBackward0 or SelectBackward0 whose edge leads to y's CompiledFunctionBackward.
+    Two outputs that are views of one intermediate the function does not return (y.view(-1), y.t()
+    of y = x * 2) get an ordinary ViewBackward0 and TBackward0, each leading to a
+    CompiledFunctionBackward, while a single view of an intermediate ((x * 2).view(-1)) hangs on
+    CompiledFunctionBackward itself: a view output can, not must, get a view node. An input that
+    the function modifies in place and returns (a compiled nn.ReLU(inplace=True) on x * 1) comes back
+    as the same tensor, hanging on CopyBackwards, one of whose edges leads to a
     CompiledFunctionBackward."""
     def f(x):
         return (x * 3).exp().sum()
@@ -215,6 +219,18 @@ def a_compiled_function_without_graph_breaks_is_one_node_on_the_graph():
     assert [node for view in (flat, first) for node, _ in view.grad_fn.next_functions] == [y.grad_fn, y.grad_fn]
     assert out is h and out.grad_fn.name() == "torch::autograd::CopyBackwards"
     assert "CompiledFunctionBackward" in [node.name() for node, _ in out.grad_fn.next_functions]
+
+    def two_views(x):
+        y = x * 2
+        return y.view(-1), y.t()
+
+    x = torch.ones(2, 3, requires_grad=True)
+    outs = torch.compile(two_views, backend="aot_eager")(x)
+    assert [o.grad_fn.name() for o in outs] == ["ViewBackward0", "TBackward0"]
+    assert [node.name() for o in outs for node, _ in o.grad_fn.next_functions] == [
+        "CompiledFunctionBackward", "CompiledFunctionBackward"]
+    single = torch.compile(lambda x: (x * 2).view(-1), backend="aot_eager")(x)
+    assert single.grad_fn.name() == "CompiledFunctionBackward"
 
 
 def backward_frees_each_node_saved_tensors_once_that_node_has_run():
