@@ -388,6 +388,18 @@ def _nodes(tensor):
     return len(_graph(tensor))
 
 
+def _saved_tensor_names(node):
+    """The _saved_* attributes of node that hold a tensor (or a list of tensors)."""
+    names = []
+    for name in dir(node):
+        if name.startswith("_saved_"):
+            value = getattr(node, name)
+            if isinstance(value, torch.Tensor) or (
+                    isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value)):
+                names.append(name)
+    return names
+
+
 def retain_graph_on_a_running_total_hides_the_error_and_adds_old_gradients():
     """With backward(retain_graph=True) on the running total of three steps' (w * w).sum() at w = 1,
     and no optimizer step in between, no error is raised, but w.grad is 12 (each step's backward also runs through every earlier step's
@@ -450,7 +462,9 @@ def a_pass_frees_only_the_nodes_it_runs():
     free a's MulBackward0 saved tensors and leave b's, so a later default pass towards b succeeds
     (the nodes both passes run, AddBackward0 and SumBackward0, saved no tensor), while a pass towards
     a again fails with "a second time". With an exp applied to the whole sum, which both passes run
-    and which saved its result, the pass towards b fails too."""
+    and which saved its result, the pass towards b fails too; and so it does when the sum is cloned
+    and written into in place through a view (t[0] = 0.0): both passes then run SumBackward0,
+    CopySlices, CloneBackward0 and AddBackward0, none of which saved a tensor."""
     for first_pass in ("backward(inputs=...)", "autograd.grad"):
         a, b, loss, mul_a, mul_b = _two_squares()
         if first_pass == "autograd.grad":
@@ -477,6 +491,23 @@ def a_pass_frees_only_the_nodes_it_runs():
         assert "a second time" in str(error)
     else:
         raise AssertionError("a pass towards b through the freed ExpBackward0 did not fail")
+
+    a = torch.tensor([3.0, 3.0], requires_grad=True)
+    b = torch.tensor([4.0, 4.0], requires_grad=True)
+    t = (a * a + b * b).clone()
+    t[0] = 0.0  # an in-place write through a view: records CopySlices
+    loss = t.sum()
+    shared = [node for node in _graph(loss) if node.name() in (
+        "SumBackward0", "torch::autograd::CopySlices", "CloneBackward0", "AddBackward0")]
+    assert len(shared) == 4 and not [name for node in shared for name in _saved_tensor_names(node)]
+    loss.backward(inputs=[a])
+    assert a.grad.tolist() == [0.0, 6.0]
+    try:
+        torch.autograd.grad(loss, b)
+    except RuntimeError as error:
+        assert "a second time" in str(error)
+    else:
+        raise AssertionError("a pass towards b through the CopySlices the first pass ran did not fail")
 
 
 def create_graph_keeps_the_saved_tensors_unless_retain_graph_is_false():
@@ -552,7 +583,11 @@ def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
     the branch the first pass ran; and a second pass towards the bias alone of a linear layer on a
     2-D input, whose gradient does not need the tensor its single AddmmBackward0 node saved (the
     input), fails all the same. (On a transposed 3-D input, linear records
-    MmBackward0 and AddBackward0 instead, and a second pass towards the bias alone succeeds.)"""
+    MmBackward0 and AddBackward0 instead, and a second pass towards the bias alone succeeds.)
+    One built-in node fails a second pass though no node on the graph saved a tensor: CopySlices,
+    which an in-place write through a view records (y = w.clone(); y[0] = 0.0, or y[0].add_(1));
+    the same graph with an in-place write not through a view (y.add_(1)) has no CopySlices and
+    takes a second pass."""
     for forward, saves in [(lambda w: w.sum(), False), (lambda w: (w + 1).sum(), False),
                            (lambda w: (w * 2).sum(), True), (lambda w: (w * w).sum(), True)]:
         w = torch.tensor([1.0], requires_grad=True)
@@ -596,6 +631,17 @@ def a_second_pass_fails_once_it_runs_a_node_whose_saved_tensors_were_freed():
     assert "AddmmBackward0" not in [node.name() for node in _graph(loss)]
     loss.backward()
     loss.backward(inputs=[linear.bias])  # no node on the way to the bias saved a tensor
+
+    for edit, through_a_view in [(lambda y: y.__setitem__(0, 0.0), True),
+                                 (lambda y: y[0].add_(1), True), (lambda y: y.add_(1), False)]:
+        w = torch.ones(3, requires_grad=True)
+        y = w.clone()
+        edit(y)
+        out = y.sum()
+        graph = _graph(out)
+        assert not [name for node in graph for name in _saved_tensor_names(node)]
+        assert ("torch::autograd::CopySlices" in [node.name() for node in graph]) == through_a_view
+        assert _second_pass_fails(out) == through_a_view
 
 
 class _Twice(torch.autograd.Function):
