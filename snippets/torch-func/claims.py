@@ -303,28 +303,65 @@ def dropout_under_vmap_needs_a_randomness_flag():
 
 
 def jacfwd_and_hessian_raise_on_dropout_too():
-    """jacfwd and hessian run vmap inside: on a model with Dropout in training mode both raise, naming
-    randomness. jacfwd takes vmap's randomness argument and then works; hessian has no such argument, and
-    jacfwd(jacrev(f), randomness=...) works."""
+    """jacfwd and hessian run the function itself under vmap: on a model with Dropout in training mode both
+    raise, naming randomness. jacfwd takes vmap's randomness argument and then works; hessian has no such
+    argument, and jacfwd(jacrev(f), randomness=...) works. jacrev(f) and jacrev(jacrev(f)) call f once, with
+    no vmap on the transform stack, map only the backward pass (a custom Function's backward runs under
+    vmap), and work with no flag."""
     import inspect
 
     model = _small_model(nn.Dropout(0.5))
+    seen = {"f": [], "backward": []}
+
+    def transforms():
+        return tuple(i.key().name for i in torch._C._functorch.get_interpreter_stack() or ())
+
+    class Mark(torch.autograd.Function):  # the identity, whose backward notes the transforms around it
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(t):
+            return t.clone()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            seen["backward"].append(transforms())
+            return grad_output
+
+        @staticmethod
+        def jvp(ctx, tangent):
+            return tangent
 
     def f(t):
-        return model(t).sum()
+        seen["f"].append(transforms())
+        return Mark.apply(model(t)).sum()
     x = torch.randn(4)
     assert "randomness" in _raises(jacfwd(f), x)
     assert "randomness" in _raises(hessian(f), x)
     assert "randomness" not in inspect.signature(hessian).parameters
+    assert "randomness" not in inspect.signature(jacrev).parameters
     for randomness in ("different", "same"):
         assert jacfwd(f, randomness=randomness)(x).shape == (4,)
         assert jacfwd(jacrev(f), randomness=randomness)(x).shape == (4, 4)
+    seen.update(f=[], backward=[])
+    assert jacfwd(f, randomness="same")(x).shape == (4,)
+    assert len(seen["f"]) == 1 and "Vmap" in seen["f"][0], seen
+    for jacobian, shape in ((jacrev(f), (4,)), (jacrev(jacrev(f)), (4, 4))):
+        seen.update(f=[], backward=[])
+        assert jacobian(x).shape == shape
+        assert len(seen["f"]) == 1 and "Vmap" not in seen["f"][0], seen
+        assert seen["backward"] and all("Vmap" in found for found in seen["backward"]), seen
 
 
 def jacfwd_with_randomness_same_is_the_jacobian_of_one_mask():
     """Under jacfwd, vmap maps the columns of the Jacobian: with randomness="same" one Dropout mask
     serves every column, and jacfwd(f) and jacfwd(jacrev(g)) are the Jacobian and the Hessian of the
-    network with that mask; "different" draws a mask per column and gives those of no single mask."""
+    network with that mask; "different" draws a mask per column and gives those of no single mask.
+    jacrev(f) and jacrev(jacrev(g)), with no flag, are the Jacobian and the Hessian of one mask."""
     torch.manual_seed(0)
     n = 8  # with "different", each row matches one mask by chance with probability 2**(1 - n)
     w = torch.randn(n, n, dtype=torch.float64)
@@ -351,7 +388,9 @@ def jacfwd_with_randomness_same_is_the_jacobian_of_one_mask():
         hessian_ = jacfwd(jacrev(g), randomness=randomness)(x)
         found[randomness] = (one_mask(jacobian @ w_inv, jacobian_choices),
                              one_mask(w_inv.T @ hessian_ @ w_inv, hessian_choices))
-    assert found == {"same": (True, True), "different": (False, False)}, found
+    found["jacrev"] = (one_mask(jacrev(f)(x) @ w_inv, jacobian_choices),
+                       one_mask(w_inv.T @ jacrev(jacrev(g))(x) @ w_inv, hessian_choices))
+    assert found == {"same": (True, True), "different": (False, False), "jacrev": (True, True)}, found
 
 
 def batchnorm_raises_under_grad_while_its_buffers_are_captured():
