@@ -410,8 +410,9 @@ def _per_row_gradients(critic, inputs):
 def summed_scores_give_per_sample_input_gradients():
     """For a critic that scores each row on its own, the gradient of the summed scores with respect to
     the inputs holds in each row the gradient of that row's own score. With BatchNorm1d in training
-    mode (each score depends on the whole batch) it does not; in evaluation mode it does again, and
-    with LayerNorm (each row normalised on its own) in its place, in training mode, it does too."""
+    mode (each score depends on the whole batch) it does not; in evaluation mode, where it normalises
+    with its running statistics, it does again, but not with track_running_stats=False (batch statistics
+    in evaluation mode too); and with LayerNorm (each row normalised on its own) in its place, in training mode, it does too."""
     torch.manual_seed(0)
     critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1)).double()
     inputs = torch.randn(8, 2, dtype=torch.float64, requires_grad=True)
@@ -427,6 +428,10 @@ def summed_scores_give_per_sample_input_gradients():
     normed.eval()
     (summed,) = torch.autograd.grad(normed(inputs).sum(), inputs)
     assert torch.allclose(summed, _per_row_gradients(normed, inputs.detach()))
+    untracked = nn.Sequential(nn.Linear(2, 16), nn.BatchNorm1d(16, track_running_stats=False), nn.Tanh(),
+                              nn.Linear(16, 1)).double().eval()
+    (summed,) = torch.autograd.grad(untracked(inputs).sum(), inputs)
+    assert (summed - _per_row_gradients(untracked, inputs.detach())).abs().max() > 1e-2
 
     layered = nn.Sequential(nn.Linear(2, 16), nn.LayerNorm(16), nn.Tanh(), nn.Linear(16, 1)).double()
     assert layered.training
