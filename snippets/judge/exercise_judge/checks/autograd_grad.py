@@ -225,9 +225,15 @@ def _mine(found: Pass | None, file: str) -> bool:
     return found is not None and found.kind == GRAD and found.by(file)
 
 
+def _linked(link: _Link, file: str) -> bool:
+    """Both passes of the link are the reader's own torch.autograd.grad calls, and the first was asked
+    for create_graph=True (grad mode switched on inside a pass from hooks records a graph without it)."""
+    return _mine(link.recorded, file) and link.recorded.create_graph and _mine(link.differentiated, file)
+
+
 def _refuse_other_methods(solution, call: str, x, passes) -> None:
     """Fail unless the reader's own torch.autograd.grad calls took both derivatives: one recorded the
-    first derivative (create_graph=True) and a later one differentiated what it returned; no backward()
+    first derivative and was asked for create_graph=True, and a later one differentiated what it returned; no backward()
     ran and x.grad is still None."""
     if x.grad is not None:
         raise Fail(f"{call} wrote into x.grad", f"{call} 往 x.grad 里写了东西",
@@ -243,7 +249,7 @@ def _refuse_other_methods(solution, call: str, x, passes) -> None:
                    "derivatives",
                    "backward() 会累加进 .grad；torch.autograd.grad 把梯度返回给你：两次求导都用它"))
     file = solution.__file__
-    if any(_mine(link.recorded, file) and _mine(link.differentiated, file) for link in _Watch.links):
+    if any(_linked(link, file) for link in _Watch.links):
         return
     calls_en, calls_zh = counted(passes) if passes else ("no backward pass", "没有任何反向传播")
     if not _Watch.links:
@@ -257,6 +263,17 @@ def _refuse_other_methods(solution, call: str, x, passes) -> None:
                            "derivative, they do not compute it",
                    hint_zh="用第二次 torch.autograd.grad 对第一次调用返回的张量求导：用相邻点的一阶导数做差分，"
                            "只是近似二阶导数，不是把它算出来")
+    unasked = [link for link in _Watch.links if _mine(link.recorded, file) and _mine(link.differentiated, file)]
+    if unasked:
+        raise Fail(f"{call}: the first derivative was recorded by a torch.autograd.grad call without "
+                   f"create_graph=True",
+                   f"{call}：一阶导数是由一次没有传 create_graph=True 的 torch.autograd.grad 调用记录的",
+                   expected=EXPECTED_METHOD,
+                   found=(f"{calls_en}; the first of the pair ran with create_graph=False",
+                          f"{calls_zh}；这两次调用中的第一次用的是 create_graph=False"),
+                   hint_en="ask for the graph of the first derivative with create_graph=True, not by switching "
+                           "grad mode on during the backward pass",
+                   hint_zh="用 create_graph=True 让第一次求导记录计算图，不要在反向传播途中打开梯度模式")
     recorded, differentiated, _ = _Watch.links[0]
     (recorded_en, recorded_zh), (differentiated_en, differentiated_zh) = _origin(recorded), _origin(differentiated)
     raise Fail(f"{call}: the first derivative was recorded by {recorded_en} and differentiated by "
@@ -281,7 +298,7 @@ def _refuse_a_value_from_elsewhere(solution, call: str, found: float, expected: 
     """Fail unless `found` is what one of the reader's own differentiating calls computed."""
     file = solution.__file__
     marked = _marked_by(found, expected)
-    if any(_mine(link.recorded, file) and _mine(link.differentiated, file) for link in marked):
+    if any(_linked(link, file) for link in marked):
         return
     if marked:
         by_en, by_zh = _origin(marked[0].differentiated)
