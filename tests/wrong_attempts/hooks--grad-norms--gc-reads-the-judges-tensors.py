@@ -1,4 +1,4 @@
-# expect: no code of grad_norms used the gradient the judge's hook handed on
+# expect: no code of grad_norms called a torch operation on the gradient the judge's hook handed on
 # Hooks that do nothing; after backward, the norms come from the judge's own tensors, found with gc: the
 # ones its hook handed on if any is still alive (it is not: nothing but a hook of the solution keeps one),
 # else the judge's records of them.

@@ -1,4 +1,4 @@
-# expect: no code of grad_norms used the gradient the judge's hook handed on
+# expect: no code of grad_norms called a torch operation on the gradient the judge's hook handed on
 """Loophole: no hook reads a gradient. No-op tensor hooks satisfy the "in place" check, and a profile
 function reads the gradient the judge's own hook returns, as that hook returns it."""
 import sys

@@ -30,9 +30,10 @@ TOLERANCE = 1e-5  # relative, on each norm
 # guessed factor misses it by up to 0.4 %, 400 times the tolerance. The judge also checks that a function
 # of the solution is registered on each parameter (or on the node that adds into its .grad), that .grad
 # stays a plain tensor, and that .grad holds the earlier gradient plus this one as soon as AccumulateGrad has
-# added it, not only after the call returns; that the solution's code used the tensor handed to its hooks
-# (_Handed), and that no dispatch mode (which sees the judge's rescaling and AccumulateGrad's add) and no
-# profile or trace function set during the call (which sees what the judge's hook returns) was active.
+# added it, not only after the call returns; that the solution's code called a torch operation other than a
+# metadata query on the tensor handed to its hooks (_Handed), and that no dispatch mode (which sees the judge's
+# rescaling and AccumulateGrad's add) and no profile or trace function set during the call (which sees what the
+# judge's hook returns) was active.
 RESCALE_STEP = 2.0**-7
 _FACTORS = random.SystemRandom()
 # The judge's hooks, by name: a tensor operation made while one of them is on the stack is the judge's own.
@@ -49,17 +50,34 @@ def _in_judge_hook() -> bool:
     return False
 
 
+# Tensor methods and properties that read no value of a tensor, only its shape, type, device or the like.
+_METADATA = frozenset({"shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "__len__", "dtype",
+                       "device", "layout", "stride", "storage_offset", "element_size", "itemsize", "nbytes",
+                       "requires_grad", "grad_fn", "is_leaf", "grad", "_version", "names", "get_device", "data_ptr",
+                       "__hash__", "__dir__"})
+
+
+def _metadata_query(func) -> bool:
+    """Whether `func`, as __torch_function__ receives it, reads no value: a property's __get__ (named by
+    its descriptor), or a method named in _METADATA or is_*."""
+    name = getattr(func, "__name__", "")
+    if name == "__get__":
+        name = getattr(getattr(func, "__self__", None), "__name__", "")
+    return name in _METADATA or name.startswith("is_")
+
+
 class _Handed(torch.Tensor):
     """The gradient the judge's hook hands on to the solution's hooks: equal to a plain tensor in every
-    operation (which returns plain tensors), it notes that some code other than the judge's hooks used it.
-    A solution that reads the gradient somewhere else (a dispatch mode watching AccumulateGrad's add) while
-    its hooks do nothing leaves it unused."""
+    operation (which returns plain tensors), it notes that some code other than the judge's hooks called a
+    torch operation on it other than a metadata query (shape, dtype, device: _metadata_query). A solution
+    that reads the gradient somewhere else (a dispatch mode watching AccumulateGrad's add, the judge's
+    records found with gc) while its hooks do nothing, or only ask for grad.shape, leaves it unused."""
 
     used = None  # a one-item list the judge keeps: it holds no reference to the tensor, which dies unless used
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        if not _in_judge_hook():
+        if not _in_judge_hook() and not _metadata_query(func):
             for leaf in torch.utils._pytree.tree_leaves((args, kwargs or {})):
                 if isinstance(leaf, _Handed) and leaf.used is not None:
                     leaf.used[0] = True
@@ -469,16 +487,19 @@ def _one_model(solution, check, file, case, seed):
                        hint_en="a hook that only watches returns None and leaves its argument and .grad alone",
                        hint_zh="只看不改的钩子返回 None，既不原地修改收到的梯度，也不去动 .grad")
 
-    check(en + "a hook of grad_norms used the gradient it received, on each parameter, with no profiler of it watching",
-          zh + "每个参数上，grad_norms 的钩子都用到了它收到的梯度，也没有它设置的 profiler 在旁观")
+    check(en + "code of grad_norms called a torch operation on the gradient its hook received, on each parameter, "
+          "with no profiler of it watching",
+          zh + "每个参数上，grad_norms 的代码都对它的钩子收到的梯度调用过 torch 运算，也没有它设置的 profiler 在旁观")
     for name in names:
         if not any(used[0] for used in watched.get(name, {"handed": []})["handed"]):
-            raise Fail(f"{name}: no code of grad_norms used the gradient the judge's hook handed on to its hooks: "
-                       "the norm was read elsewhere, not from the hook's argument",
-                       f"{name}：评测的钩子交给 grad_norms 的钩子的梯度，grad_norms 没有一处代码用过："
-                       "范数是从别处读到的，不是从钩子收到的参数算的",
-                       expected=("the hook's argument used, e.g. grad.norm()", "用到钩子收到的参数，比如 grad.norm()"),
-                       found=("the gradient handed on, never used", "交出去的梯度一次也没被用过"),
+            raise Fail(f"{name}: no code of grad_norms called a torch operation on the gradient the judge's hook handed "
+                       "on to its hooks (a query of its shape, dtype or device does not count): the norm was read "
+                       "elsewhere, not from the hook's argument",
+                       f"{name}：评测的钩子交给 grad_norms 的钩子的梯度，grad_norms 没有一处代码对它调用过 torch 运算"
+                       "（只查询形状、dtype 或 device 的不算）：范数是从别处读到的，不是从钩子收到的参数算的",
+                       expected=("a torch operation on the hook's argument, e.g. grad.norm()",
+                                 "对钩子收到的参数调用 torch 运算，比如 grad.norm()"),
+                       found=("no torch operation on the gradient handed on", "交出去的梯度上没有调用过任何 torch 运算"),
                        hint_en="compute the value inside the hook, from its argument: norms[name] = grad.norm().item()",
                        hint_zh="在钩子里，用它收到的参数算：norms[name] = grad.norm().item()")
         tracers = watched.get(name, {"tracers": []})["tracers"]
