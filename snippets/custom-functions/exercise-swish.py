@@ -10,21 +10,23 @@ The judge checks, for x of two shapes and two values of beta:
 - a setup_context, which torch.func.grad needs;
 - x and beta saved with ctx.save_for_backward, not kept on ctx or as copies: an in-place edit of
   either between forward and backward must make backward raise, and backward must compute with the
-  values ctx.saved_tensors gives back;
+  values ctx.saved_tensors gives back, also after new values are written through .data;
 - both derivatives written by backward itself in torch operations: no autograd pass, no
   forward-mode dual numbers, no complex step, no NumPy and no other thread inside it; the gradient
   for beta has shape ();
 - for whichever of the two does not require grad, None from backward (ctx.needs_input_grad),
-  without computing that gradient. Each count is compared with the run where both require grad:
+  without computing that gradient, and no operation returning more than 64 × x.numel() elements.
+  Each count below is compared with the run where both require grad:
   - backward makes fewer torch calls, and every new tensor it makes is returned or goes, through
     later calls, into a returned one, not just into a comparison;
   - when x needs no gradient, its torch operations make at least x.numel() fewer elements, views
     not counted: the gradient's last step. The terms before it may be shared with beta's, and a
     term that beta's computation reads counts as beta's. No operation returns that gradient, even
-    reordered, shifted, scaled or rounded to a lower precision;
+    reordered, shifted, scaled, rounded to a lower precision or padded with other elements;
   - when beta needs none, no operation reduces a tensor as large as x (a matrix product summing
-    that many terms counts) or returns x*x or x*x*s*(1-s) (s = sigmoid(beta*x)), even reordered,
-    shifted or scaled.
+    that many terms counts, and so does a cumulative operation such as cumsum) or returns x*x or
+    x*x*s*(1-s) (s = sigmoid(beta*x)), even reordered, shifted, scaled or padded with other
+    elements.
 """
 
 import torch
