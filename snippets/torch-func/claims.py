@@ -228,21 +228,25 @@ def autograd_grad_inside_func_grad_needs_create_graph():
 
 def item_raises_under_vmap_on_a_mapped_tensor_only():
     """Inside a function that vmap maps, .item() on a tensor computed from the mapped input raises a
-    RuntimeError; on a tensor that is the same for every sample (captured from outside, or made inside the
-    function) it works. Under grad alone .item() works, on the input too."""
+    RuntimeError; on a tensor vmap does not batch (captured from outside, or made inside the function by
+    torch.full) it works, while on torch.zeros_like(t) or t.new_zeros(...), batched like t, it raises.
+    Under grad alone .item() works, on the input too."""
     assert ".item()" in _raises(vmap(lambda t: t.sum().item()), torch.ones(3, 2))
     captured = torch.tensor([2.0, 3.0])
     assert torch.equal(vmap(lambda t: t * captured.sum().item())(torch.ones(3, 2)), torch.full((3, 2), 5.0))
     assert torch.equal(vmap(lambda t: t * torch.full((2,), 2.0).sum().item())(torch.ones(3, 2)),
                        torch.full((3, 2), 4.0))
+    assert ".item()" in _raises(vmap(lambda t: t * torch.zeros_like(t).sum().item()), torch.ones(3, 2))
+    assert ".item()" in _raises(vmap(lambda t: t * t.new_zeros(2).sum().item()), torch.ones(3, 2))
     found = grad(lambda t: t.sum() * t.sum().item())(torch.tensor([1.0, 2.0]))
     assert torch.equal(found, torch.tensor([3.0, 3.0]))
 
 
 def data_dependent_control_flow_raises_under_vmap_not_under_grad():
     """A Python if on the value of a tensor computed from the mapped input raises inside vmap ("data-dependent
-    control flow"); on a tensor the same for every sample, captured or made inside the function, it works;
-    inside grad alone it works on the input too."""
+    control flow"); on a tensor vmap does not batch, captured or made inside the function by torch.full, it
+    works, while on torch.zeros_like(t) or t.new_zeros(...), batched like t, it raises; inside grad alone it
+    works on the input too."""
     assert "data-dependent control flow" in _raises(vmap(lambda t: t if t.sum() > 0 else -t), torch.ones(3, 2))
     captured = torch.tensor([2.0, 3.0])
     assert torch.equal(vmap(lambda t: t if captured.sum() > 0 else -t)(torch.ones(3, 2)), torch.ones(3, 2))
@@ -250,6 +254,9 @@ def data_dependent_control_flow_raises_under_vmap_not_under_grad():
                        torch.ones(3, 2))
     assert torch.equal(vmap(lambda t: t if torch.full((2,), -2.0).sum() > 0 else -t)(torch.ones(3, 2)),
                        -torch.ones(3, 2))
+    for made in (torch.zeros_like, lambda t: t.new_zeros(2)):
+        error = _raises(vmap(lambda t, made=made: t if made(t).sum() >= 0 else -t), torch.ones(3, 2))
+        assert "data-dependent control flow" in error, error
 
     def branching(t):
         return (t**2).sum() if t.sum() > 0 else t.sum()
