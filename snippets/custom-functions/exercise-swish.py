@@ -12,8 +12,10 @@ The judge checks, for x of two shapes and two values of beta:
   either between forward and backward must make backward raise, and backward must compute with the
   values ctx.saved_tensors gives back, also after new values are written through .data;
 - both derivatives written by backward itself in torch operations: no autograd pass, no
-  forward-mode dual numbers, no complex step, no NumPy and no other thread inside it; the gradient
-  for beta has shape ();
+  forward-mode dual numbers, no complex step, no finite differences (sigmoid, exp, tanh and the
+  like evaluated only at ±beta*x or ±beta*x/2; a difference quotient built from those values and
+  constants, the judge does not see), no NumPy and no other thread inside it; the gradient for
+  beta has shape ();
 - for whichever of the two does not require grad, None from backward (ctx.needs_input_grad),
   without computing that gradient, and no operation returning more than 64 × x.numel() elements.
   Each count below is compared with the run where both require grad:
@@ -23,10 +25,10 @@ The judge checks, for x of two shapes and two values of beta:
     not counted: the gradient's last step. The terms before it may be shared with beta's, and a
     term that beta's computation reads counts as beta's. No operation returns that gradient, even
     reordered, shifted, scaled, rounded to a lower precision or padded with other elements;
-  - when beta needs none, no operation reduces a tensor as large as x (a matrix product summing
-    that many terms counts, and so does a cumulative operation such as cumsum) or returns x*x or
-    x*x*s*(1-s) (s = sigmoid(beta*x)), even reordered, shifted, scaled or padded with other
-    elements.
+  - when beta needs none, every operation is elementwise, a view, or makes a new tensor from a
+    shape (zeros_like, say): no reduction, matrix product, convolution or cumulative operation
+    such as cumsum; and none returns x*x or x*x*s*(1-s) (s = sigmoid(beta*x)), even reordered,
+    shifted, scaled or padded with other elements.
 """
 
 import torch

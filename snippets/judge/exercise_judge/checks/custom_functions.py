@@ -99,6 +99,20 @@ CUMULATIVE = ("cumsum", "cumsum_", "cumprod", "cumprod_", "logcumsumexp", "cumma
 LARGEST = 64
 
 CONTRACTIONS = ("mm", "bmm", "addmm", "addbmm", "baddbmm", "dot", "vdot", "mv", "addmv")
+# Operations that are neither tagged pointwise nor views but only make, fill, copy or cast a tensor, or
+# compute elementwise: with views and pointwise operations, all that grad_x needs.
+ELEMENTWISE = ("fill_", "zero_", "copy_", "_to_copy", "lift_fresh_copy", "scalar_tensor", "_unsafe_view",
+               "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
+               "full_like", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
+               "where", "masked_fill", "log_sigmoid_forward", "log_sigmoid_backward", "softplus_backward",
+               "mish_backward")
+# The transcendental functions a swish backward evaluates, with the argument that is the point of
+# evaluation: an analytic backward evaluates them at ±βx (or ±βx/2, for tanh), a finite difference
+# also at shifted points. pow counts with a tensor exponent, the point (e ** z is exp at z).
+TRANSCENDENTAL = {"sigmoid": 0, "exp": 0, "exp2": 0, "expm1": 0, "tanh": 0, "sinh": 0, "cosh": 0,
+                  "softplus": 0, "log_sigmoid_forward": 0, "silu": 0, "mish": 0, "elu": 0, "celu": 0,
+                  "selu": 0, "logaddexp": 0, "silu_backward": 1, "softplus_backward": 1,
+                  "log_sigmoid_backward": 1, "mish_backward": 1, "pow": 1}
 
 
 class AtenResults(TorchDispatchMode):
@@ -112,6 +126,8 @@ class AtenResults(TorchDispatchMode):
         self.results: list[tuple[str, torch.Tensor, bool]] = []
         self.unseen: list[str] = []
         self.contracted: list[tuple[str, int]] = []  # (mm, bmm, dot, ...: the length of each sum it makes)
+        self.points: list[tuple[str, torch.Tensor]] = []  # (a TRANSCENDENTAL, where it was evaluated)
+        self.other: list[str] = []  # operations neither pointwise, nor views, nor in ELEMENTWISE
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if self.above.quiet:
@@ -120,6 +136,13 @@ class AtenResults(TorchDispatchMode):
         if name in CONTRACTIONS:  # the last operand is (..., k, p) or (k,): each result element sums k products
             last = [value for value in args if isinstance(value, torch.Tensor)][-1]
             self.contracted.append((name, last.shape[0] if last.dim() == 1 else last.shape[-2]))
+        base = name.removeprefix("_foreach_").rstrip("_")
+        if base in TRANSCENDENTAL and len(args) > TRANSCENDENTAL[base]:
+            for value in tree_leaves(args[TRANSCENDENTAL[base]]):
+                if isinstance(value, torch.Tensor):
+                    self.points.append((name, value.detach().clone()))
+        if base == "logaddexp":  # log(e^a + e^b): exp at both
+            self.points += [(name, value.detach().clone()) for value in args[1:2] if isinstance(value, torch.Tensor)]
         watched = self.above.inside > 0 or (
             torch._C._is_torch_function_mode_enabled()
             and any(mode is self.above for mode in torch.overrides._get_current_function_mode_stack()))
@@ -129,6 +152,9 @@ class AtenResults(TorchDispatchMode):
         for value in result if isinstance(result, (tuple, list)) else (result,):
             if isinstance(value, torch.Tensor):
                 self.results.append((name, value.detach(), bool(func.is_view)))
+        if any(isinstance(value, torch.Tensor) for value in tree_leaves(result)) and not (
+                torch.Tag.pointwise in func.tags or func.is_view or name in ELEMENTWISE):
+            self.other.append(name)
         return result
 
 
@@ -278,17 +304,48 @@ def call_backward(solution, x, beta):
             StartsThreads() as seen.threads:
         seen.returned = node.apply(grad_output)
     seen.threads.names[:0] = threads.names
+    seen.inputs = x.detach(), beta.detach()
     return (returned if isinstance(returned, tuple) else (returned,)), passes, seen
+
+
+# The derivatives by hand, for a backward that had something else compute them.
+BY_HAND = ("with s = sigmoid(beta * x): grad_x = g * (s + beta * x * s * (1 - s)), "
+           "grad_beta = (g * x * x * s * (1 - s)).sum()",
+           "记 s = sigmoid(beta * x)：grad_x = g * (s + beta * x * s * (1 - s))，"
+           "grad_beta = (g * x * x * s * (1 - s)).sum()")
+
+
+def evaluated_elsewhere(seen):
+    """The first transcendental function (TRANSCENDENTAL) that backward evaluated at a point other than
+    ±βx, ±βx/2, ±log σ(±βx) or 0, with the farthest such point and its distance to the nearest of those:
+    a finite difference evaluates f at x ± h or β ± h. A point counts as one of those within 100 roundings
+    of its dtype, and within 1e-9 at least, relative to max(1, |βx|): a step below that makes a finite
+    difference's rounding error larger than the gradient's tolerance."""
+    x, beta = (value.to(torch.float64) for value in seen.inputs)
+    z = (beta * x).reshape(-1)
+    logs = torch.nn.functional.logsigmoid(torch.cat((z, -z)))  # exp(log σ(z)) = σ(z): a stable sigmoid
+    allowed = torch.cat((z, -z, z / 2, -z / 2, logs, -logs, z.new_zeros(1))).unique()  # sorted
+    scale = max(1.0, z.abs().max().item()) if z.numel() else 1.0
+    for name, point in seen.aten.points:
+        if not point.is_floating_point() or point.numel() == 0:
+            continue
+        tolerance = max(1e-9, 100 * torch.finfo(point.dtype).eps) * scale
+        flat = point.reshape(-1).to(torch.float64)
+        where = torch.searchsorted(allowed, flat).clamp(1, allowed.numel() - 1) if allowed.numel() > 1 \
+            else torch.zeros_like(flat, dtype=torch.long)
+        gap = torch.minimum((allowed[where] - flat).abs(), (allowed[where - 1] - flat).abs())
+        gap = torch.where(torch.isnan(gap), torch.full_like(gap, float("inf")), gap)
+        if bool((gap > tolerance).any()):
+            worst = int(gap.argmax())
+            return name, flat[worst].item(), gap[worst].item()
+    return None
 
 
 def refuse_autograd_in_backward(passes, seen):
     asked_en, asked_zh = counted(passes)
     expected = ("grad_output times the derivatives, written out with torch operations",
                 "用 torch 运算亲手写出的导数，再乘以 grad_output")
-    hint = ("with s = sigmoid(beta * x): grad_x = g * (s + beta * x * s * (1 - s)), "
-            "grad_beta = (g * x * x * s * (1 - s)).sum()",
-            "记 s = sigmoid(beta * x)：grad_x = g * (s + beta * x * s * (1 - s))，"
-            "grad_beta = (g * x * x * s * (1 - s)).sum()")
+    hint = BY_HAND
     refuse_passes(passes, (f"Swish.backward asked autograd for the derivative ({asked_en}): the exercise is to "
                            "write it by hand", f"Swish.backward 让 autograd 替它求导（{asked_zh}）：这道练习要你"
                            "亲手写出导数"), expected, hint)
@@ -339,6 +396,21 @@ def refuse_autograd_in_backward(passes, seen):
                                                                  for name in FORWARD_MODE if name in forward_mode)
                                                   for separator in (", ", "、")),
                    hint_en=hint[0], hint_zh=hint[1])
+
+
+def refuse_finite_differences(seen):
+    shifted = evaluated_elsewhere(seen)
+    if shifted is not None:
+        name, point, gap = shifted
+        raise Fail("Swish.backward evaluated a transcendental function away from beta·x (finite differences): "
+                   "that is a numerical derivative, and the exercise is to write the derivative by hand",
+                   "Swish.backward 在 beta·x 以外的点上求了超越函数的值（有限差分）：那是数值求导，这道练习要你"
+                   "亲手写出导数",
+                   expected=("sigmoid, exp, tanh and the like evaluated only at ±βx (or ±βx/2)",
+                             "sigmoid、exp、tanh 这类函数只在 ±βx（或 ±βx/2）处求值"),
+                   found=(f"aten.{name} at {point:.6g}, {gap:.3g} from the nearest ±βx",
+                          f"aten.{name} 在 {point:.6g} 处求值，离最近的 ±βx 差 {gap:.3g}"),
+                   hint_en=BY_HAND[0], hint_zh=BY_HAND[1])
 
 
 def read_back_doubled(solution, x, beta, doubled=("x", "beta")):
@@ -566,6 +638,7 @@ def swish(solution, check):
         returned, passes, seen = call_backward(solution, *draw(shape, seed, beta_value))
         refuse_autograd_in_backward(passes, seen)
         both_calls, both_elements = len(seen.calls), produced(seen)
+        runs = {"both": seen}  # what backward did in each run, for the checks after the skipped gradients
 
         check(f"{case_en}: Swish.backward returns a gradient shaped like each input: {shape} for x, "
               "() for beta", f"{case_zh}：Swish.backward 返回的梯度和各自的输入同形状：x 是 {shape}，"
@@ -591,6 +664,7 @@ def swish(solution, check):
             x, beta = draw(shape, seed, beta_value, x_grad=x_grad, beta_grad=not x_grad)
             returned, passes, seen = call_backward(solution, x, beta)
             refuse_autograd_in_backward(passes, seen)
+            runs[skipped] = seen
             calls = len(seen.calls)
             index = 1 if skipped == "beta" else 0
             needs = (x_grad, not x_grad)
@@ -704,6 +778,26 @@ def swish(solution, check):
                            hint_en=f"compute the gradient for {skipped} inside `if ctx.needs_input_grad[{index}]:`, "
                                    "not before it",
                            hint_zh=f"对 {skipped} 的梯度放在 `if ctx.needs_input_grad[{index}]:` 里面算，不要先算好再判断")
+
+        check(f"{case_en}: Swish.backward evaluates sigmoid, exp, tanh and the like only at ±beta·x: no finite "
+              "differences", f"{case_zh}：Swish.backward 只在 ±beta·x 处求 sigmoid、exp、tanh 这类函数的值：不用有限差分")
+        for seen in runs.values():
+            refuse_finite_differences(seen)
+
+        check(f"{case_en}: when beta does not require grad, backward uses only elementwise operations, views and "
+              "new tensors made from a shape", f"{case_zh}：beta 不要梯度时，backward 只用逐元素运算、视图和按形状"
+              "新建的张量")
+        other = sorted(set(runs["beta"].aten.other))
+        if other:  # a sum can hide in any operation that is not elementwise
+            raise Fail("backward used an operation that is not elementwise although beta does not require grad: "
+                       "grad_x needs none, only the gradient for beta does",
+                       "beta 不要梯度，backward 却用了非逐元素的运算：grad_x 用不到它，只有对 beta 的梯度才用得到",
+                       expected=("only elementwise operations, views, and new tensors made from a shape "
+                                 "(zeros_like, new_ones, ...) inside backward",
+                                 "backward 里只有逐元素运算、视图，以及按形状新建的张量（zeros_like、new_ones 等）"),
+                       found=(f"aten.{other[0]}, which is none of these", f"aten.{other[0]}，这几样都不是"),
+                       hint_en="compute the gradient for beta inside `if ctx.needs_input_grad[1]:`, all of it",
+                       hint_zh="对 beta 的梯度整个放在 `if ctx.needs_input_grad[1]:` 里面算")
 
         check(f"{case_en}: torch.func.grad gives the same two gradients (it accepts only the setup_context style)",
               f"{case_zh}：torch.func.grad 给出同样的两个梯度（它只接受 setup_context 写法）")
