@@ -2,6 +2,8 @@
 
 import _thread
 import contextlib
+import os
+import sys
 import threading
 from dataclasses import dataclass, field
 
@@ -38,6 +40,9 @@ COMPLEX = ("complex", "view_as_complex", "polar")
 OUT_OF_TORCH = ("tolist", "numpy", "__array__", "__dlpack__", "item", "__float__", "__int__", "__complex__",
                 "__index__", "__repr__", "__format__", "untyped_storage", "storage", "_typed_storage", "data_ptr")
 
+# Where torch's own Python files are.
+TORCH_FILES = os.path.dirname(torch.__file__) + os.sep
+
 # Where another thread starts: the spies (a TorchFunctionMode, a TorchDispatchMode, saved-tensor hooks) are
 # thread-local and would not see what runs there. threading.Thread.start goes through threading's own reference to
 # _thread.start_new_thread, and torch.jit.fork (also torch.jit._fork) through torch._C.fork.
@@ -71,6 +76,11 @@ def is_op_overload(name):
     no torch function or Tensor method has a dot in its name. A graph that make_fx traced from autograd
     calls them."""
     return "." in name
+
+
+def said(error):
+    """'RuntimeError: the first line of its message', for a verdict."""
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
 
 
 def relative_error(found, expected):
@@ -115,13 +125,21 @@ def jacobian_from_backward(cube, x):
 
 
 class Calls(TorchCalls):
-    """TorchCalls that also knows whether a torch call is running (depth > 0)."""
+    """TorchCalls that also knows whether a torch call is running (depth > 0), and keeps in `errors` what the torch
+    calls raised, whoever caught it."""
     depth = 0
+
+    def __init__(self):
+        super().__init__()
+        self.errors = []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         self.depth += 1
         try:
             return super().__torch_function__(func, types, args, kwargs)
+        except Exception as error:
+            self.errors.append(said(error))
+            raise
         finally:
             self.depth -= 1
 
@@ -156,6 +174,34 @@ class Watched:
     unaccounted: list = field(default_factory=list)
     threads: list = field(default_factory=list)
     meta_error: str = None  # what the rerun on meta tensors raised, or the wrong gradient it returned
+    last_calls: list = None  # the names of the torch calls of the latest backward call, in order
+    on_meta: bool = False  # the rerun on meta tensors is running
+    caught_on_meta: list = field(default_factory=list)  # exceptions raised, and caught, inside backward on meta
+    meta_differs: tuple = None  # the torch calls of backward on the CPU and on meta, when they differ
+
+
+@contextlib.contextmanager
+def exceptions_raised(found):
+    """Every exception that reaches a frame of this thread inside the block adds its type and message to `found`,
+    whether a frame catches it or not. Left out: frames of torch's own files (torch 2.14 tries an attribute and
+    catches the AttributeError in every torch call), and StopIteration, which a generator that ends raises
+    (contextlib, in torch's handling of a torch call) and is no error."""
+    def local(frame, event, arg):
+        if event == "exception" and not issubclass(arg[0], StopIteration) and \
+                not frame.f_code.co_filename.startswith(TORCH_FILES):
+            found.append(said(arg[1]))
+        return local
+
+    def call(frame, event, arg):
+        frame.f_trace_lines = False
+        return local
+
+    previous = sys.gettrace()
+    sys.settrace(call)
+    try:
+        yield found
+    finally:
+        sys.settrace(previous)
 
 
 @contextlib.contextmanager
@@ -167,11 +213,18 @@ def watched_backward(function_class, watched):
     user = function_class.backward
 
     def backward(ctx, *grad_outputs):
-        saved = []
+        saved, raised = [], []
         seen = Calls()
+        watched.last_calls = None
         with autograd_passes() as passes, seen, AtenOps(seen) as aten, thread_starts(watched.threads), \
                 torch.autograd.graph.saved_tensors_hooks(lambda tensor: saved.append(tensor) or tensor, lambda t: t):
-            result = user(ctx, *grad_outputs)
+            # On meta tensors every way of reading values raises; a backward that catches that error has some
+            # other way to the derivative on the CPU.
+            with exceptions_raised(raised) if watched.on_meta else contextlib.nullcontext():
+                result = user(ctx, *grad_outputs)
+        if watched.on_meta:
+            watched.caught_on_meta += seen.errors + raised
+        watched.last_calls = [call.name for call in seen.calls]
         # Under TorchCalls, torch.autograd.grad and .backward dispatch to themselves once more, from their own
         # module: that second record is the same pass.
         watched.passes += [found for found in passes if not found.by(torch.autograd.__file__)]
@@ -264,6 +317,26 @@ def refuse_autograd_in_backward(watched):
                            "(torch.full_like(x, 3))",
                    hint_zh="返回 grad_output * 3 * x ** 2，全程用 torch：可以用 Python 数字，不能把 x 的值取出来"
                            "（tolist、numpy、item、dlpack），自己创建的张量要放在 x 的设备上（torch.full_like(x, 3)）")
+    if watched.caught_on_meta or watched.meta_differs is not None:
+        if watched.caught_on_meta:
+            found = (f"on meta it caught {watched.caught_on_meta[0]}", f"在 meta 张量上它捕获了 {watched.caught_on_meta[0]}")
+        else:
+            on_cpu, on_meta = watched.meta_differs
+            at = next((i for i, (a, b) in enumerate(zip(on_cpu, on_meta)) if a != b), min(len(on_cpu), len(on_meta)))
+            shown = [", ".join(calls[at:at + 4]) + (", ..." if len(calls) > at + 4 else "") or "nothing"
+                     for calls in (on_cpu, on_meta)]
+            found = (f"from torch call {at + 1} on, {shown[0]} on the CPU ({len(on_cpu)} calls in all) and "
+                     f"{shown[1]} on meta ({len(on_meta)} in all)",
+                     f"从第 {at + 1} 次 torch 调用起，CPU 上是 {shown[0]}（共 {len(on_cpu)} 次），meta 上是 "
+                     f"{shown[1]}（共 {len(on_meta)} 次）")
+        raise Fail("Cube.backward did otherwise on meta tensors, which have no values, than on the CPU: it tells the "
+                   "meta run apart, where values cannot leave torch",
+                   "Cube.backward 在没有值的 meta 张量上和在 CPU 上做法不同：它认得出 meta 上的那一遍，"
+                   "而在那一遍里值交不出 torch",
+                   expected=("the same torch calls on meta tensors as on the CPU, none of them failing",
+                             "在 meta 张量上做和 CPU 上相同的 torch 调用，一次也不出错"),
+                   found=found, hint_en=hint[0] + ", the same for every device, with no try/except",
+                   hint_zh=hint[1] + "，对任何设备都一样，不用 try/except")
     if watched.unaccounted:
         names = sorted(set(watched.unaccounted))
         raise Fail("Cube.backward ran aten ops that no torch call accounts for (a compiled graph such as TorchScript "
@@ -437,26 +510,35 @@ def case(solution, check, shape, seed, watched):
           "gradcheck, and called directly), without asking autograd for the derivative (reverse or forward mode), "
           "without replaying ops that autograd traced (torch.ops operator overloads, or aten ops that no torch call "
           "accounts for, as TorchScript runs them), without handing values out of torch (tolist, numpy, item, "
-          "float(), print; it runs once more on meta tensors, which have no values), without starting another "
-          "thread and without complex-step differentiation",
+          "float(), print; it runs once more on meta tensors, which have no values, and makes the same torch calls "
+          "there as on the CPU), without starting another thread and without complex-step differentiation",
           f"{case_zh}：Cube.backward 每次被调用（.sum() 时、gradcheck 里、直接调用时）都用 torch 调用自己算出 3x²，"
           "不让 autograd 替它求导（反向模式、前向模式都不行），不重放 autograd 追踪下来的算子（torch.ops 里的算子重载，"
           "或者像 TorchScript 那样执行、没有任何 torch 调用对应的 aten 算子），不把值交出 torch（tolist、numpy、item、"
-          "float()、print；它还要在没有值的 meta 张量上再跑一遍），不启动别的线程，也不用复步长法数值求导")
+          "float()、print；它还要在没有值的 meta 张量上再跑一遍，做和 CPU 上相同的 torch 调用），不启动别的线程，"
+          "也不用复步长法数值求导")
     torch.manual_seed(seed)
     grad_output = torch.randn(*shape, dtype=torch.float64)
     out = solution.cube(draw(*shape, seed=seed))  # held while its node runs: torch 2.6 frees what it saved otherwise
     with torch.no_grad():
         out.grad_fn.apply(grad_output)  # outside the engine, as the earlier checks ran it inside
+    on_cpu = watched.last_calls
     # Once more on meta tensors, which have a shape and a dtype but no values: any way of taking values out of torch
-    # (tolist, numpy, item, dlpack, a print of the values), named in OUT_OF_TORCH or not, raises there.
+    # (tolist, numpy, item, bool, dlpack, a print of the values), named in OUT_OF_TORCH or not, raises there. So that
+    # backward cannot tell this run apart and compute otherwise here, it must make the torch calls it makes on the
+    # CPU for the same shape (in the call just above), and catch no error.
     x = torch.empty(shape, dtype=torch.float64, device="meta", requires_grad=True)
+    watched.on_meta = True
     try:
         (grad,) = torch.autograd.grad(solution.cube(x), x, torch.empty(shape, dtype=torch.float64, device="meta"))
         watched.meta_error = None if grad.device.type == "meta" and grad.shape == x.shape else \
             f"a gradient of shape {tuple(grad.shape)} on {grad.device}"
+        if watched.last_calls != on_cpu:
+            watched.meta_differs = (on_cpu, watched.last_calls)
     except Exception as error:  # noqa: BLE001 -- whatever the reader's backward raised is what the Fail shows
-        watched.meta_error = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
+        watched.meta_error = said(error)
+    finally:
+        watched.on_meta = False
     refuse_autograd_in_backward(watched)
 
 
