@@ -309,8 +309,8 @@ def gradcheck_calls_backward_with_zeros_and_wants_zeros_back():
 def check_undefined_grad_hands_none_without_materialized_grads():
     """A softplus Function that calls ctx.set_materialize_grads(False): of gradcheck's two all-zero backward calls,
     one (present only with check_undefined_grad=True, the default) hands backward None; a backward that returns
-    None for None passes, one that multiplies it fails gradcheck with a TypeError, and passes with
-    check_undefined_grad=False."""
+    None for None passes, one that multiplies it makes gradcheck raise a TypeError, with raise_exception=False too,
+    and passes with check_undefined_grad=False."""
 
     def softplus(multiply_none, grad_outputs):
         class Softplus(torch.autograd.Function):
@@ -338,12 +338,13 @@ def check_undefined_grad_hands_none_without_materialized_grads():
         assert sum(g is None for g in grad_outputs) == nones, (setting, grad_outputs)
         zeros = sum(g is not None and int(g.count_nonzero()) == 0 for g in grad_outputs)
         assert zeros == 1, (setting, grad_outputs)
-    try:
-        gradcheck(softplus(True, []), (t,))
-    except TypeError as error:
-        assert "NoneType" in str(error), str(error)
-    else:
-        raise AssertionError("a backward that multiplies None passed gradcheck")
+    for raise_exception in (True, False):
+        try:
+            gradcheck(softplus(True, []), (t,), raise_exception=raise_exception)
+        except TypeError as error:
+            assert "NoneType" in str(error), str(error)
+        else:
+            raise AssertionError(f"a backward that multiplies None raised nothing ({raise_exception=})")
     assert gradcheck(softplus(True, []), (t,), check_undefined_grad=False)
 
 
