@@ -481,10 +481,12 @@ def once_differentiable_last_before_the_sum_drops_its_term_from_a_penalty_silent
     assert not torch.allclose(weight_grads["once"], weight_grads["true"])
 
 
-def an_intermediate_saved_in_forward_gives_a_wrong_second_derivative_silently():
+def a_tensor_saved_in_forward_leaves_its_derivative_out_of_the_second_derivative():
     """forward runs with grad mode off (in both styles), so a tensor it computes and saves carries no
-    graph: a backward that reads it gives, under create_graph=True, a wrong second derivative without
-    any error, which gradgradcheck reports."""
+    graph: under create_graph=True, the second derivative through a backward that reads it leaves out
+    that tensor's own derivative, without any error. For sigmoid(x) the result is wrong, and
+    gradgradcheck reports it; for a 0/1 mask (x > 0), whose derivative is zero, it equals relu's and
+    gradgradcheck passes."""
     modes = []
 
     class SiLUSavedSigmoid(torch.autograd.Function):
@@ -516,15 +518,31 @@ def an_intermediate_saved_in_forward_gives_a_wrong_second_derivative_silently():
         def backward(ctx, grad_y):
             return grad_y * 2
 
+    class ReLUSavedMask(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            mask = (x > 0).to(x.dtype)
+            ctx.save_for_backward(mask)
+            return x * mask
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            (mask,) = ctx.saved_tensors
+            return grad_y * mask
+
+    def derivatives(f, x, power=1):
+        """The first and second derivatives of f(x) ** power, summed."""
+        x = x.detach().requires_grad_()
+        (first,) = torch.autograd.grad((f(x) ** power).sum(), x, create_graph=True)
+        (second,) = torch.autograd.grad(first.sum(), x)
+        return first, second
+
     torch.manual_seed(0)
     x = torch.randn(4, dtype=torch.float64, requires_grad=True)
-    (first,) = torch.autograd.grad(SiLUSavedSigmoid.apply(x).sum(), x, create_graph=True)
-    (second,) = torch.autograd.grad(first.sum(), x)
+    first, second = derivatives(SiLUSavedSigmoid.apply, x)
     Record.apply(x)
     assert modes == [False, False]
-    plain = x.detach().requires_grad_()
-    (true_first,) = torch.autograd.grad(torch.nn.functional.silu(plain).sum(), plain, create_graph=True)
-    (true_second,) = torch.autograd.grad(true_first.sum(), plain)
+    true_first, true_second = derivatives(torch.nn.functional.silu, x)
     assert torch.allclose(first, true_first) and not torch.allclose(second, true_second)
     try:
         gradgradcheck(SiLUSavedSigmoid.apply, (x,))
@@ -532,6 +550,12 @@ def an_intermediate_saved_in_forward_gives_a_wrong_second_derivative_silently():
         pass
     else:
         raise AssertionError("gradgradcheck passed")
+    # the mask: cubed, so that the first derivative depends on x through the output too
+    assert (x > 0).any() and (x < 0).any()
+    first, second = derivatives(ReLUSavedMask.apply, x, power=3)
+    true_first, true_second = derivatives(torch.relu, x, power=3)
+    assert torch.allclose(first, true_first) and torch.allclose(second, true_second) and bool(second.ne(0).any())
+    assert gradgradcheck(ReLUSavedMask.apply, (x,))
 
 
 def a_saved_output_comes_back_on_the_graph_under_create_graph():
