@@ -11,6 +11,7 @@ from pathlib import Path
 
 import torch
 
+from exercise_judge import spies
 from exercise_judge.checking import Fail, exercise, times
 from exercise_judge.checks._shared import hint_for, refuse_passes
 from exercise_judge.spies import TorchCalls, autograd_passes
@@ -46,7 +47,12 @@ def run_shown_code(function: str) -> torch.Tensor:
     """w after the code that the starter shows in the docstring of `function`, run for real."""
     namespace = {"torch": torch}
     exec(SHOWN_CODE[function], namespace)
+    _own[0] += BACKWARD_CALLS[function]
     return namespace["w"]
+
+
+# The backward passes each shown code runs: the judge's own, which continuous_count() allows.
+BACKWARD_CALLS = {"predicted_grad": 5, "predicted_grad_with_reset": 3}
 
 
 def a_number(value, call):
@@ -103,6 +109,11 @@ STARTS_A_PROCESS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.po
                               "os.fork", "os.forkpty", "os.startfile"})
 _watching: list[list[str]] = []  # one list per active watch(): the process events refused in it
 _hook: list = []  # the audit hook, once installed
+_hooks: list[list[str]] = []  # one list per active watch(): the sys.addaudithook events refused in it
+# The engine's graph-task number before the reader's file loads, and the passes the judge has run
+# itself since (its counting passes and the shown code): see continuous_count().
+_start: list[int] = []
+_own = [0]
 # The environment as the judge found it before it loaded the reader's file, for the new interpreter.
 ENVIRONMENT = dict(os.environ)
 
@@ -114,6 +125,17 @@ def _refuse_processes(event: str, args) -> None:
         for started in _watching:
             started.append(event)
         raise RuntimeError(f"the judge refuses {event} while your predictions run")
+    if _hooks and event == "sys.addaudithook":  # a hook of the reader's would run between the watches
+        for added in _hooks:
+            added.append(event)
+        raise RuntimeError("the judge refuses sys.addaudithook while your file runs")  # Python drops the hook
+
+
+def graph_task() -> int:
+    """The number of a counting pass run now: every backward pass the engine ran before took a smaller one."""
+    if spies._counter is None:
+        spies._counter = spies._Counter()
+    return spies._counter()
 
 
 @contextlib.contextmanager
@@ -123,12 +145,40 @@ def watch():
         sys.addaudithook(_refuse_processes)
         _hook.append(_refuse_processes)
     started: list[str] = []
+    added: list[str] = []
     with autograd_passes() as passes, TorchCalls() as seen:
         _watching.append(started)
+        _hooks.append(added)
         try:
             yield passes, seen.calls, started
         finally:
             _watching.remove(started)
+            _hooks.remove(added)
+    _own[0] += 2  # the two counting passes of autograd_passes()
+    if added:
+        raise Fail("your file installed an audit hook (sys.addaudithook), which would run code between the "
+                   f"judge's watches: {ON_PAPER[0]}",
+                   f"你的文件安装了审计钩子（sys.addaudithook），它会在评测的几次监视之间运行代码：{ON_PAPER[1]}",
+                   expected=("two functions that return numbers, no hooks", "两个返回数的函数，不装任何钩子"),
+                   found=("sys.addaudithook", "sys.addaudithook"),
+                   hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
+
+
+def continuous_count() -> None:
+    """Fail when the engine ran backward passes since before the load that the judge did not run itself:
+    the watches see only their own windows, and torch run between them (from a hook, a callback or a
+    thread of the reader's file) still runs passes."""
+    if not _start:
+        return
+    extra = graph_task() - _start[0] - 1 - _own[0]
+    _own[0] += 1
+    if extra > 0:
+        raise Fail(f"{extra} backward passes ran between the load of your file and the verdict that the judge "
+                   f"did not run: {ON_PAPER[0]}",
+                   f"从加载你的文件到给出结论之间，有 {extra} 次反向传播不是评测自己跑的：{ON_PAPER[1]}",
+                   expected=("a number worked out by reasoning, no backward", "推理得出的一个数，不做任何反向传播"),
+                   found=(f"{extra} backward passes", f"{extra} 次反向传播"),
+                   hint_en=RETURN_A_NUMBER[0], hint_zh=RETURN_A_NUMBER[1])
 
 
 def refuse_what_ran(passes, calls, started, when: tuple[str, str]) -> None:
@@ -160,6 +210,7 @@ def watched_load(file: Path):
     then with torch or another process could be kept anywhere, even outside the process. Keeps the
     file's bytes: the new interpreter of refuse_torch runs these."""
     LOADED[str(file)] = file.read_bytes()
+    _start[:], _own[0] = [graph_task()], 0
     with watch() as (passes, calls, started):
         try:
             yield
@@ -342,6 +393,7 @@ def predict_grad(solution, check):
     check("predicted_grad() and predicted_grad_with_reset() use no torch: the file neither imports it nor runs it",
           "predicted_grad() 和 predicted_grad_with_reset() 不用 torch：文件既不导入它，也不运行它")
     refuse_torch(solution, {"predicted_grad": first, "predicted_grad_with_reset": predicted})
+    continuous_count()  # after the new Python has read whatever the file left behind
 
 
 predict_grad.loading = watched_load  # exercise_judge.child loads the reader's file in it
