@@ -1,8 +1,9 @@
-# expect: a node that exists somewhere is not a node on this loss's graph
+# expect: why_grad_is_none hid its torch calls from the judge
 # Looks at 40 nodes with no set of the nodes it has seen; on a larger graph it guesses from whether
 # the tensor's AccumulateGrad node is kept alive by any graph (a mark on node.metadata that outlives
 # the probe's own view), with torch functions disabled so the judge's AttributeReads keeps nothing
-# alive. The node of a tensor on another live loss's graph is alive too, so it answers reached.
+# alive. The node of a tensor on another live loss's graph is alive too, so it answers reached; the
+# judge stops it earlier, at the first case where it runs a step with torch functions disabled.
 NO_REQUIRES_GRAD = "no-requires-grad"
 NOT_A_LEAF = "not-a-leaf"
 NOT_REACHED = "not-reached"

@@ -87,10 +87,20 @@ class _OverBudget(BaseException):
 def line_budget(file: str, budget: int):
     """`with line_budget(path, n) as spent:` counts the lines run in frames of the file `path` inside the
     block, and raises _OverBudget inside the solution past `budget` (spent["over"] records it, in case the
-    solution catches even that)."""
-    spent, ours, previous = {"lines": 0, "over": False}, {}, sys.gettrace()
+    solution catches even that). It also records in spent["hidden"] the first line where one of those frames,
+    or one of code the solution's frames run from a string (exec), ran a step while torch-function modes were switched off
+    (torch._C.DisableTorchFunction) or the mode stack was not as at entry (a mode popped or pushed): reads
+    made then never reach AttributeReads. It checks every opcode: one line can switch off, read and switch on."""
+    spent, ours, previous = {"lines": 0, "over": False, "hidden": None}, {}, sys.gettrace()
+    depth = torch._C._len_torch_function_stack()
+
+    def watch(frame):
+        if spent["hidden"] is None and (not torch._C._is_torch_function_mode_enabled()
+                                        or torch._C._len_torch_function_stack() != depth):
+            spent["hidden"] = frame.f_lineno
 
     def local(frame, event, arg):
+        watch(frame)
         if event == "line":
             spent["lines"] += 1
             if spent["lines"] > budget:
@@ -98,16 +108,27 @@ def line_budget(file: str, budget: int):
                 raise _OverBudget
         return local
 
+    def strings(frame, event, arg):
+        watch(frame)
+        return strings
+
     def calls(frame, event, arg):
         name = frame.f_code.co_filename
         if name not in ours:
             ours[name] = os.path.realpath(name) == file
-        return local if ours[name] else None
+        mine = local if ours[name] else strings if (
+            name.startswith("<") and not name.startswith("<frozen") and frame.f_back is not None
+            and frame.f_back.f_trace in (local, strings)) else None  # exec'd by the solution's own code
+        if mine is not None:
+            frame.f_trace_opcodes = True
+        return mine
 
     sys.settrace(calls)
     try:
         yield spent
     finally:
+        if sys.gettrace() is not calls and spent["hidden"] is None:
+            spent["hidden"] = "sys.settrace"
         sys.settrace(previous)
 
 
@@ -395,6 +416,18 @@ def _one_case(solution, check, case, round_number):
                            "both, and a network of n residual blocks has 2^n paths",
                    hint_zh="用一个集合记下看过的节点，再遇到就跳过，每个节点只看一次：两条路汇合的地方（残差连接、"
                            "一个张量用了两次），不记的话两条路都要往下走一遍，n 个残差块就有 2^n 条路")
+    if spent["hidden"] is not None:
+        where = (f"line {spent['hidden']}", f"第 {spent['hidden']} 行") if isinstance(spent["hidden"], int) \
+            else ("sys.settrace replaced", "sys.settrace 被换掉了")
+        raise Fail("why_grad_is_none hid its torch calls from the judge", "why_grad_is_none 躲开了评测对 torch 调用的观察",
+                   expected=("every step of your code run with torch-function modes on, as the judge set them",
+                             "你的代码每一步都在评测设好的 torch function mode 下运行"),
+                   found=(f"modes switched off or popped ({where[0]})", f"mode 被关掉或弹出了（{where[1]}）"),
+                   hint_en="do not use torch._C.DisableTorchFunction or pop the mode stack: the judge watches which "
+                           "attributes you read, to check the chapter's order. Read requires_grad, then is_leaf, and "
+                           "only when both hold walk from loss.grad_fn",
+                   hint_zh="不要用 torch._C.DisableTorchFunction，也不要弹出 mode 栈：评测要看你读了哪些属性，"
+                           "以检查是否按本章的顺序。先读 requires_grad，再读 is_leaf，两项都成立才从 loss.grad_fn 出发查图")
     refuse_passes(passes, ("why_grad_is_none ran a backward pass: decide from the attributes and the graph, "
                            "without calling backward again",
                            "why_grad_is_none 做了一次反向传播：要根据属性和计算图来判断，不要再调用 backward()"),
