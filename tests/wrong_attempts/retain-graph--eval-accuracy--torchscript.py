@@ -1,4 +1,4 @@
-# expect: aten operations ran with grad mode on, on a tensor that requires grad (addmm, argmax, native_batch_norm, relu, t): a graph was recorded below the Python layer
+# expect: aten operations gave their result a grad_fn (addmm, native_batch_norm, relu, t): a graph was recorded below the Python layer
 # Runs each batch through a TorchScript trace of the model with grad mode on, inside saved_tensors_hooks of its own:
 # TorchScript calls the operations below __torch_function__, so the graph it records is invisible at the Python layer.
 # The model itself is called under no_grad as well, so that its mode hooks run.

@@ -1,4 +1,4 @@
-# expect: aten operations on the model's parameters ran with grad mode on
+# expect: aten operations on the model's parameters gave their result a grad_fn
 # Records a graph in every batch's forward: each batch runs in a worker thread with grad mode on,
 # through each layer's forward() called directly (no module hooks fire). One model(x) under no_grad
 # in the caller's thread lets the judge see the modes.

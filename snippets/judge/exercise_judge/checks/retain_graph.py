@@ -3,11 +3,12 @@
 import copy
 import gc
 import math
+import threading
 import weakref
 
 import torch
 from torch import nn
-from torch.utils._pytree import tree_flatten
+from torch.utils._pytree import tree_flatten, tree_map
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from exercise_judge.checking import Fail, described, exercise, shown
@@ -390,41 +391,101 @@ class _Results(TorchCalls):
 
 
 def _records(args, kwargs) -> bool:
-    """Whether autograd records an aten operation with these arguments on a graph: grad mode is on and
-    an argument requires grad."""
+    """Whether autograd may record an aten operation with these arguments on a graph: grad mode is on
+    and an argument requires grad."""
     return torch.is_grad_enabled() and any(isinstance(value, torch.Tensor) and value.requires_grad
                                            for value in tree_flatten((args, kwargs or {}))[0])
 
 
+def _outputs(result) -> list[torch.Tensor]:
+    return [value for value in tree_flatten(result)[0] if isinstance(value, torch.Tensor)]
+
+
+def _twin(value):
+    """A meta tensor with value's size, strides, dtype and requires_grad: no data, nothing computed."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    twin = torch.empty_strided(value.size(), value.stride(), dtype=value.dtype, device="meta")
+    return twin.requires_grad_() if value.requires_grad else twin
+
+
+def _on_twins(func, args, kwargs) -> bool | None:
+    """Whether autograd records func with these arguments on a graph, asked of autograd itself before
+    func runs: the operation, run on meta twins of its arguments with grad mode on, gives an output a
+    grad_fn (detach, zeros_like, argmax or == on a parameter give none). It runs in a thread of its
+    own, where no dispatcher key is excluded, as inside an operation autograd is, and where no torch
+    function, dispatch mode or saved-tensor hook of the solution's or the judge's sees it. None when
+    it cannot run on the twins (no meta kernel; in place on a tensor that requires grad, as a twin is a
+    leaf)."""
+    answer = []
+
+    def ask():
+        try:
+            with torch.enable_grad(), torch._C.DisableTorchFunction(), \
+                    torch.autograd.graph.saved_tensors_hooks(_dropped, _dropped):
+                twins, twin_kwargs = tree_map(_twin, (args, kwargs or {}))
+                answer.append(any(output.grad_fn is not None for output in _outputs(func(*twins, **twin_kwargs))))
+        except Exception:  # whatever fails on meta tensors leaves the question to the real outputs
+            pass
+
+    thread = threading.Thread(target=ask)
+    thread.start()
+    thread.join()
+    return answer[0] if answer else None
+
+
+def _dropped(tensor):
+    return None
+
+
+def _ran(ran: list, func, args, kwargs, run):
+    """Runs the operation (run()) and, when autograd may record it, notes in `ran` its name and whether
+    it was recorded: asked of the twins, or else of its real outputs, kept for _recorded."""
+    if not _records(args, kwargs):
+        return run()
+    recorded = _on_twins(func, args, kwargs)
+    result = run()
+    ran.append((func.overloadpacket.__name__, recorded, _outputs(result) if recorded is None else []))
+    return result
+
+
+def _recorded(ran) -> list[str]:
+    """The names of the operations in `ran` that autograd recorded on a graph."""
+    return [name for name, recorded, outputs in ran
+            if recorded or (recorded is None and any(output.grad_fn is not None for output in outputs))]
+
+
 class _Recording(TorchDispatchMode):
-    """Below the Python layer, where TorchScript and torch._C.DisableTorchFunction() do not reach: the
-    name of every aten operation run while grad mode is on with an argument that requires grad, which
-    autograd records on a graph."""
+    """Below the Python layer, where TorchScript and torch._C.DisableTorchFunction() do not reach: every
+    aten operation run while grad mode is on with an argument that requires grad, and whether autograd
+    recorded it on a graph; `recorded` names those it did."""
 
     def __init__(self):
         super().__init__()
-        self.recorded: list[str] = []
+        self.ran: list = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if _records(args, kwargs):
-            self.recorded.append(func.overloadpacket.__name__)
-        return func(*args, **(kwargs or {}))
+        return _ran(self.ran, func, args, kwargs, lambda: func(*args, **(kwargs or {})))
+
+    @property
+    def recorded(self) -> list[str]:
+        return _recorded(self.ran)
 
 
 class _Watched(nn.Parameter):
     """A parameter whose class sees, at the dispatcher, every aten operation run on it, in any thread
-    (a dispatch mode and grad mode are per thread, a class is not): while `recorded` is a list, the
-    name of each one that autograd records on a graph."""
+    (a dispatch mode and grad mode are per thread, a class is not): while `ran` is a list, each one run
+    while grad mode is on, and whether autograd recorded it, for _recorded."""
 
-    recorded: list[str] | None = None
+    ran: list | None = None
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-        recorded = cls.recorded
-        if recorded is not None and _records(args, kwargs):
-            recorded.append(func.overloadpacket.__name__)
-        with torch._C._DisableTorchDispatch():  # run the operation itself on the same tensors
-            return func(*args, **(kwargs or {}))
+        def run():
+            with torch._C._DisableTorchDispatch():  # run the operation itself on the same tensors
+                return func(*args, **(kwargs or {}))
+        ran = cls.ran
+        return run() if ran is None else _ran(ran, func, args, kwargs, run)
 
 
 class _Evaluation:
@@ -444,7 +505,7 @@ class _Evaluation:
         for module in self.model.modules():
             for name, parameter in list(module._parameters.items()):
                 module._parameters[name] = _Watched(parameter.detach(), requires_grad=parameter.requires_grad)
-        anywhere = _Watched.recorded = []
+        anywhere = _Watched.ran = []
 
         def pack(tensor):
             self.saved.append(tuple(tensor.shape))
@@ -476,15 +537,16 @@ class _Evaluation:
                     torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
                 self.found = solution.evaluate(self.model, self.batches)
         finally:
-            _Watched.recorded = None
+            _Watched.ran = None
             for hook in hooks:
                 hook.remove()
             # What evaluate left for the next epoch; then grad mode as it was, for the judge's next run.
             self.grad_mode, self.inference_mode = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
             torch.set_grad_enabled(grad_mode)
         self.frozen = [name for name, p in self.model.named_parameters() if not p.requires_grad]
-        self.passes, self.recorded, self.below = list(passes), results.recorded, below.recorded
-        self.anywhere = anywhere
+        self.passes, self.recorded = list(passes), results.recorded
+        # Names only: the outputs kept for _recorded go with `below` and `anywhere`.
+        self.below, self.anywhere = below.recorded, _recorded(anywhere)
 
 
 def _returns_an_accuracy(run):
@@ -549,10 +611,10 @@ def _nothing_recorded(run):
                            "model(x) 也照样记录：把循环放进 `with torch.no_grad():`")
     if run.below:
         names = ", ".join(sorted(set(run.below)))
-        raise Fail(*_in(run.said, (f"{len(run.below)} aten operations ran with grad mode on, on a tensor that "
-                                   f"requires grad ({names}): a graph was recorded below the Python layer, where "
-                                   "TorchScript or a disabled __torch_function__ hides it",
-                                   f"有 {len(run.below)} 次 aten 运算在梯度模式开着时作用于要求梯度的张量（{names}）："
+        raise Fail(*_in(run.said, (f"{len(run.below)} aten operations gave their result a grad_fn ({names}): a "
+                                   "graph was recorded below the Python layer, where TorchScript or a disabled "
+                                   "__torch_function__ hides it",
+                                   f"有 {len(run.below)} 次 aten 运算给结果接上了 grad_fn（{names}）："
                                    "在 Python 层之下记录了计算图，TorchScript 或关掉的 __torch_function__ 只是让它在 "
                                    "Python 层看不见")),
                    expected=("no operation recorded on a graph", "没有运算被记录到计算图上"),
@@ -574,10 +636,10 @@ def _nothing_recorded(run):
                            "就在 evaluate 自己的线程里跑循环，放进 `with torch.no_grad():`")
     if run.anywhere:
         names = ", ".join(sorted(set(run.anywhere)))
-        raise Fail(*_in(run.said, (f"{len(run.anywhere)} aten operations on the model's parameters ran with grad mode "
-                                   f"on ({names}): a graph was recorded where the judge's other grad-mode observers "
-                                   "do not reach, which are thread-local (a worker thread?)",
-                                   f"模型参数上有 {len(run.anywhere)} 次 aten 运算是在梯度模式开着时运行的（{names}）："
+        raise Fail(*_in(run.said, (f"{len(run.anywhere)} aten operations on the model's parameters gave their result "
+                                   f"a grad_fn ({names}): a graph was recorded where the judge's other grad-mode "
+                                   "observers do not reach, which are thread-local (a worker thread?)",
+                                   f"模型参数上有 {len(run.anywhere)} 次 aten 运算给结果接上了 grad_fn（{names}）："
                                    "在评测其他观察梯度模式的手段够不到的地方记录了计算图，这些手段只管当前线程"
                                    "（用了工作线程？）")),
                    expected=("no operation on a parameter recorded on a graph", "参数上没有运算被记录到计算图上"),
@@ -695,13 +757,11 @@ def eval_accuracy(solution, check):
             ("no parameter has a .grad afterwards", "之后没有任何参数带 .grad", _no_grad_set),
             ("no tensor was saved for backward while evaluate ran",
              "evaluate 运行期间，没有任何张量被保存给反向传播", _nothing_saved),
-            ("no torch operation returned a tensor with a grad_fn, and, at the dispatcher, none ran with grad mode "
-             "on and an argument that requires grad, whatever hooks were active; in any thread, no call of the "
-             "model's modules returned a tensor with a grad_fn, and no operation on its parameters ran with grad "
-             "mode on",
-             "没有任何一次 torch 运算返回带 grad_fn 的张量；在 dispatcher 上看，也没有运算在梯度模式开着时"
-             "处理要求梯度的张量，不论当时有什么钩子；不论在哪个线程里，模型的模块都没有返回带 grad_fn 的张量，"
-             "模型参数上的运算也都没有在梯度模式开着时运行",
+            ("no torch operation returned a tensor with a grad_fn, seen at the Python layer and at the dispatcher, "
+             "whatever hooks were active; in any thread, no call of the model's modules and no operation on its "
+             "parameters returned a tensor with a grad_fn",
+             "没有任何一次 torch 运算返回带 grad_fn 的张量，在 Python 层和 dispatcher 上看都是如此，不论当时有什么钩子；"
+             "不论在哪个线程里，模型的模块和模型参数上的运算都没有返回带 grad_fn 的张量",
              _nothing_recorded),
             ("every forward ran in eval mode (dropout off, batch norm on its running statistics)",
              "每次前向都在 eval 模式下进行（dropout 关闭，batch norm 用累计的统计量）", _eval_mode),
