@@ -259,7 +259,7 @@ def a_model_built_under_inference_mode_cannot_be_trained():
     A Linear uses its weight through a view, `weight.t()`, that does not require grad, so the weight
     never enters the graph: a lone Linear on an input that does not require grad runs forward and
     backward, fills only the bias's .grad, then optimizer.step() raises (an in-place update outside
-    the block). With the default bias a Linear's output requires grad, so in Linear-ReLU-Linear the
+    the block) in the default implementation, not fused, of SGD, Adam and AdamW, and with foreach=True. With the default bias a Linear's output requires grad, so in Linear-ReLU-Linear the
     second Linear must save its weight and the forward fails, even on an input that does not require
     grad; an input that requires grad makes a lone Linear fail the same way. Without biases nothing
     requires grad and backward() raises. A batch norm with its default affine parameters fails in the
@@ -278,8 +278,11 @@ def a_model_built_under_inference_mode_cannot_be_trained():
     assert not model.weight.t().requires_grad
     model(torch.ones(2, 3)).sum().backward()  # runs
     assert model.weight.grad is None and model.bias.grad is not None
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    assert _raises(optimizer.step, "Inplace update to inference tensor outside InferenceMode")
+    for make in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+        for options in ({}, {"foreach": True}):
+            optimizer = make(model.parameters(), lr=0.1, **options)
+            assert not optimizer.defaults["fused"]  # the default is not the fused kernel
+            assert _raises(optimizer.step, "Inplace update to inference tensor outside InferenceMode")
     assert _raises(lambda: model(torch.ones(2, 3, requires_grad=True)), saved)
     assert deeper[0](torch.ones(2, 3)).requires_grad  # through its bias
     assert _raises(lambda: deeper(torch.ones(2, 3)), saved)
