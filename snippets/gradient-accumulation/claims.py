@@ -205,36 +205,41 @@ def builtin_optimizers_and_clipping_skip_none():
     assert without.grad is None and with_grad.grad.tolist() == [3.0, 3.5]
 
 
-def _one_by_one_and_summed(count, shared):
+def _one_by_one_and_summed(count, shared, held=False):
     """w.grad after one backward() per loss and after one backward() of their sum. Each loss is
     (h * factor).sum(): with shared=False h is w itself, so the gradients first meet at w; with
-    shared=True h = x @ w, a layer every loss passes through, where they meet before reaching w."""
+    shared=True h = x @ w, a layer every loss passes through, where they meet before reaching w.
+    With held=True, w.grad holds the same random gradient before both; otherwise it is None."""
     w = torch.randn(5, 7, requires_grad=True)
     x, factors = torch.randn(11, 5), torch.randn(count, 11 if shared else 5, 7)
+    start = torch.randn(5, 7) if held else None
 
     def losses():
         h = x @ w if shared else w
         return [(h * factor).sum() for factor in factors]
 
+    w.grad = None if start is None else start.clone()
     for loss in losses():
         loss.backward(retain_graph=True)  # the shared layer saved x for the next loss's backward()
-    one_by_one, w.grad = w.grad, None
+    one_by_one, w.grad = w.grad, None if start is None else start.clone()
     sum(losses()).backward()
     return one_by_one, w.grad
 
 
 def one_backward_per_loss_equals_the_backward_of_their_sum_up_to_rounding():
     """Calling backward() on losses one by one and once on their sum leave the same .grad: bit for bit
-    with two losses whose gradients first meet at w; up to float32 rounding, and in some of 50 draws
-    not bit for bit, with two losses through a shared layer or with three losses."""
+    with two losses whose gradients first meet at w and .grad starting as None; up to float32
+    rounding, and in some of 50 draws not bit for bit, when .grad already holds a gradient, with two
+    losses through a shared layer or with three losses."""
     torch.manual_seed(0)
-    for count, shared in ((2, False), (2, True), (3, False)):
+    for count, shared, held in ((2, False, False), (2, True, False), (3, False, False), (2, False, True)):
         differ = 0
         for _ in range(50):
-            one_by_one, summed = _one_by_one_and_summed(count, shared)
-            assert (one_by_one - summed).abs().max() <= 1e-6 * summed.abs().max(), (count, shared)
+            one_by_one, summed = _one_by_one_and_summed(count, shared, held)
+            assert (one_by_one - summed).abs().max() <= 1e-6 * summed.abs().max(), (count, shared, held)
             differ += not torch.equal(one_by_one, summed)
-        assert (differ == 0) if (count, shared) == (2, False) else (differ > 0), (count, shared, differ)
+        bitwise = (count, shared, held) == (2, False, False)
+        assert (differ == 0) if bitwise else (differ > 0), (count, shared, held, differ)
 
 
 def losses_sharing_a_graph_need_retain_graph_on_all_but_the_last():
