@@ -145,6 +145,33 @@ def check_adamw(model, forward, frozen, idle) -> None:
                    hint_zh="后面各层的梯度保持反向传播算出来的样子，不要改" if broken else idle[1][1])
 
 
+def same_output_after_freeze(out, k) -> None:
+    """Fail unless out, the frozen model's output, equals a fresh model's output bit for bit."""
+    expected = make_model()(make_input())
+    if out.shape != expected.shape or not torch.equal(out, expected):
+        raise Fail(f"the model computes something else after freeze_first(model, {k})",
+                   f"freeze_first(model, {k}) 之后模型算出来的东西变了",
+                   expected=("the same output as before, to the bit", "和之前逐位相同的输出"),
+                   found=("a different output", "不同的输出"),
+                   hint_en="freezing changes whether a parameter gets a gradient, never its value: "
+                           "don't zero, re-initialise or replace anything",
+                   hint_zh="冻结只决定参数拿不拿梯度，不改它的值：不要清零、重新初始化或替换任何东西")
+
+
+def same_output_as_model(found, k) -> None:
+    """Fail unless found, what forward_cut(model, x, k) returned, is a fresh model(x) to within 1e-6."""
+    expected = make_model()(make_input())
+    if not torch.allclose(found, expected, rtol=0, atol=1e-6):
+        raise Fail(f"forward_cut(model, x, {k}) computes something else than the model",
+                   f"forward_cut(model, x, {k}) 算出来的和模型不一样",
+                   expected=("model(x), to within 1e-6", "model(x)，误差在 1e-6 以内"),
+                   found=(f"a difference of up to {(found - expected).abs().max().item():.3g}",
+                          f"最多相差 {(found - expected).abs().max().item():.3g}"),
+                   hint_en="run model[:k] on x, detach the result, then run model[k:] on it; detach() does not "
+                           "change the values",
+                   hint_zh="先用 model[:k] 算 x，把结果 detach，再交给 model[k:]；detach() 不改数值")
+
+
 @exercise("no-grad-and-detach/freeze-two-ways",
           en="freeze the first k layers two ways: requires_grad_(False), and detach() after them",
           zh="两种方式冻结前 k 层：requires_grad_(False)，以及在它们之后 detach()")
@@ -152,21 +179,15 @@ def freeze_two_ways(solution, check):
     # --- freeze_first: the parameters stop requiring grad; gradients still flow through them ---
     check("freeze_first(model, 3) leaves the model's output unchanged",
           "freeze_first(model, 3) 之后模型的输出不变")
-    model, reference, x = make_model(), make_model(), make_input()
+    model = make_model()
     solution.freeze_first(model, K)
-    out = run_or_fail(model, x, "freeze_first(model, 3)")
-    if out.shape != reference(x).shape or not torch.equal(out, reference(x)):
-        raise Fail("the model computes something else after freeze_first", "freeze_first 之后模型算出来的东西变了",
-                   expected=("the same output as before, to the bit", "和之前逐位相同的输出"),
-                   found=("a different output", "不同的输出"),
-                   hint_en="freezing changes whether a parameter gets a gradient, never its value: "
-                           "don't zero, re-initialise or replace anything",
-                   hint_zh="冻结只决定参数拿不拿梯度，不改它的值：不要清零、重新初始化或替换任何东西")
+    same_output_after_freeze(run_or_fail(model, make_input(), "freeze_first(model, 3)"), K)
 
     for k in each_k(check, "freeze_first(model, {k}) and a backward", "freeze_first(model, {k}) 再做一次反向传播"):
         model = make_model()
         solution.freeze_first(model, k)
         out = run_or_fail(model, make_input(), f"freeze_first(model, {k})")
+        same_output_after_freeze(out, k)  # the values at every k, not only at k = 3
         if out.requires_grad:  # otherwise every layer is frozen: the check below names the later ones
             out.sum().backward()
         still = [f"model[{i}].{name}" for i in range(k)
@@ -220,20 +241,13 @@ def freeze_two_ways(solution, check):
           "forward_cut(model, x, 3) 返回的结果和 model(x) 相同")
     model, x = make_model(), make_input()
     expected = model(x)
-    found = as_output(solution.forward_cut(model, x, K), expected.shape, "forward_cut(model, x, 3)")
-    if not torch.allclose(found, expected, rtol=0, atol=1e-6):
-        raise Fail("forward_cut computes something else than the model", "forward_cut 算出来的和模型不一样",
-                   expected=("model(x), to within 1e-6", "model(x)，误差在 1e-6 以内"),
-                   found=(f"a difference of up to {(found - expected).abs().max().item():.3g}",
-                          f"最多相差 {(found - expected).abs().max().item():.3g}"),
-                   hint_en="run model[:k] on x, detach the result, then run model[k:] on it; detach() does not "
-                           "change the values",
-                   hint_zh="先用 model[:k] 算 x，把结果 detach，再交给 model[k:]；detach() 不改数值")
+    same_output_as_model(as_output(solution.forward_cut(model, x, K), expected.shape, "forward_cut(model, x, 3)"), K)
 
     for k in each_k(check, "forward_cut(model, x, {k}).sum().backward()",
                     "forward_cut(model, x, {k}).sum().backward() "):
         model = make_model()
         found = as_output(solution.forward_cut(model, make_input(), k), expected.shape, f"forward_cut(model, x, {k})")
+        same_output_as_model(found, k)  # the values at every k, not only at k = 3
         if found.grad_fn is None:
             raise Fail(f"forward_cut(model, x, {k}) returned a tensor off the graph: no backward can reach any layer",
                        f"forward_cut(model, x, {k}) 返回的张量不在计算图上：反向传播到不了任何一层",
