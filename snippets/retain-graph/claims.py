@@ -46,7 +46,7 @@ def a_carried_hidden_state_without_optimizer_steps_grows_the_graph():
 def a_carried_hidden_state_with_a_fused_step_runs_with_retain_graph():
     """With a fused optimizer, a hidden state carried as it is and backward(retain_graph=True) on every
     chunk raise nothing: the step gives the weights no new version, and each chunk's backward runs
-    into the earlier chunks' graphs, whose saved tensors were computed with the old weights."""
+    into the earlier chunks' graphs, built before the step."""
     rnn, inputs = _chunks()
     optimizer = torch.optim.SGD(rnn.parameters(), lr=0.1, fused=True)
     hidden, versions, first = torch.zeros(1, 2, 8), [], []
