@@ -401,6 +401,58 @@ def unused_or_cut_off_parameters_are_not_reached():
     assert tail.weight.grad is not None
 
 
+def a_retained_intermediate_keeps_grad_none_when_the_pass_skips_it():
+    """An intermediate result on which retain_grad() was called (retains_grad True) still has .grad
+    None after backward when its path to the loss is cut (detach) or when the gradients are computed
+    by torch.autograd.grad, by backward(inputs=...) that leaves it out, or through a custom Function
+    whose backward returns None; no AccumulateGrad node holds it, and uncut it does get a .grad."""
+    torch.manual_seed(0)
+    x = torch.randn(5, 3)
+    first, second = nn.Linear(3, 4), nn.Linear(4, 1)
+
+    class Blocks(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    def detached(hidden):
+        loss = second(hidden.detach()).sum()
+        loss.backward()
+        return loss
+
+    def by_autograd_grad(hidden):
+        loss = second(hidden).sum()
+        torch.autograd.grad(loss, second.weight)
+        return loss
+
+    def inputs_leave_it_out(hidden):
+        loss = second(hidden).sum()
+        loss.backward(inputs=list(second.parameters()))
+        return loss
+
+    def a_function_returning_none(hidden):
+        loss = second(Blocks.apply(hidden)).sum()
+        loss.backward()
+        return loss
+
+    for skip in (detached, by_autograd_grad, inputs_leave_it_out, a_function_returning_none):
+        hidden = first(x)
+        hidden.retain_grad()
+        loss = skip(hidden)
+        assert hidden.retains_grad and not hidden.is_leaf, skip.__name__
+        assert hidden.grad is None and not _holds(loss, hidden), skip.__name__
+
+    hidden = first(x)
+    hidden.retain_grad()
+    loss = second(hidden).sum()
+    loss.backward()
+    assert hidden.grad is not None and not _holds(loss, hidden)
+
+
 def a_round_trip_out_of_torch_cuts_the_path():
     """A value that leaves torch and comes back, through .item(), .tolist(), torch.tensor(t), or
     .numpy() (which raises on a tensor that requires grad, so it needs a detach() or force=True
