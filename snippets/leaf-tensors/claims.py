@@ -403,9 +403,10 @@ def unused_or_cut_off_parameters_are_not_reached():
 
 def a_retained_intermediate_keeps_grad_none_when_the_pass_skips_it():
     """An intermediate result on which retain_grad() was called (retains_grad True) still has .grad
-    None after backward when its path to the loss is cut (detach) or when the gradients are computed
-    by torch.autograd.grad, by backward(inputs=...) that leaves it out, or through a custom Function
-    whose backward returns None; no AccumulateGrad node holds it, and uncut it does get a .grad."""
+    None after backward when retain_grad() came only after backward, when its path to the loss is cut
+    (detach), or when the gradients are computed by torch.autograd.grad, by backward(inputs=...) that
+    leaves it out, or through a custom Function whose backward returns None; no AccumulateGrad node
+    holds it, and retained before an uncut backward it does get a .grad."""
     torch.manual_seed(0)
     x = torch.randn(5, 3)
     first, second = nn.Linear(3, 4), nn.Linear(4, 1)
@@ -439,9 +440,16 @@ def a_retained_intermediate_keeps_grad_none_when_the_pass_skips_it():
         loss.backward()
         return loss
 
-    for skip in (detached, by_autograd_grad, inputs_leave_it_out, a_function_returning_none):
-        hidden = first(x)
+    def retained_too_late(hidden):
+        loss = second(hidden).sum()
+        loss.backward()
         hidden.retain_grad()
+        return loss
+
+    for skip in (retained_too_late, detached, by_autograd_grad, inputs_leave_it_out, a_function_returning_none):
+        hidden = first(x)
+        if skip is not retained_too_late:
+            hidden.retain_grad()
         loss = skip(hidden)
         assert hidden.retains_grad and not hidden.is_leaf, skip.__name__
         assert hidden.grad is None and not _holds(loss, hidden), skip.__name__
