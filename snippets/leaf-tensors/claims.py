@@ -403,10 +403,11 @@ def unused_or_cut_off_parameters_are_not_reached():
 
 def a_retained_intermediate_keeps_grad_none_when_the_pass_skips_it():
     """An intermediate result on which retain_grad() was called (retains_grad True) still has .grad
-    None after backward when retain_grad() came only after backward, when its path to the loss is cut
-    (detach), or when the gradients are computed by torch.autograd.grad, by backward(inputs=...) that
-    leaves it out, or through a custom Function whose backward returns None; no AccumulateGrad node
-    holds it, and retained before an uncut backward it does get a .grad."""
+    None after backward when retain_grad() came only after backward, or when the pass never reached it:
+    its path to the loss is cut (detach), a custom Function on it returns None, or torch.autograd.grad
+    or backward(inputs=...) asks only for tensors whose gradient does not pass through it; no
+    AccumulateGrad node holds it. Retained before an uncut backward, or before a torch.autograd.grad or
+    backward(inputs=...) asking for a tensor whose gradient passes through it, it gets a .grad."""
     torch.manual_seed(0)
     x = torch.randn(5, 3)
     first, second = nn.Linear(3, 4), nn.Linear(4, 1)
@@ -454,11 +455,21 @@ def a_retained_intermediate_keeps_grad_none_when_the_pass_skips_it():
         assert hidden.retains_grad and not hidden.is_leaf, skip.__name__
         assert hidden.grad is None and not _holds(loss, hidden), skip.__name__
 
-    hidden = first(x)
-    hidden.retain_grad()
-    loss = second(hidden).sum()
-    loss.backward()
-    assert hidden.grad is not None and not _holds(loss, hidden)
+    def through_it(loss):
+        loss.backward()
+
+    def grad_through_it(loss):
+        torch.autograd.grad(loss, first.weight)
+
+    def inputs_through_it(loss):
+        loss.backward(inputs=[first.weight])
+
+    for reach in (through_it, grad_through_it, inputs_through_it):
+        hidden = first(x)
+        hidden.retain_grad()
+        loss = second(hidden).sum()
+        reach(loss)
+        assert hidden.grad is not None and not _holds(loss, hidden), reach.__name__
 
 
 def a_round_trip_out_of_torch_cuts_the_path():
