@@ -184,10 +184,12 @@ class Watched:
 def exceptions_raised(found):
     """Every exception that reaches a frame of this thread inside the block adds its type and message to `found`,
     whether a frame catches it or not. Left out: frames of torch's own files (torch 2.14 tries an attribute and
-    catches the AttributeError in every torch call), and StopIteration, which a generator that ends raises
-    (contextlib, in torch's handling of a torch call) and is no error."""
+    catches the AttributeError in every torch call), StopIteration, which a generator that ends raises
+    (contextlib, in torch's handling of a torch call) and is no error, and the KeyError and ImportError of a
+    lookup of an optional module (torch without numpy raises KeyError 'numpy' outside its own files). A read of
+    a meta tensor's values raises none of these."""
     def local(frame, event, arg):
-        if event == "exception" and not issubclass(arg[0], StopIteration) and \
+        if event == "exception" and not issubclass(arg[0], (StopIteration, KeyError, ImportError)) and \
                 not frame.f_code.co_filename.startswith(TORCH_FILES):
             found.append(said(arg[1]))
         return local
