@@ -1,4 +1,6 @@
-"""Shared fixtures; and a skipped test fails the run (a skip would hide a missing build)."""
+"""Shared fixtures, and two rules of every session: a skipped test fails the run (a skip would hide
+a missing build), and the test record the site shows (tests/records.py) is written only by a run of
+every snippet and every claim check, so a -k run never leaves a partial record."""
 
 import os
 from pathlib import Path
@@ -49,10 +51,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.built_site)
 
 
-# What the server imports before it forks. Besides torch, what torch imports on first use (torch._dynamo
-# with the first optimizer, 1.1 s; torch.testing and sympy with the first gradcheck) and what the
-# plotting snippets import: measured on torch 2.13, running every snippet's snapshot took 47 s with
-# torch alone preloaded and 24 s with these. Each is a module a fresh `python FILE` would import anyway.
+# What the server imports before it forks, so that no run pays for it again: torch, what torch imports
+# on first use (torch._dynamo with the first optimizer, torch.testing and sympy with the first
+# gradcheck) and what the plotting snippets import. Each is a module a fresh `python FILE` would import
+# anyway, so preloading it changes no output.
 PRELOADED = ("torch", "torch._dynamo", "torch.testing", "sympy", "matplotlib.pyplot")
 
 

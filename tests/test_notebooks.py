@@ -334,8 +334,8 @@ def readers_kernel(tmp_path_factory) -> dict:
 
 def execute(notebook, kernel: dict) -> nbformat.NotebookNode:
     """Top to bottom in a new kernel, as Jupyter's "Run all": a cell tagged raises-exception may raise.
-    The kernel is killed once the last cell's output is in, not asked to exit: a kernel's own exit
-    took 1.3-3.5 s (after `print(1)` alone), and nothing reads what it does then."""
+    The kernel is killed once the last cell's output is in, not asked to exit: nothing reads what it
+    does then, and its own exit only adds waiting."""
     client = NotebookClient(notebook, timeout=book_settings.SNIPPET_TIMEOUT_SECONDS, kernel_name="python3",
                             allow_errors=False, resources={"metadata": {"path": str(kernel["cwd"])}},
                             shutdown_kernel="immediate")
@@ -357,14 +357,14 @@ def test_a_readers_kernel_refuses_the_books_modules_and_what_a_reader_lacks(read
 
 # With the default torch only: what this adds to each torch's build and Sybil runs of the same snippets
 # is whether the notebook stands alone (its stand-in for the helpers, the reader's kernel), which no
-# torch release changes; a minute per torch is the price of running it four times.
+# torch release changes.
 @pytest.mark.torch_independent
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_the_notebook_runs_top_to_bottom_in_a_readers_kernel(site, readers_kernel, chapter):
     """Each chapter's notebook runs in a fresh reader's kernel. The two languages' notebooks hold the
     same code cells (asserted here: the same sources, tags and order), so one of them is executed, the
     book's first language's: the kernel never sees the Markdown, and running the other would run the
-    same code again (11 chapters take about a minute on 2 cores; both languages would take two)."""
+    same code again."""
     first, *others = pages.LANGUAGES
     notebook = read_notebook(notebook_path(site, first, chapter))
     code = [(cell.source, cell.metadata.get("tags", [])) for cell in notebook.cells if cell.cell_type == "code"]

@@ -1,4 +1,10 @@
-"""The two language trees mirror each other, and every page follows the book's rules."""
+"""The two language trees mirror each other, and every page follows the book's rules.
+
+Read from the Markdown sources by the page model (conf/book_extensions/pages.py), no build needed:
+both trees hold the same pages; twins agree in labels, snippets, cell tags, glue keys, claims and
+prose code, line by line (tests/twin_lines.py), and every commit since the recorded base edited
+their lines together; each page passes Page.problems(), every snippet is loaded by a page, and each
+correction of the sources has its "often said / measured" callout in both languages."""
 
 import subprocess
 from collections import Counter

@@ -30,7 +30,7 @@ WORDS = {"en": {"fail": "Not yet: check", "pass": "Passed: all", "hang": "Stoppe
          "zh": {"fail": "还没通过：第", "pass": "通过：", "hang": "5 秒后仍未结束，已停止"}}
 RUN_ALL = re.compile(r"^Run All Cells$")
 SCREENSHOTS = book_settings.BUILD / "screenshots"
-WAIT_MS = 180_000  # a cold kernel imports torch, then the judge's child does: slow on a loaded 2-core machine
+WAIT_MS = 180_000  # a cold kernel imports torch, then the judge's child does: slow while other tests hold the cores
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
