@@ -1,12 +1,12 @@
 """Start `python FILE` and `python -m MODULE` runs as forks of a process that already imported torch.
 
-Importing torch takes most of a second or more, and the tests start about two hundred Python
-processes per torch version (every snippet for its snapshot, every run of the exercise judge). A
-`Server` imports torch once; every run it is asked for is a fresh `os.fork()` of it that runs the
-file or module as the interpreter would: a process of its own (nothing one run does is seen by
-another, and the server itself never runs the book's code), the given arguments, working folder and
-environment, stdin and the merged stdout/stderr on pipes the caller holds, the exit status, and an
-uncaught exception printed by ``sys.excepthook`` without the frames of this module and ``runpy``.
+The tests start a Python process for every snippet's snapshot and every run of the exercise judge,
+and importing torch is most of each one's start. A `Server` imports torch once; every run it is
+asked for is a fresh `os.fork()` of it that runs the file or module as the interpreter would: a
+process of its own (nothing one run does is seen by another, and the server itself never runs the
+book's code), the given arguments, working folder and environment, stdin and the merged
+stdout/stderr on pipes the caller holds, the exit status, and an uncaught exception printed by
+``sys.excepthook`` without the frames of this module and ``runpy``.
 
 What a fork cannot redo is what the interpreter and torch read when they start: the thread counts,
 the hash seed, unbuffered output, the import path. Those come from the server's environment, so a

@@ -603,8 +603,8 @@ def _stop(workers):
 
 
 # The two DDP claims below repeat their few lines of setup on purpose: a claim's popover shows the check
-# with every helper it calls (book_extensions/claims.py). Shared setup helpers (tried in 5554241) made
-# the two popovers longer, 67 -> 79 and 42 -> 52 lines, to save no line of this file.
+# with every helper it calls (conf/book_extensions/claims.py), so shared setup helpers would lengthen
+# both popovers and make a reader follow them to see the workers start and stop.
 def _ddp_worker(rank, store_path, ready, inspected):
     torch.set_num_threads(1)
     os.environ["GLOO_SOCKET_IFNAME"] = "lo"

@@ -27,7 +27,7 @@ from exercise_judge.checking import Fail
 
 # The private names, all here. torch has no public hook on "a backward pass begins", so the judge
 # records where every Python route meets: Variable._execution_engine, the object whose run_backward
-# torch.autograd.graph._engine_run_backward calls on every supported torch (2.6 to 2.15), an instance
+# torch.autograd.graph._engine_run_backward calls on every torch in TORCH_RANGE, an instance
 # of torch._C._ImperativeEngine (every instance drives torch's one engine). The engine gives each pass
 # (a graph task) the next number of one process-wide counter; torch._C._current_graph_task_id tells
 # a hook the number of the pass running it.
