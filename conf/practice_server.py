@@ -1,10 +1,9 @@
 """JupyterLab over a folder of exercise notebooks, on the reader's own machine (`nox -s practice`).
 
-Only the standard library is imported here: the noxfile runs outside the venvs and starts the server
-with a venv's Python; the browser tests start it the same way. The server listens on 127.0.0.1 only,
-on a free port, with a random token; it runs in its own process group (and session), so that
-``stop`` ends it and every kernel it started, and Ctrl-C in the terminal reaches only the caller, whose
-``serve`` then stops it.
+Standard library only: the noxfile (outside the venvs) and the browser tests start it with a venv's
+Python. It listens on 127.0.0.1 only, on a free port, with a random token, in a session of its own:
+``stop`` ends it and every kernel it started, and Ctrl-C reaches only the caller, whose ``serve``
+then stops it. Not a Sphinx extension. Tests: tests/browser/test_practice.py.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
-// Search ranking for the book (html_search_scorer): Sphinx's default weights, plus four bonuses.
-// Sphinx scores a word in a section heading like a word in a page title, so a chapter that
-// mentions 累加 in one heading tied with the chapter called 梯度累加. A page whose own title
-// contains a searched word now comes first; a title or a section heading that alone holds every
-// searched word gains more (a term of two words, "per-sample gradient", finds the section about it before the chapters
-// with "gradient" in their title). The weights replace Sphinx's, so they repeat them:
-// conf/book_extensions/upstream.py fails when the installed Sphinx's defaults change.
-// Sphinx scores a page by its best-matching word alone, so every page with one searched word in
-// a heading ties, and ties go by title in alphabetical order: "batch size" found the chapters with
-// "micro-batches" in a heading before the one with a section on the batch size. A tenth of a point
-// (Sphinx's scores are whole numbers: this decides ties only) goes to a page whose section headings,
-// not counting its title, hold every searched word (Sphinx's own split, stop words and stemmer).
+// Search ranking (conf.py's html_search_scorer). Sphinx scores a section heading like a page title,
+// and a page by its best-matching word alone, ties going by title, alphabetically. The bonuses rank
+// first what names the query: a searched word in the page's title, every word in the result's own
+// heading, every word before the title's colon, and, breaking ties only (Sphinx's scores are whole
+// numbers), every word in the page's section headings. The weights replace Sphinx's, so they repeat
+// its defaults: the canary search-scorer-defaults in conf/book_extensions/upstream.py fails when those
+// change. Tests: tests/browser/test_browser.py, tests/test_upstream.py.
 function sectionsHoldEveryWord(docname, query) {
   const index = Search._index;
   const file = index.docnames.indexOf(docname);
@@ -49,8 +44,7 @@ var Scorer = {
     const named = words.some((word) => pageTitle.includes(word));
     const own = heading.split(" > ").pop();  // the section's own heading (or the page's title)
     const whole = words.length > 0 && words.every((word) => startsAWord(own, word));
-    // The chapter named for the searched words: they are in its title's head, before the colon
-    // ("叶子张量：谁能拿到 .grad"), not only further on ("torch.autograd.grad：…不动叶子张量的 .grad").
+    // The chapter named for the words holds them before its title's colon ("叶子张量：谁能拿到 .grad").
     const head = pageTitle.split(/[:：]/)[0];
     const headed = words.length > 0 && words.every((word) => startsAWord(head, word));
     let bonus = 0;  // (no `a ? b : c` here: upstream.py reads `name: number` pairs as the weights)

@@ -1,7 +1,6 @@
-// A search result's summary comes from the chapter's text. Sphinx takes it from the page's
-// [role=main], which the theme puts on <main>: with the article's header (the colour menu's
-// "System Settings Light Dark") and the claim checks folded into the text. Here only the article
-// is read, without those checks, the execution badge and the reading time.
+// A search result's summary quotes the chapter's prose only. Sphinx reads the page's [role=main], which
+// the theme puts on <main>, the article's header (the colour menu) included; here only the article is
+// read, without its claim checks, execution badge and reading time. Tests: tests/browser/test_browser.py.
 (() => {
   const sphinxHtmlToText = Search.htmlToText;
   Search.htmlToText = (htmlString, anchor) => {

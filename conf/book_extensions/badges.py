@@ -1,8 +1,8 @@
-"""Under each executed page's title: which torch ran its code, when, how many snippets, how long.
+"""Under each executed page's title: the torch that ran its code, when, how many snippets, how long.
 
-The date and duration come from the execution record (myst-nb's exec data, which for a cache
-hit is the cached run's), so an en page, rendered from zh's execution, reports when the code
-really ran, not when the page was rendered.
+Date and duration come from myst-nb's execution record (for a cache hit, the cached run's), so an en
+page rendered from zh's execution says when the code really ran. Sphinx: ``doctree-read``.
+Canary: ``badge-exec-data`` in upstream.py. Tests: tests/test_site.py.
 """
 
 from __future__ import annotations

@@ -1,16 +1,15 @@
-"""The book's callouts and the reading-time line, labelled in the page's language.
+"""The book's callouts and reading times, labelled in the page's language.
 
-    :::{pitfall}                      a trap readers fall into
-    :::{stop-here}                    the end of a chapter's first half
-    :::{often-said} <id>              where the sources say one thing and the run shows another:
-    First paragraph: the claim.       the id is the same in both languages (a test pairs them)
-    The rest: what was measured.
-    :::
-    {reading-time}`estimate`          minutes, from the page's own prose and code
-    :::{chapter-times}                 on a landing page: each chapter its toctrees include, with its
-    :::                                minutes, and the total
+    :::{pitfall}              a trap readers fall into
+    :::{stop-here}            the end of a chapter's first half
+    :::{often-said} <id>      the sources' claim (first paragraph), then what was measured; the id is
+                              the same in both languages, so that a test pairs them
+    {reading-time}`estimate`  minutes, from the page's own prose and code
+    :::{chapter-times}        on a landing page: each chapter its toctrees include, minutes, total
 
-Tip and warning are Sphinx's own ``{tip}`` and ``{warning}``.
+Tip and warning are Sphinx's own. Sphinx: directives and a role; ``doctree-resolved`` fills the
+chapter table once every title is known. Tests: tests/test_pages.py (often-said ids),
+tests/browser/test_browser.py (the chapter table and its total).
 """
 
 from __future__ import annotations

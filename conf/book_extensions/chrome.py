@@ -1,13 +1,14 @@
 """The themes' own interface words in the page's language.
 
-- conf/locales/<language>/LC_MESSAGES/sphinx.po: strings the themes translate through Sphinx's
-  catalog (conf.py lists conf/locales first, so it wins over the themes' catalogs).
-- conf/locales/<language>/LC_MESSAGES/<domain>.po for a theme's own domain (booktheme): compiled
-  here and registered before the theme registers its catalog, so that ours is consulted first.
-- A few strings the themes hard-code in their templates (aria labels, tooltips) are replaced
-  in the written pages: copying the theme's templates to translate four words would pin us to
-  their current layout. The canary ``upstream.WORKAROUNDS["theme-hard-coded-strings"]`` fails when a
-  theme no longer hard-codes one of them (the replacement would silently stop).
+- conf/locales/<language>/LC_MESSAGES/sphinx.po: words the themes translate through Sphinx's catalog
+  (conf.py's ``locale_dirs`` comes before the themes' catalogs).
+- <domain>.po beside it, for a theme's own domain (booktheme): compiled and registered in setup(),
+  which conf.py runs before the theme's, so that ours is consulted first.
+- ``HARD_CODED``: words the themes' templates hard-code (aria labels, tooltips), replaced in the
+  written pages on ``build-finished``; a copied template would pin the theme's layout for four words.
+
+Canary: ``theme-hard-coded-strings`` in upstream.py fails when a theme no longer hard-codes one of
+them. Tests: tests/test_upstream.py.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
-"""A sentence that says how torch behaves names the check that proves it: {claim}`<chapter>/<check>`.
+"""{claim}`<chapter>/<check>`: a sentence about torch names the check that proves it.
 
-A check is a function with asserts in snippets/<chapter>/claims.py, shared by both languages.
-`nox -s tests` runs every check on every supported torch (tests/test_claims.py) and records the
-result with a hash of the check's code. On the page the role becomes a small mark after the
-sentence; pressing it opens a sheet along the bottom of the window (the sentence stays in view above
-it, _static/claims.js): the check's one-line docstring, the torch versions it passed on, read from the
-test records (a record of other code for the check does not count), and its code, highlighted. A
-claim that names no check fails the build with page and line.
+A check is a public function with asserts in snippets/<chapter>/claims.py (read, not imported);
+tests/test_claims.py runs each on every supported torch and records it with a hash of its code and of
+the private helpers it uses. The role renders a ✓ that opens the check's docstring, the torches whose
+record passed this very code, and the code (_static/claims.js keeps the sentence in view). A claim
+that names no check fails the build with page and line.
+
+Sphinx: a role and a node with its own HTML visitor; ``rereads.watch`` re-reads a page with claims
+when a record changes. Tests: tests/test_claims.py, tests/browser/test_browser.py.
 """
 
 from __future__ import annotations

@@ -1,24 +1,15 @@
 """Each exercise as a notebook a reader opens in JupyterLab, Jupyter Notebook, VS Code or Colab.
 
-    ```{exercise-notebook} <chapter>/<name>
-    ```
+``{exercise-notebook} <chapter>/<name>``, in the exercise's section right after its statement,
+offers <lang>/exercises/<chapter>-<name>.ipynb, the starter file and the command that judges it;
+``{exercise-setup}`` says how to install the judge from the site. The notebook, in the page's
+language, holds the statement as the page shows it (``notebooks.MarkdownWriter``) with a link back,
+how to run it, a cell installing the judge from the site when the kernel lacks it, the starter as a
+``%%writefile`` cell, and a cell judging that file. Its cell ids are fixed and it has no outputs,
+so a rebuild writes the same bytes.
 
-placed in the exercise's section, right after its statement, in both languages. It renders a
-paragraph offering ``<lang>/exercises/<chapter>-<name>.ipynb`` for download and saying how to open
-it, the starter file's download and the command that judges it; ``{exercise-setup}``, at the top of
-a chapter's exercises, says how to install the judge from the site. The build writes the notebook,
-in the page's language:
-
-1. the statement: the section's title and the blocks between it and the directive, as the page
-   shows them (written by ``notebooks.MarkdownWriter``: claim marks, glued values and links
-   resolved), with a link back to the exercise on the site;
-2. how to open and run it (JupyterLab, Notebook, VS Code; Colab: upload);
-3. a cell that installs the judge from the site (``<SITE_URL>judge/``, nox's publish_judge) when the
-   kernel lacks it;
-4. the solution cell: ``%%writefile exercise-<name>.py`` and the starter file, verbatim;
-5. the judge cell: judges that file and prints the verdict in the page's language.
-
-The cells' ids are fixed (a rebuild writes the same bytes), and the notebooks have no outputs.
+Sphinx: two directives and a node; ``doctree-resolved`` writes the notebooks. Tests:
+tests/test_exercise_notebooks.py, tests/test_exercises.py, tests/browser/test_practice.py.
 """
 
 from __future__ import annotations

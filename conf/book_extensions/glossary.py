@@ -1,11 +1,14 @@
-"""The bilingual glossary, the Chinese search dictionary, both from docs/glossary.toml.
+"""The bilingual glossary and the zh search dictionary, both from docs/glossary.toml.
 
-- ``{book-glossary}`` renders every term in the page's language, with its twin in the other
-  language, the variants the book does not use, and links to the chapters that use it,
-  found by scanning the pages (so the links follow the text).
-- For zh builds, a jieba user dictionary of the glossary's terms replaces Sphinx's default
-  (jieba's whole 350k-word dictionary, loaded again: ~1.7 s per build), so whole terms such as
-  叶子张量 are indexed as well as their parts.
+- ``{book-glossary}`` renders every term in the page's language with its twin in the other, the
+  variants the book avoids, and links to the chapters that use it, counted in their text (so the
+  links follow the prose).
+- A zh build indexes with a jieba user dictionary of the glossary's terms, in place of Sphinx's
+  default (jieba's own dictionary, loaded a second time), so whole terms such as 叶子张量 are
+  indexed as well as their parts.
+
+Sphinx: a directive; ``config-inited`` writes the dictionary. Tests: tests/test_glossary.py,
+tests/browser/test_browser.py (searching each term finds a chapter that uses it).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""The few words the configuration itself puts on a page, in each language of the book.
+"""The book's interface words in each language (``STRINGS``; other extensions call ``text(env, key)``)
+and the settings that follow the language: title, author, copyright, the theme's edit path and
+search placeholder. Sphinx learns the language from ``-D language=…`` only after conf.py ran, so
+they are set on ``config-inited``; a language the book lacks stops the build.
 
-Sphinx learns the language from ``-D language=…`` only after conf.py ran, so titles are set
-here, on ``config-inited``. Other extensions look their labels up with ``text(env, key)``.
+Tests: tests/test_site.py (the tab title).
 """
 
 from __future__ import annotations

@@ -1,32 +1,17 @@
-"""Each chapter as a Jupyter notebook in the page's language: <page>.ipynb, beside <page>.html.
+"""Each chapter as a notebook a reader runs with torch and matplotlib alone: <page>.ipynb, beside
+<page>.html (so every relative link Sphinx made is right from it too), in the page's language.
 
-A reader downloads it from the page's download menu (next to .md and .pdf) and runs it top to
-bottom with only torch and matplotlib installed (and Jupyter):
+- Markdown cells are written from the page's resolved doctree (``MarkdownWriter``): glued values,
+  callouts, claim marks and links read as the page shows them; a node without a Markdown form fails
+  the build with page and line instead of vanishing. A section starts a new cell.
+- Code cells are the page's snippets, verbatim, in order, with the outputs recorded in the execution
+  cache, treated as myst-nb treats them on the page (with myst-nb's own functions), and with their
+  tags, so that "Run all" goes on past a raises-exception cell.
+- A first code cell stands in for the helpers the snippets import (``stand_ins``).
+- With ``html_baseurl`` set, links to the site are absolute, so a downloaded copy still reaches it.
 
-- Markdown cells hold the prose as the page shows it. They are written from the page's resolved
-  doctree, not from its MyST source: glued values are the values the build pasted, callouts and
-  folded answers, reading time, claim marks and cross-references come out as their extensions
-  rendered them, and links lead to the pages on the site. Each kind of node the pages use has a
-  Markdown form below; a node without one fails the build, naming page and line, instead of
-  vanishing from the notebook. A new section starts a new Markdown cell.
-- Code cells hold the page's snippets, verbatim and in order, with the outputs the build recorded.
-  myst-nb stages each page as a notebook in <build>/<lang>/jupyter_execute/, but in cache mode it
-  writes it without outputs; they are merged from the execution cache, as myst-nb merges them,
-  then treated as myst-nb treats them for the page (glue's hidden outputs dropped, streams merged),
-  with myst-nb's own functions: the canary `staged-notebook` in upstream.py fails when the staging
-  folder or extract_glue_data_cell changes.
-  A cell's tags stay in its metadata: nbclient and Jupyter's "Run all" go on past a cell tagged
-  raises-exception.
-- The snippets import helpers: ``from measured import glue``. The notebook's first code cell, just
-  before the first snippet, stands in for the helpers its snippets import: their own code, copied
-  from snippets/measured.py when the notebook is made, except ``glue``, which in the book hands a
-  value to the prose through myst-nb and here only keeps it in the dict ``glued``. The cell
-  registers them as the module ``measured``, so the snippets stay exactly as the page shows them.
-
-Why beside the page and not under _downloads/: its address is predictable (<page>.ipynb next to
-<page>.html), and any link Sphinx made relative to the page is just as right from the notebook.
-When ``html_baseurl`` is set (Sphinx: the URL the pages are served under), links to the site are
-made absolute, so that they work from a downloaded copy too.
+Sphinx: ``doctree-resolved`` writes the notebook; ``html-page-context`` adds it to the theme's
+download menu. Canary: ``staged-notebook`` in upstream.py. Tests: tests/test_notebooks.py.
 """
 
 from __future__ import annotations
@@ -334,9 +319,8 @@ class MarkdownWriter:
         return link("✓", url, node["title"])
 
     def inline_image(self, node, in_table=False) -> str:
-        """The image itself, as a data URL in an <img> element: a downloaded notebook has no site
-        beside it; JupyterLab renders no SVG attachment (only bitmap types), and markdown-it, which
-        some notebook viewers build on, refuses a data:image/svg+xml link by default, not an <img>."""
+        """The image as a data URL in an <img>: a downloaded notebook has no site beside it, JupyterLab
+        renders no SVG attachment, and markdown-it (under some viewers) refuses a data:image/svg+xml link."""
         uri = node.get("candidates", {}).get("*", node["uri"])
         path = Path(self.app.srcdir, uri)
         mime = mimetypes.guess_type(path.name)[0]

@@ -1,12 +1,12 @@
-"""Printed output keeps its columns; a message line still wraps.
+"""Printed output keeps its columns; a message line wraps. The text itself is never changed.
 
-myst-nb highlights every printed output with the lexer ``nb_render_text_lexer`` names (conf.py
-names ``book-output``), and ``torch_differences`` its diffs with ``book-output-diff``. A line keeps
-its layout when it has a run of two or more spaces after its first character (a table's columns;
-not after a full stop, where a message puts two spaces between sentences),
-starts with four spaces (aligned under the line above) or opens a matrix (``tensor([[``): the
-output scrolls sideways instead. Any other line is free text (an error message, a warning); its
-token's class ends in ``-Message``, which book.css lets wrap. The text itself is never changed.
+``book-output`` lexes every printed output (conf.py's ``nb_render_text_lexer``), ``book-output-diff``
+the diffs of ``torch_differences``. A line keeps its layout (the output scrolls sideways) when it has
+a run of two or more spaces after its first character (columns; not after a full stop, where a
+message separates sentences), starts with four spaces, or opens a matrix (``tensor([[``). Any other
+line is a message: its token's class ends in ``-Message``, which book.css lets wrap.
+
+Sphinx: ``add_lexer``. Tests: none reads the tokens yet.
 """
 
 from __future__ import annotations

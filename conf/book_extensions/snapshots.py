@@ -1,10 +1,11 @@
-"""The reviewed snapshots of the snippets' output, as the build and the tests both read them.
+"""The reviewed snapshots of the snippets' output, read alike by the build and the tests.
 
-tests/snapshots/<chapter>/<idea>.txt is what snippets/<chapter>/<idea>.py prints under the
-default torch (normalised, glued values as ``[glue] key = repr`` lines); a supported version
-that prints something else has its own reviewed <idea>.torch-<version>.txt beside it. The
-snapshot tests write and check these files; the build reads them to show, beside an output or a
-glued number, what another supported torch prints instead.
+tests/snapshots/<chapter>/<idea>.txt is what snippets/<chapter>/<idea>.py prints under the default
+torch (normalised; glued values as ``[glue] key = repr`` lines); a supported torch that prints
+something else has its own reviewed <idea>.torch-<version>.txt beside it. The snapshot tests write
+and check them; the build shows from them what another torch prints (``torch_differences``).
+
+No Sphinx hook. Tests: tests/test_snippets.py, tests/test_normalise.py, tests/test_torch_differences.py.
 """
 
 from __future__ import annotations
@@ -33,8 +34,7 @@ def compared_torch() -> str:
 
 
 def snapshot_path(snippet: Path, torch: str | None = None) -> Path:
-    """tests/snapshots/<chapter>/<idea>.txt for snippets/<chapter>/<idea>.py: the snapshot all
-    torch versions share; with `torch`, that version's own <idea>.torch-<version>.txt."""
+    """The snippet's snapshot that all torch versions share; with `torch`, that version's own."""
     shared = SNAPSHOTS / Path(snippet).resolve().relative_to(pages.SNIPPETS).with_suffix(".txt")
     return shared if torch is None else shared.with_suffix(f".torch-{torch}.txt")
 

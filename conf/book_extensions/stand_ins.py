@@ -1,11 +1,11 @@
-"""Stand-ins for the book's helpers (snippets/measured.py), so that a snippet runs with torch alone.
+"""Code that stands in for the book's helpers (snippets/measured.py), so a snippet runs with torch alone.
 
-A snippet imports helpers by name, ``from measured import glue``. Outside the book nothing provides
-that module; ``stand_in_code(names)`` is code that does: those helpers' own source, copied from
-snippets/measured.py with what they use, except ``glue``, which in the book hands a value to the
-prose through myst-nb and here keeps it in the dict ``glued``; the code registers them as the
-module ``measured``, so that the snippet runs unchanged after it. The chapter notebooks start with
-it (``notebooks``); each snippet's download is it followed by the snippet (``snippet_cells``).
+``stand_in_code(names)`` copies those helpers' source, and what they use, from snippets/measured.py,
+replaces ``glue`` (which hands a value to the prose through myst-nb) by one that keeps it in the dict
+``glued``, and registers them as the module ``measured``, so the snippet runs unchanged after it.
+The chapter notebooks start with it (``notebooks``); a snippet's download is it, then the snippet.
+
+No Sphinx hook. Tests: tests/test_downloads.py, tests/test_notebooks.py.
 """
 
 from __future__ import annotations
@@ -19,9 +19,6 @@ from book_extensions import pages
 HELPERS = pages.SNIPPETS / "measured.py"
 HELPER_MODULE = HELPERS.stem
 
-# `glue` in snippets/measured.py hands the value to myst-nb, which a reader does not have: this takes
-# its place. It keeps the value where a reader can look at it and closes a glued figure, as the real
-# one does, since the page shows that figure in the prose, not under the cell.
 GLUE_STAND_IN = '''\
 glued = {}  # what the snippets glued, by name: the page quotes these values in its prose
 
@@ -35,8 +32,7 @@ def glue(name, value, *, varies=False):
         plt.close(value)  # the page shows a glued figure in its prose, not under the cell
 '''
 GLUE_NEEDS = {"_python_scalar", "_is_figure"}
-# A download whose snippet draws (`figure`) needs matplotlib besides torch: it says so before it runs
-# anything, rather than stopping at the first figure with a bare ModuleNotFoundError.
+# A download that draws (imports `figure`) asks for matplotlib before it runs anything, not at its first figure.
 MATPLOTLIB_MESSAGE = "This snippet draws a figure: it needs matplotlib besides torch (pip install matplotlib)."
 MATPLOTLIB_FIRST = f'''\
 try:

@@ -1,19 +1,14 @@
-"""Where another supported torch prints something else, the page says so beside the output.
+"""Where another supported torch prints something else, the page says so, from the reviewed
+snapshots (``snapshots``), never from typed text.
 
-A build runs one torch; the other supported versions are proved by their own test runs against
-their reviewed snapshots (``snapshots``). From those files, never from typed text, this adds:
+- Under a code cell whose printed lines differ: a fold "differs on torch …" with a diff of those
+  lines (− this build's torch, + the other's).
+- After a ``{glue:text}`` value that differs, in the page's format: "4.59 (torch 2.6.0: 5.61)".
+- ``{torch-versions}`<chapter>/<idea>.py|<text>``` renders the supported versions whose snapshot of
+  that snippet holds <text>, and fails the build with page and line when none does any more.
 
-- under a code cell whose printed lines differ on another version: a folded "differs on torch
-  2.6.0" that unfolds a diff of the printed lines (− this build's torch, + the other's);
-- after a glued value in the prose (``{glue:text}``) that differs on another version: that
-  version's value, formatted as the page formats its own, e.g. "4.59 (torch 2.6.0: 5.61)".
-
-Prose that must name the versions printing one thing or another does not type them:
-``{torch-versions}`in-place-operations/fixes.py|output 0 of Sigmoid,``` renders the supported
-versions whose reviewed snapshot of that snippet contains that text ("2.13.0, 2.14.1, 2.15.0"),
-and fails the build, naming page and line, when none does any more.
-
-A snapshot that is added, changed or removed re-reads the pages that load its snippet.
+Sphinx: a transform, a node, a role, and myst-nb's ``glue:text`` role overridden; ``rereads.watch``
+re-reads a page when one of its snapshots comes, changes or goes. Tests: tests/test_torch_differences.py.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Every page exists in both languages, and each page links to its twin.
+"""Every page exists in both languages, and links to its twin.
 
-- A page without its twin fails the build, by name (otherwise it surfaces only as a toctree
-  warning about a "nonexisting document" in the other language's index).
-- The header's language switch leads to the same page in the other language (seo.py names
-  both in the page head, as absolute hreflang alternates). The trees are mirrored, so the
-  twin of zh/<page>.html is en/<page>.html; a page without one (which the check above
-  forbids) links to the other landing page.
+A page without its twin fails the build, by name (else it surfaces only as a toctree warning in the
+other language). The header's language switch (_templates/language-switch.html) leads to the same
+page in the other tree, the trees being mirrored (zh/<page>.html, en/<page>.html).
+
+Sphinx: ``builder-inited`` checks the twins; ``html-page-context`` sets ``language_switch``.
+Tests: tests/test_build_errors.py (a twinless page), tests/test_pages.py, tests/browser/test_browser.py.
 """
 
 from __future__ import annotations

@@ -1,18 +1,15 @@
-"""The verification report: which snippet passed under which torch, from the test runs' records.
+"""The verification appendix: what each supported torch's test run recorded for every snippet and
+claim check (build/records/torch-<version>.json; a build runs one torch, so it cannot run the others).
 
-A build has one torch, so it cannot run the others; each version's `nox -s tests` writes
-build/records/torch-<version>.json and this directive renders what it finds there:
+``{verification-verdict}`` is one sentence: verified in full, or what is not. ``{verification-report}``
+gives per torch the tools and counts, a grid of each snippet's status (``STATUSES``: same as the shared
+snapshot, reviewed = its version's own snapshot, unreviewed, failed, stale = the snippet or snapshot
+changed since the run, missing), the snippets printing alike folded, then every reviewed difference.
+A record counts only for the code it ran. With BOOK_PUBLISH set (book_settings.PUBLISH_ENV), a
+verdict short of full verification fails the build: a site for readers shows no partial record.
 
-    ```{verification-report}
-    ```
-
-It opens with its verdict in one sentence, then the table per version; the grid shows only the
-snippets some version prints differently (the rest of the grid folded below it), then every reviewed
-difference. Each version × snippet is *same as the default* (its output matched the shared snapshot),
-*differs, reviewed* (it matched the version's own reviewed snapshot; links to the diff, listed
-below the table), *differs, not reviewed* (it matched neither), *failed*, *stale* (the snippet or
-its snapshot changed after that run), *missing* (no entry), and a version without a record file
-says so.
+Sphinx: two directives; ``rereads.watch`` re-reads the page when a record or snapshot changes.
+Tests: tests/test_torch_differences.py, tests/browser/test_browser.py (the verdict opens the page).
 """
 
 from __future__ import annotations

@@ -1,13 +1,12 @@
-"""Chinese search works: Sphinx 9.0 writes a search script that stops before searching, and a query
-the index does not hold as one word is cut into words it holds (zh_split_query.js).
+"""Chinese search works: the zh search script defines the stemmer it calls, and a query word the
+index lacks is cut into words it holds (zh_split_query.js).
 
-Sphinx 9.0.4 ends the zh ``language_data.js`` with ``window.Stemmer = ChineseStemmer;``, a class
-that does not exist (zh stems its Latin words with the English stemmer), so every zh search page
-throws "ChineseStemmer is not defined" and stays on "Searching…" (sphinx-doc/sphinx#14229, fixed
-upstream by #14416 after 9.0.4). Sphinx names the class after ``language_name``; naming it after
-the stemmer it really ships makes the script define ``window.Stemmer``. With a fixed Sphinx this
-changes nothing but a log line ("dumping search index in English (code: zh)"); the canary
-``upstream.WORKAROUNDS["zh-stemmer-bug"]`` fails once the installed Sphinx no longer has the bug.
+Sphinx 9.0.4's zh ``language_data.js`` ends with ``window.Stemmer = ChineseStemmer;``, a class it
+never defines (sphinx-doc/sphinx#14229, fixed by #14416), so every zh search stops at "Searching…".
+Sphinx names the class after ``language_name``: naming the English stemmer, which zh really ships,
+fixes it. The canary ``zh-stemmer-bug`` in upstream.py fails once Sphinx no longer has the bug.
+
+Sphinx: ``add_search_language``. Tests: tests/browser/test_browser.py, tests/test_upstream.py.
 """
 
 from __future__ import annotations

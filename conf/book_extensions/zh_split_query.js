@@ -1,8 +1,7 @@
-// The zh search's query splitter (Sphinx's js_splitter_code, in language_data.js). The index holds
-// the words jieba cut from the pages ("自定义函数" → 自定义, 函数); the query is not cut, so a
-// phrase the index does not hold whole would find nothing. A Han run that is not an index word is
-// cut here into the longest index words, left to right; a single character the index lacks is
-// dropped (every term must match). Latin words split as Sphinx's default splitter does.
+// The zh search's query splitter (Sphinx's js_splitter_code). The index holds the words jieba cut
+// from the pages; the query is not cut, so a Han run the index lacks is cut here into the longest
+// index words, left to right, and a single character the index lacks is dropped (every term must
+// match). Latin words split as in Sphinx's default splitter.
 var splitQuery = (query) => {
   const index = typeof Search !== "undefined" && Search._index;
   const known = (word) => !index || Object.hasOwn(index.terms, word) || Object.hasOwn(index.titleterms, word);
