@@ -3,6 +3,7 @@
 The noxfile, conf.py, the extensions in ``book_extensions``, the tests, the exercise judge and the
 GitHub workflow (``python conf/book_settings.py --github-output``) read these names; none of them
 keeps its own copy. Only the standard library is imported here: the noxfile runs outside the venvs.
+The per-run time and output limits are the judge's (exercise_judge.limits), which every venv installs.
 """
 
 from __future__ import annotations
@@ -69,16 +70,10 @@ TREE_OF_SPHINX_LANGUAGE = {code: tree for tree, code in LANGUAGES.items()}
 # runs and the judge all run with one thread, so that a number is the same on every machine.
 RUN_ENV: dict[str, str] = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
-# A snippet still running after this many seconds is stopped, wherever it runs: per code cell in the
-# docs kernel, per cell under Sybil, per snapshot run. The slowest snippet takes a few seconds.
-SNIPPET_TIMEOUT_SECONDS = 60
-# Characters a snippet may print before it is cut, wherever it runs; the longest output is under 2,000.
-SNIPPET_OUTPUT_LIMIT = 100_000
-
 
 def kernel_environment() -> dict[str, str]:
     """What the docs kernels' environment adds to RUN_ENV: an IPython folder under build/ whose startup
-    file is conf/kernel_startup.py (the output limit), and the limit itself."""
+    file is conf/kernel_startup.py (the output limit, exercise_judge.limits)."""
     startup = BUILD / "ipython" / "profile_default" / "startup" / "00-book-limits.py"
     wanted = (CONF / "kernel_startup.py").read_text(encoding="utf-8")
     if not startup.is_file() or startup.read_text(encoding="utf-8") != wanted:
@@ -86,19 +81,8 @@ def kernel_environment() -> dict[str, str]:
         partial = startup.with_name(f".{startup.name}.{os.getpid()}")  # a build killed mid-write leaves no half file
         partial.write_text(wanted, encoding="utf-8")
         partial.replace(startup)
-    return {"IPYTHONDIR": str(BUILD / "ipython"), "BOOK_SNIPPET_OUTPUT_LIMIT": str(SNIPPET_OUTPUT_LIMIT)}
+    return {"IPYTHONDIR": str(BUILD / "ipython")}
 
-
-def too_slow(snippet: str, seconds: float | None = None) -> str:
-    """The message for a snippet stopped by the time limit (`seconds`: a scratch build's own limit)."""
-    return (f"{snippet} was still running after {seconds or SNIPPET_TIMEOUT_SECONDS} s (the per-snippet limit, "
-            "SNIPPET_TIMEOUT_SECONDS in conf/book_settings.py) and was stopped")
-
-
-def too_loud(snippet: str) -> str:
-    """The message for a snippet cut by the output limit."""
-    return (f"{snippet} printed more than {SNIPPET_OUTPUT_LIMIT:,} characters (the per-snippet limit, "
-            "SNIPPET_OUTPUT_LIMIT in conf/book_settings.py) and was cut")
 
 LOCKS = CONF / "locks"  # one pip lock file per torch version (`nox -s lock` writes them)
 NODE_TOOLS = TESTS / "node"  # package.json and package-lock.json of the npm tools; `npm ci` there

@@ -12,6 +12,8 @@ import os
 import sys
 from pathlib import Path
 
+from exercise_judge import limits
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 import book_settings  # noqa: E402
@@ -57,7 +59,7 @@ myst_enable_extensions = book_settings.MYST_EXTENSIONS
 myst_heading_anchors = 3
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(cache_path())
-nb_execution_timeout = book_settings.SNIPPET_TIMEOUT_SECONDS  # per cell, i.e. per snippet
+nb_execution_timeout = limits.TIMEOUT_SECONDS  # per cell, i.e. per snippet
 nb_execution_allow_errors = False  # only cells tagged raises-exception may raise
 nb_execution_raise_on_error = False  # keep going; snippet_cells names the failing snippet line
 nb_merge_streams = True

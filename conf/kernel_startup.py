@@ -2,8 +2,8 @@
 # book_settings.kernel_environment, for the build only; a reader's own kernels never see it).
 # It leaves no name in the page's namespace. Two things, on sys.stdout and sys.stderr:
 #
-# - A cell that prints more than SNIPPET_OUTPUT_LIMIT characters is cut (nbclient would keep
-#   every line until the time limit).
+# - A cell that prints more than OUTPUT_LIMIT characters is cut by exercise_judge.limits.Printed,
+#   which raises TooLoud (nbclient would keep every line until the time limit).
 # - ipykernel sends what was written on a timer, so a line can reach the notebook in two pieces
 #   (print writes its text and its newline separately), and myst-nb's stream merging turns such a
 #   split into a line break plus an empty line (upstream.WORKAROUNDS["myst-nb-split-lines"]). So
@@ -16,23 +16,17 @@ def _limit_and_whole_lines():
     import re
     import sys
 
-    limit = int(os.environ["BOOK_SNIPPET_OUTPUT_LIMIT"])
+    from exercise_judge.limits import Printed
+
     execution_log = os.environ.get("BOOK_EXECUTION_LOG")  # nox -s bench counts the cells run
-    printed = [0]
+    printed = Printed("the cell")
     ready = re.compile(r"(?s).*[^\n]\n")  # the longest prefix that ends a non-empty line
-
-    class SnippetOutputLimit(BaseException):  # not an Exception: a snippet's `except Exception` keeps it
-        pass
-
     streams = []
 
     def whole_lines(stream):
         write, pending = stream.write, [""]
 
         def write_whole_lines(text):
-            printed[0] += len(text)
-            if printed[0] > limit:
-                raise SnippetOutputLimit(f"printed more than {limit:,} characters")
             pending[0] += text
             if found := ready.match(pending[0]):
                 write(found.group(0))
@@ -46,12 +40,13 @@ def _limit_and_whole_lines():
 
         stream.write = write_whole_lines
         streams.append(hand_on_the_rest)
+        printed.watch(stream)
 
     whole_lines(sys.stdout)
     whole_lines(sys.stderr)
 
     def new_cell(info):
-        printed[0] = 0
+        printed.count = 0
         if execution_log:
             with open(execution_log, "a") as log:
                 log.write("kernel\n")

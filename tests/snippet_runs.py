@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import re
-import select
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from exercise_judge import limits
 
 import book_settings
 from book_extensions import pages
@@ -76,32 +77,11 @@ def run_snippet(snippet: Path, launch=launch_subprocess) -> Run:
     return Run(snippet, process.returncode, normalise(output), time.perf_counter() - start)
 
 
-class SnippetStopped(BaseException):
-    """A snippet stopped by the time or output limit of book_settings (a BaseException: under Sybil, a
-    snippet's own `except Exception` must not swallow it)."""
-
-
 def read_within_limits(process, name: str) -> str:
-    """All the process prints, and its exit; killed and SnippetStopped past either limit of book_settings."""
-    deadline = time.monotonic() + book_settings.SNIPPET_TIMEOUT_SECONDS
-    chunks, size, descriptor = [], 0, process.stdout.fileno()
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([descriptor], [], [], left)[0]:
-            process.kill()
-            raise SnippetStopped(book_settings.too_slow(name))
-        chunk = os.read(descriptor, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > book_settings.SNIPPET_OUTPUT_LIMIT * 4:  # bytes: a character takes up to four
-            process.kill()
-            raise SnippetStopped(book_settings.too_loud(name))
-    process.wait(max(1.0, deadline - time.monotonic()))
-    output = b"".join(chunks).decode("utf-8", errors="replace")
-    if len(output) > book_settings.SNIPPET_OUTPUT_LIMIT:
-        raise SnippetStopped(book_settings.too_loud(name))
+    """All the process prints, and its exit; it is killed and limits.Stopped raised past either limit."""
+    output, stopped = limits.watch(process)
+    if stopped:
+        raise limits.TooSlow(limits.too_slow(name)) if stopped == "timeout" else limits.TooLoud(limits.too_loud(name))
     return output
 
 

@@ -7,11 +7,11 @@ the book's Sphinx flags; each test then looks for its error in that build's outp
 import time
 
 import pytest
+from exercise_judge import limits
 from sybil import Sybil
 
-import book_settings
 from code_cells import CodeCellParser
-from snippet_runs import SnippetStopped, run_snippet
+from snippet_runs import run_snippet
 from scratch_book import FRONT_MATTER, build, cell, scratch_book
 
 pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
@@ -37,7 +37,7 @@ SNIPPETS = {
     "hangs.py": "import time\n\nprint('started')\nwhile True:\n    time.sleep(0.1)\n",
     "floods.py": "while True:\n    print('x' * 80)\n",
 }
-TIMEOUT_SECONDS = 3  # the scratch builds' per-snippet limit; the book's is book_settings.SNIPPET_TIMEOUT_SECONDS
+TIMEOUT_SECONDS = 3  # the scratch builds' per-snippet limit; the book's is limits.TIMEOUT_SECONDS
 SHORT_LIMIT = ("-D", f"nb_execution_timeout={TIMEOUT_SECONDS}")
 
 
@@ -78,12 +78,12 @@ def test_raising_snippet_is_named_with_its_line(zh_build):
 
 def test_a_hanging_snippet_is_stopped_and_named(zh_build):
     assert (f"docs/zh/hanging-snippet.md:13: ERROR: snippets/demo/hangs.py was still running after {TIMEOUT_SECONDS} s "
-            "(the per-snippet limit, SNIPPET_TIMEOUT_SECONDS in conf/book_settings.py) and was stopped") in zh_build, zh_build
+            "(the per-run limit, TIMEOUT_SECONDS in snippets/judge/exercise_judge/limits.py) and was stopped") in zh_build, zh_build
 
 
 def test_a_snippet_that_prints_without_end_is_cut_and_named(zh_build):
     assert ("snippets/demo/floods.py:2: ERROR: snippets/demo/floods.py printed more than 100,000 characters (the "
-            "per-snippet limit, SNIPPET_OUTPUT_LIMIT in conf/book_settings.py) and was cut; in the code cell at "
+            "per-run limit, OUTPUT_LIMIT in snippets/judge/exercise_judge/limits.py) and was cut; in the code cell at "
             "docs/zh/flooding-snippet.md:9") in zh_build, zh_build
     reports = [line for line in zh_build.splitlines() if "flooding-snippet.md:9" in line]
     assert len(reports) == 1, "\n".join(reports)  # once, and not as a raises-exception cell
@@ -123,23 +123,26 @@ def test_sybil_accepts_a_raises_exception_cell_that_raises(scratch):
 
 
 def test_sybil_stops_a_hanging_snippet(scratch, monkeypatch):
-    monkeypatch.setattr(book_settings, "SNIPPET_TIMEOUT_SECONDS", 1)
+    monkeypatch.setattr(limits, "TIMEOUT_SECONDS", 1)
     (example,) = sybil_examples(scratch, cell("../../snippets/demo/hangs.py", ":tags: [raises-exception]\n"))
-    with pytest.raises(SnippetStopped, match="snippets/demo/hangs.py was still running after 1 s .*/sybil-case.md:9"):
+    with pytest.raises(limits.TooSlow, match="snippets/demo/hangs.py, loaded by the code cell at .*/sybil-case.md:9, "
+                       r"was still running after 1 s \(the per-run limit, TIMEOUT_SECONDS in .*limits.py\)"):
         example.evaluate()
 
 
 def test_sybil_cuts_a_snippet_that_prints_without_end(scratch):
     (example,) = sybil_examples(scratch, cell("../../snippets/demo/floods.py", ":tags: [raises-exception]\n"))
-    with pytest.raises(SnippetStopped, match=r"snippets/demo/floods.py printed more than 100,000 characters .*was cut"):
+    with pytest.raises(limits.TooLoud, match=r"snippets/demo/floods.py, loaded by the code cell at .*/sybil-case.md:9, "
+                       r"printed more than 100,000 characters \(the per-run limit, OUTPUT_LIMIT in .*limits.py\)"):
         example.evaluate()
 
 
 def test_a_snapshot_run_stops_a_snippet_that_hangs_or_floods(scratch, monkeypatch, launch):
-    monkeypatch.setattr(book_settings, "SNIPPET_TIMEOUT_SECONDS", 2)
-    for name, reason in (("hangs.py", "was still running after 2 s"), ("floods.py", "printed more than 100,000")):
+    monkeypatch.setattr(limits, "TIMEOUT_SECONDS", 2)
+    for name, reason in (("hangs.py", r"was still running after 2 s \(the per-run limit, TIMEOUT_SECONDS in .*limits.py"),
+                         ("floods.py", r"printed more than 100,000 characters \(the per-run limit, OUTPUT_LIMIT in .*limits.py")):
         start = time.monotonic()
-        with pytest.raises(SnippetStopped, match=f"demo/{name} {reason}"):
+        with pytest.raises(limits.Stopped, match=f"demo/{name} {reason}"):
             run_snippet(scratch / "snippets" / "demo" / name, launch)
         assert time.monotonic() - start < 20
 

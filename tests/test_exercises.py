@@ -16,7 +16,8 @@ import exercise_judge
 from book_extensions import pages
 from book_settings import ROOT, exercise_file
 from exercise_judge import exercises, judge
-from exercise_judge.runner import TIMEOUT_SECONDS, launch_subprocess, run
+from exercise_judge.limits import TIMEOUT_SECONDS
+from exercise_judge.runner import launch_subprocess, run
 from exercise_judge.verdict import LANGUAGES, report
 
 EXERCISES = exercises()

@@ -2,9 +2,10 @@
 and the pages' execution ahead of Sphinx, one kernel per core.
 
 jupyter-cache keys a notebook by its cells' code only: not by the torch that ran it, not by
-snippets/measured.py, which every snippet imports, and not by conf/kernel_startup.py, which shapes
-what the kernel sends. So the path names all three: a build with another torch, or after either file
-changed, starts from an empty cache instead of serving stale outputs.
+snippets/measured.py, which every snippet imports, and not by conf/kernel_startup.py and the judge's
+exercise_judge/limits.py (as installed), which shape what the kernel sends. So the path names them
+all: a build with another torch, or after one of the files changed, starts from an empty cache
+instead of serving stale outputs.
 
 ``python -m book_extensions.execution_cache`` (PYTHONPATH=conf, as nox runs it before each build)
 creates the cache database (two builds racing to create a new one fail: "table nbproject already
@@ -24,6 +25,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from exercise_judge import limits
 from jupyter_cache.base import ProjectNb
 from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, JupyterExecutorLocalMproc, ProcessData
 from jupyter_cache.executors.utils import ExecutionResult, single_nb_execution
@@ -36,8 +38,8 @@ MYST_NB_READER = {"type": "plugin", "name": "myst_nb_md"}  # what myst-nb stages
 
 def cache_path() -> Path:
     helpers = hashlib.sha256()
-    for path in (book_settings.SNIPPETS / "measured.py", book_settings.CONF / "kernel_startup.py"):
-        helpers.update(path.read_bytes())
+    for path in (book_settings.SNIPPETS / "measured.py", book_settings.CONF / "kernel_startup.py", limits.__file__):
+        helpers.update(Path(path).read_bytes())
     return book_settings.execution_cache(version("torch"), helpers.hexdigest()[:12])
 
 
@@ -90,7 +92,7 @@ if __name__ == "__main__":
     cache.db  # creates the folder and the tables when missing
     print(f"execution cache: {path.relative_to(book_settings.ROOT)}")
     pages = notebook_pages(next(iter(book_settings.LANGUAGES)))
-    found = execute_missing(cache, pages, book_settings.SNIPPET_TIMEOUT_SECONDS)
+    found = execute_missing(cache, pages, limits.TIMEOUT_SECONDS)
     failed = found["excepted"] + found["errored"]
     print(f"executed ahead of Sphinx: {len(found['succeeded'])} page(s); left to Sphinx to report: {len(failed)}",
           flush=True)

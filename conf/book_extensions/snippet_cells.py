@@ -24,12 +24,12 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from exercise_judge import limits
 from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-import book_settings
 from book_extensions import ENV_VERSION
 from book_extensions import pages
 from book_extensions.stand_ins import standalone
@@ -37,7 +37,7 @@ from book_extensions.stand_ins import standalone
 logger = logging.getLogger(__name__)
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-OUTPUT_LIMIT_ERROR = "SnippetOutputLimit"  # the exception conf/kernel_startup.py raises
+OUTPUT_LIMIT_ERROR = limits.TooLoud.__name__  # what the kernel raises (conf/kernel_startup.py)
 TIMEOUT_PREVIEW = re.compile(r"\n-{19}\n(.*)\n-{19}\n", re.DOTALL)  # nbclient's preview of the timed-out cell
 IPYTHON_FRAME = re.compile(r"Cell In\[(\d+)\], line (\d+)")
 
@@ -93,7 +93,7 @@ def name_failing_snippet(app, doctree):
     where = f"{pages.relative(cell.snippet)}:{line}" if cell and cell.snippet else docname
     report = Path(app.outdir, "reports", f"{docname}.err.log")
     if error.startswith(OUTPUT_LIMIT_ERROR) and cell and cell.snippet:  # raised by conf/kernel_startup.py
-        logger.error(f"{book_settings.too_loud(pages.relative(cell.snippet))}; in the code cell at {cell.where}",
+        logger.error(f"{limits.too_loud(pages.relative(cell.snippet))}; in the code cell at {cell.where}",
                      location=where, type="snippet", subtype="exec")
         return
     logger.error(
@@ -131,7 +131,7 @@ def report_timeout(app, docname, message, cells):
         return
     for cell in found:
         # Where it hangs inside the snippet, nbclient does not say: the cell that loads it is the location.
-        logger.error(book_settings.too_slow(pages.relative(cell.snippet), limit),
+        logger.error(limits.too_slow(pages.relative(cell.snippet), limit),
                      location=(docname, cell.line), type="snippet", subtype="exec")
 
 
@@ -165,7 +165,7 @@ class SnippetDownloads(SphinxTransform):
             # A raises-exception cell lets any error pass, this one too; in any other cell the failed
             # execution is already reported, with the snippet's line, by name_failing_snippet.
             if cut and code_cell.snippet and code_cell.raises:
-                logger.error(f"{book_settings.too_loud(pages.relative(code_cell.snippet))}; in the code cell at "
+                logger.error(f"{limits.too_loud(pages.relative(code_cell.snippet))}; in the code cell at "
                              f"{code_cell.where} (tagged raises-exception, but this is no error the page means)",
                              location=(self.env.docname, code_cell.line), type="snippet", subtype="exec")
             source = next((node for node in cell.findall(nodes.literal_block)), None)

@@ -18,10 +18,11 @@ From Python (a notebook cell, say)::
     verdict.lines    # the report, line by line (verdict.text: joined)
 
 The solution runs in a child process (``runner``, ``child``) in its own folder, stopped after
-``timeout`` seconds or when it prints too much. The checks of each chapter are in
-``exercise_judge.checks.<chapter>``, written with ``exercise_judge.checking``; the instruments that
-watch how a solution works (which backward passes it ran, which torch functions it called) are in
-``exercise_judge.spies``. The package needs nothing but the standard library and torch.
+``timeout`` seconds or when it prints too much (``limits``, which hold the book's own snippets too).
+The checks of each chapter are in ``exercise_judge.checks.<chapter>``, written with
+``exercise_judge.checking``; the instruments that watch how a solution works (which backward passes
+it ran, which torch functions it called) are in ``exercise_judge.spies``. The package needs nothing
+but the standard library and torch.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from typing import Union
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
 
 from exercise_judge.checking import Exercise, load
-from exercise_judge.runner import TIMEOUT_SECONDS, Launch, launch_subprocess, run
+from exercise_judge.limits import TIMEOUT_SECONDS
+from exercise_judge.runner import Launch, launch_subprocess, run
 from exercise_judge.verdict import LANGUAGES, Verdict, refused, report
 
 __all__ = ["LANGUAGES", "TORCH_RANGE", "Exercise", "Verdict", "exercises", "judge", "torch_support"]

@@ -2,10 +2,9 @@
 
 The reader's file runs in ``python -m exercise_judge.child``, so that a solution that hangs, floods
 the terminal or crashes is stopped and reported in plain words, never as a bare traceback. The
-limits are kept with what every operating system has: the parent reads the child's pipe on a
-thread, counts what it printed and kills the child once the reader's code has run ``timeout``
-seconds. The clock starts when the child says it has begun (a file beside the result): starting
-Python and importing torch is the machine's time, not the solution's, and is capped separately.
+limits are the book's own (``limits.watch``). The clock starts when the child says it has begun (a
+file beside the result): starting Python and importing torch is the machine's time, not the
+solution's, and is capped separately (STARTUP_SECONDS).
 The child runs in the solution file's folder with one thread (``RUN_ENV``: float32 reductions
 then give the same digits on every machine, as in the book's own runs).
 """
@@ -18,15 +17,13 @@ import secrets
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Union
 
-TIMEOUT_SECONDS = 60
+from exercise_judge.limits import OUTPUT_LIMIT, TIMEOUT_SECONDS, watch  # noqa: F401 (verdict reads OUTPUT_LIMIT here)
+
 STARTUP_SECONDS = 180  # Python starting and importing torch and the checks, before the reader's code runs
-OUTPUT_LIMIT = 20_000  # characters a solution may print before it is stopped
 # The book's run environment (conf/book_settings.py's RUN_ENV holds the same; a test compares them).
 RUN_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
@@ -70,29 +67,10 @@ def run(exercise_id: str, file: Path, timeout: float = TIMEOUT_SECONDS, launch: 
                 child.stdin.close()
             except OSError:  # the child is already gone: reported by the caller
                 pass
-            printed, stopped = [], None
-            reader = threading.Thread(target=lambda: printed.extend(iter(lambda: child.stdout.read(1024), "")))
-            reader.start()
-            launched, began = time.monotonic(), None
-            while child.poll() is None:
-                now = time.monotonic()
-                if began is None and began_path.exists():
-                    began = now
-                if began is None and now - launched > startup:
-                    stopped = "slow-start"
-                elif began is not None and now - began > timeout:
-                    stopped = "timeout"
-                elif sum(map(len, printed)) > OUTPUT_LIMIT:
-                    stopped = "flood"
-                if stopped:
-                    child.kill()
-                    break
-                time.sleep(0.05)
-            child.wait()
-            reader.join()
+            output, stopped = watch(child, timeout, began=began_path.exists, startup=startup)
         try:
             result = json.loads(result_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             result = {}
     believed = not stopped and isinstance(result, dict) and result.get("token") == token  # none, or not the judge's
-    return Run(result["checks"] if believed else None, stopped, "".join(printed), child.returncode)
+    return Run(result["checks"] if believed else None, stopped, output, child.returncode)
