@@ -2,14 +2,14 @@
 
 The noxfile, conf.py, the extensions in ``book_extensions``, the tests, the exercise judge and the
 GitHub workflow (``python conf/book_settings.py --github-output``) read these names; none of them
-keeps its own copy. Only the standard library is imported here: the noxfile runs outside the venvs.
+keeps its own copy. Only the standard library is imported here (the noxfile runs outside the venvs,
+the workflow with a bare Python); ``exclusive`` imports filelock, which nox's environment has too.
 The per-run time and output limits are the judge's (exercise_judge.limits), which every venv installs.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import sys
 import tomllib
@@ -113,16 +113,18 @@ def execution_cache(torch: str, helpers_hash: str) -> Path:
 
 @contextlib.contextmanager
 def exclusive(lock: Path, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
-    """Hold an exclusive lock on the file `lock` (created if missing) for the `with` block; call `waiting`
-    first if another process holds it, then wait for it. Two builds of one output folder at once raced on
-    the same files (one died on the other's failure marker); the kernel drops the lock of a killed process."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a") as held:
-        try:
-            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            waiting()
-            fcntl.flock(held, fcntl.LOCK_EX)
+    """Hold an exclusive lock on the file `lock` for the `with` block; call `waiting` first if another
+    process holds it, then wait for it. Two builds of one output folder must not run at once (they race
+    on the same files); the lock of a killed process is released by the system."""
+    from filelock import FileLock, Timeout  # nox's own environment has it (a dependency of virtualenv)
+
+    held = FileLock(lock)
+    try:
+        acquired = held.acquire(blocking=False)
+    except Timeout:
+        waiting()
+        acquired = held.acquire()
+    with acquired:
         yield
 
 

@@ -1,5 +1,5 @@
-"""Two builds of one output folder never run at once: the second waits (book_settings.exclusive, taken
-by the noxfile's build_site), and a build killed with SIGKILL does not leave the lock held."""
+"""Two builds of one output folder never run at once: the second waits (book_settings.exclusive, a
+filelock taken by the noxfile's build_site), and a build killed with SIGKILL does not leave the lock held."""
 
 import os
 import signal
@@ -41,8 +41,8 @@ def test_a_second_build_waits_until_the_first_is_killed(tmp_path):
             pass
         first.send_signal(signal.SIGKILL)  # a build killed mid-way: the kernel releases its lock
         first.wait()
+        assert second.wait(timeout=30) == 0, "the lock of the killed holder was not released"
         assert second.stdout.read() == "held\nreleased\n"
-        assert second.wait(timeout=30) == 0
     finally:
         for process in (first, second):
             process.kill()
