@@ -15,6 +15,7 @@ import book_settings
 from book_extensions import exercises, pages
 from book_settings import exercise_file
 from exercise_judge import exercises as judged_exercises
+from exercise_judge import limits
 from test_notebooks import MYST_LEFT
 
 EXERCISES = sorted(judged_exercises())
@@ -77,7 +78,7 @@ def test_the_chapter_page_offers_its_notebook(site, language, exercise):
 
 def run_all(notebook, folder) -> nbformat.NotebookNode:
     """Jupyter's "Run all" in a fresh kernel whose working folder is the notebook's."""
-    client = NotebookClient(notebook, timeout=book_settings.SNIPPET_TIMEOUT_SECONDS * 2, kernel_name="python3",
+    client = NotebookClient(notebook, timeout=limits.TIMEOUT_SECONDS * 2, kernel_name="python3",
                             resources={"metadata": {"path": str(folder)}}, shutdown_kernel="immediate")
     return client.execute()
 

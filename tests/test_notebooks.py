@@ -28,6 +28,7 @@ from packaging.utils import canonicalize_name
 
 import book_settings
 from book_extensions import exercises, notebooks, pages
+from exercise_judge import limits
 from book_extensions.snippet_cells import ANSI, rendered_code_cells
 from built_site import doctree
 
@@ -336,7 +337,7 @@ def execute(notebook, kernel: dict) -> nbformat.NotebookNode:
     """Top to bottom in a new kernel, as Jupyter's "Run all": a cell tagged raises-exception may raise.
     The kernel is killed once the last cell's output is in, not asked to exit: nothing reads what it
     does then, and its own exit only adds waiting."""
-    client = NotebookClient(notebook, timeout=book_settings.SNIPPET_TIMEOUT_SECONDS, kernel_name="python3",
+    client = NotebookClient(notebook, timeout=limits.TIMEOUT_SECONDS, kernel_name="python3",
                             allow_errors=False, resources={"metadata": {"path": str(kernel["cwd"])}},
                             shutdown_kernel="immediate")
     return client.execute(env=kernel["env"])

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Union
 
-from exercise_judge.limits import OUTPUT_LIMIT, TIMEOUT_SECONDS, watch  # noqa: F401 (verdict reads OUTPUT_LIMIT here)
+from exercise_judge.limits import TIMEOUT_SECONDS, watch
 
 STARTUP_SECONDS = 180  # Python starting and importing torch and the checks, before the reader's code runs
 # The book's run environment (conf/book_settings.py's RUN_ENV holds the same; a test compares them).

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exercise_judge.checking import Exercise
-from exercise_judge.runner import OUTPUT_LIMIT, STARTUP_SECONDS, Run
+from exercise_judge.limits import OUTPUT_LIMIT
+from exercise_judge.runner import STARTUP_SECONDS, Run
 
 WORDS = {
     "en": {
