@@ -47,7 +47,7 @@ var Scorer = {
     // The chapter named for the words holds them before its title's colon ("叶子张量：谁能拿到 .grad").
     const head = pageTitle.split(/[:：]/)[0];
     const headed = words.length > 0 && words.every((word) => startsAWord(head, word));
-    let bonus = 0;  // (no `a ? b : c` here: upstream.py reads `name: number` pairs as the weights)
+    let bonus = 0;
     if (named) bonus += 20;
     if (whole) bonus += 25;
     if (headed) bonus += 30;

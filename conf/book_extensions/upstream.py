@@ -1,13 +1,11 @@
-"""The book's workarounds of other packages' internals, each with a canary.
+"""The book's workarounds of other packages' internals, each with its canary.
 
-Each workaround relies on something its package does not promise: an internal function, the
-wording of a theme's template, a copied default, a bug. An upgrade that changes it would not
-break the build; the workaround would just stop working (or stop being needed) in silence.
-So each one is listed here with the file that holds it, what it assumes, and a check that reads
-the installed package and returns what no longer holds, each problem starting with that file.
-``tests/test_upstream.py`` runs every check, and proves each one fails on a broken upstream by
-passing it a modified copy of the upstream text or object (``upstream``; None reads the
-installed package). Not a Sphinx extension: only the tests import it.
+Each workaround relies on something its package does not promise (an internal function, a
+template's wording, a copied default, a bug), so an upgrade can make it stop working, or stop
+being needed, in silence. Each canary here reads the installed package and returns what no longer
+holds, each problem naming the file holding the workaround and the package versions it read.
+tests/test_upstream.py runs them, and proves each fails on a simulated upgrade (``upstream``: a
+modified copy of the upstream text or object; None reads the installed package).
 """
 
 from __future__ import annotations
@@ -17,8 +15,10 @@ import importlib
 import inspect
 import json
 import re
+import subprocess
 import tempfile
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -29,19 +29,21 @@ import book_settings
 @dataclass(frozen=True)
 class Workaround:
     guards: str  # the file holding the workaround, from the repository root
+    packages: tuple[str, ...]  # the distributions whose internals it relies on
     assumes: str
     check: Callable[[Any], list[str]]
 
     def problems(self, upstream: Any = None) -> list[str]:
-        return [f"{self.guards}: {problem}" for problem in self.check(upstream)]
+        read = ", ".join(f"{package} {version(package)}" for package in self.packages)
+        return [f"{self.guards}: with {read}: {problem}" for problem in self.check(upstream)]
 
 
 WORKAROUNDS: dict[str, Workaround] = {}
 
 
-def _workaround(name: str, guards: str, assumes: str):
+def _workaround(name: str, guards: str, packages: str, assumes: str):
     def register(check):
-        WORKAROUNDS[name] = Workaround(guards, assumes, check)
+        WORKAROUNDS[name] = Workaround(guards, tuple(packages.split()), assumes, check)
         return check
     return register
 
@@ -102,7 +104,7 @@ print(2)
 
 
 @_workaround(
-    "myst-parser-internals", "conf/book_extensions/pages.py",
+    "myst-parser-internals", "conf/book_extensions/pages.py", "myst-parser myst-nb",
     "myst-parser's create_md_parser and parse_directive_text (internal API) still take the arguments "
     "pages.py passes, and the page model finds the code cells (line, options, tags, code) myst-nb reads",
 )
@@ -158,7 +160,7 @@ def _theme_templates() -> dict[str, str]:
 
 
 @_workaround(
-    "theme-hard-coded-strings", "conf/book_extensions/chrome.py",
+    "theme-hard-coded-strings", "conf/book_extensions/chrome.py", "pydata-sphinx-theme sphinx-book-theme",
     "the themes' templates still hard-code each English string chrome.HARD_CODED replaces in the written pages",
 )
 def _hard_coded_strings_still_in_themes(upstream=None) -> list[str]:
@@ -180,7 +182,7 @@ JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
 
 
 @_workaround(
-    "search-button-copy", "conf/_templates/search-button-field.html",
+    "search-button-copy", "conf/_templates/search-button-field.html", "pydata-sphinx-theme",
     "pydata-sphinx-theme's components/search-button-field.html is still, but for its aria-label, what "
     "our copy was made from; otherwise our copy renders an outdated button",
 )
@@ -230,7 +232,7 @@ def jupyter_cache_parallel_worker() -> SimpleNamespace:
 
 
 @_workaround(
-    "jupyter-cache-worker", "conf/book_extensions/execution_cache.py",
+    "jupyter-cache-worker", "conf/book_extensions/execution_cache.py", "jupyter-cache nbclient",
     "jupyter-cache's local-parallel executor is still JupyterExecutorLocalMproc, which makes its worker from "
     "_EXECUTION_WORKER; that worker's execute is still, but for shutdown_kernel, what KernelKilledWhenDone.execute "
     "repeats; single_nb_execution still passes keywords on to nbclient, which still knows shutdown_kernel='immediate'",
@@ -267,37 +269,24 @@ def _parallel_worker_copy_matches(upstream=None) -> list[str]:
 # --- conf/search-scorer.js replaces Sphinx's whole Scorer, so it repeats Sphinx's default weights.
 
 SEARCHTOOLS = ("sphinx", "themes", "basic", "static", "searchtools.js")
-JS_NUMBER_MEMBER = re.compile(r"(\w+)\s*:\s*(-?\d+(?:\.\d+)?)\b")
 SCORE_RESULT = re.compile(r"const\s*\[([^\]]*)\]\s*=\s*result")
+# Node runs the script with the page's helpers stubbed and prints its Scorer's weights.
+PRINT_WEIGHTS = """var _ready = () => {{}};
+{script}
+process.stdout.write(JSON.stringify(Scorer, (key, value) => typeof value === "function" ? undefined : value));"""
 
 
-def _js_object(source: str, name: str) -> str:
-    """The text of `name = {…}` in a script, comments dropped."""
-    start = source.find("{", source.index(f"{name} = {{"))
-    kept, depth, i = [], 0, start
-    while i < len(source):
-        if source.startswith("//", i):
-            end = source.find("\n", i)
-            i = len(source) if end < 0 else end
-            continue
-        if source.startswith("/*", i):
-            i = source.index("*/", i) + 2
-            continue
-        kept.append(source[i])
-        depth += {"{": 1, "}": -1}.get(source[i], 0)
-        if depth == 0:
-            break
-        i += 1
-    return "".join(kept)
-
-
-def _weights(scorer: str) -> dict[str, str]:
-    """Every `name: number` of a Scorer object (objPrio's entries by their priority)."""
-    return dict(JS_NUMBER_MEMBER.findall(scorer))
+def scorer_weights(script: str) -> dict:
+    """The weights of the Scorer a search script defines, as the browser would read them."""
+    run = subprocess.run(["node"], input=PRINT_WEIGHTS.format(script=script), capture_output=True, text=True,
+                         timeout=60)
+    if run.returncode:
+        raise ValueError(run.stderr.strip().splitlines()[-1] if run.stderr.strip() else f"exit {run.returncode}")
+    return json.loads(run.stdout)
 
 
 @_workaround(
-    "search-scorer-defaults", "conf/search-scorer.js",
+    "search-scorer-defaults", "conf/search-scorer.js", "sphinx",
     "Sphinx's default Scorer weights are the ones our Scorer repeats, and its score() receives "
     "[docname, title, anchor, descr, score, …]",
 )
@@ -307,13 +296,14 @@ def _scorer_repeats_sphinx_defaults(upstream=None) -> list[str]:
         upstream = _package_file(*SEARCHTOOLS[:1]).joinpath(*SEARCHTOOLS[1:]).read_text(encoding="utf-8")
     ours_text = (book_settings.CONF / "search-scorer.js").read_text(encoding="utf-8")
     try:
-        theirs_scorer = _js_object(upstream, "Scorer")
-    except ValueError:
-        return ["Sphinx's searchtools.js defines no `Scorer = {…}` any more: check html_search_scorer by hand"]
-    ours, theirs = _weights(_js_object(ours_text, "Scorer")), _weights(theirs_scorer)
+        theirs, ours = scorer_weights(upstream), scorer_weights(ours_text)
+    except ValueError as error:
+        return [f"Node cannot read the Scorer of Sphinx's searchtools.js or of ours ({error}): check "
+                "html_search_scorer by hand"]
     problems = []
-    if differing := {name: (theirs.get(name), ours.get(name)) for name in sorted(theirs.keys() | ours.keys())
-                     if theirs.get(name) != ours.get(name)}:
+    if theirs != ours:
+        differing = {name: (theirs.get(name), ours.get(name)) for name in sorted(theirs.keys() | ours.keys())
+                     if theirs.get(name) != ours.get(name)}
         problems.append(f"Sphinx's default Scorer weights differ from our copy's, as name: (Sphinx's, ours): "
                         f"{differing}; ours replaces Sphinx's whole Scorer, so copy its weights again")
     # Sphinx documents the result's layout only in the comment above its default Scorer.
@@ -343,7 +333,7 @@ def _assigned_but_undefined(code: str) -> list[str]:
 
 
 @_workaround(
-    "zh-stemmer-bug", "conf/book_extensions/zh_search.py",
+    "zh-stemmer-bug", "conf/book_extensions/zh_search.py", "sphinx",
     "Sphinx's zh search script still assigns window.Stemmer a class it does not define (sphinx-doc/sphinx#14229)",
 )
 def _zh_search_still_broken(upstream=None) -> list[str]:
@@ -376,7 +366,7 @@ SPLIT_LINE = [{"output_type": "stream", "name": "stdout", "text": "penalty: Runt
 
 
 @_workaround(
-    "myst-nb-split-lines", "conf/kernel_startup.py",
+    "myst-nb-split-lines", "conf/kernel_startup.py", "myst-nb",
     "myst-nb's coalesce_streams still renders a line that reached the notebook in two pieces as a line break "
     "and an empty line (it strips each piece and ends it with a newline), so the docs kernels must send whole lines",
 )
@@ -435,7 +425,7 @@ def staged_notebook_texts() -> dict:
 
 
 @_workaround(
-    "staged-notebook", "conf/book_extensions/notebooks.py",
+    "staged-notebook", "conf/book_extensions/notebooks.py", "myst-nb",
     "myst-nb stages each page as <outdir>/../jupyter_execute/<docname>.ipynb (sphinx_ext.OUTPUT_FOLDER), and "
     "its extract_glue_data_cell drops from a cell, in place, the outputs of glue(display=False) only",
 )
@@ -463,35 +453,25 @@ def _staged_notebook_as_notebooks_reads_it(upstream=None) -> list[str]:
 
 # --- badges.py and snippet_cells.py read myst-nb's execution record of a page.
 
-def _exec_data_problems(keys: tuple[str, ...], upstream) -> list[str]:
+@_workaround(
+    "myst-nb-exec-data", "conf/book_extensions/badges.py", "myst-nb",
+    "myst-nb's execution record of a page (NbMetadataCollector.get_exec_data) has succeeded, mtime and runtime "
+    "(badges.py) and the failed run's traceback (snippet_cells.py)",
+)
+def _exec_data(upstream=None) -> list[str]:
     """upstream: myst-nb's ExecutionResult (a TypedDict), the declared shape of the record."""
     from myst_nb.sphinx_ import NbMetadataCollector
 
     if upstream is None:
         from myst_nb.core.execute import ExecutionResult as upstream
     problems = [f"myst-nb's execution record (ExecutionResult) has no key {key!r} any more"
-                for key in keys if key not in getattr(upstream, "__annotations__", {})]
+                for key in ("succeeded", "mtime", "runtime", "traceback")
+                if key not in getattr(upstream, "__annotations__", {})]
     try:
         inspect.signature(NbMetadataCollector.get_exec_data).bind(None, "docname")
     except (AttributeError, TypeError) as error:
         problems.append(f"myst-nb's NbMetadataCollector.get_exec_data(env, docname) is gone ({error})")
     return problems
-
-
-@_workaround(
-    "badge-exec-data", "conf/book_extensions/badges.py",
-    "myst-nb's execution record of a page (NbMetadataCollector.get_exec_data) has succeeded, mtime and runtime",
-)
-def _badge_exec_data(upstream=None) -> list[str]:
-    return _exec_data_problems(("succeeded", "mtime", "runtime"), upstream)
-
-
-@_workaround(
-    "failing-snippet-exec-data", "conf/book_extensions/snippet_cells.py",
-    "myst-nb's execution record of a page (NbMetadataCollector.get_exec_data) has the failed run's traceback",
-)
-def _failing_snippet_exec_data(upstream=None) -> list[str]:
-    return _exec_data_problems(("traceback",), upstream)
 
 
 # --- snippet_cells.py finds the failing snippet line in IPython's traceback text.
@@ -514,7 +494,7 @@ def failed_run_traceback() -> str:
 
 
 @_workaround(
-    "ipython-traceback", "conf/book_extensions/snippet_cells.py",
+    "ipython-traceback", "conf/book_extensions/snippet_cells.py", "ipython",
     "IPython names a failing cell's frame `Cell In[<execution count>], line <n>` and ends with the error line",
 )
 def _traceback_still_parsed(upstream=None) -> list[str]:
@@ -551,7 +531,7 @@ def theme_script_source(source_map: Path) -> str:
 
 
 @_workaround(
-    "fontawesome-script", "conf/book_extensions/page_weight.py",
+    "fontawesome-script", "conf/book_extensions/page_weight.py", "pydata-sphinx-theme",
     "pydata-sphinx-theme's static/webpack-macros.html loads fontawesome.js with one <script> tag and preloads "
     "bootstrap.js and pydata-sphinx-theme.js with one <link rel=\"preload\"> each; the script "
     "holds each style's icons as `var b={name:[w,h,[aliases],unicode,path]}` then `p(\"fas\",b)`; its stylesheet "
@@ -585,7 +565,7 @@ SET_THEME = ('if (mode !== "light" && mode !== "dark" && mode !== "auto") {',
 
 
 @_workaround(
-    "theme-layout", "conf/book_extensions/page_weight.py",
+    "theme-layout", "conf/book_extensions/page_weight.py", "pydata-sphinx-theme",
     "pydata-sphinx-theme's layout.html loads searchtools.js, language_data.js and searchindex.js on every page, "
     "each with one <script> tag of the form page_weight.SEARCH_SCRIPTS matches, and its head script sets "
     "data-theme to the stored theme or the default mode in the one line page_weight.THEME_GUESS matches; "
@@ -612,7 +592,7 @@ def _layout_still_as_expected(upstream=None) -> list[str]:
 
 
 @_workaround(
-    "sphinx-script-files", "conf/book_extensions/page_weight.py",
+    "sphinx-script-files", "conf/book_extensions/page_weight.py", "sphinx",
     "the html-page-context's script_files are Sphinx's _JavaScript objects: filename, priority and "
     "attributes, rebuilt by type(script)(filename, priority=…, **attributes)",
 )
@@ -630,4 +610,5 @@ def _script_files_can_be_deferred(upstream=None) -> list[str]:
               and deferred.attributes == {"id": "docs", "defer": "defer"} and inline.attributes == {"body": "x = 1;"})
     except (AttributeError, TypeError) as error:
         return [f"defer_scripts fails on Sphinx's script_files entries: {error!r}"]
-    return [] if ok else [f"defer_scripts no longer defers Sphinx's script_files entries: {context['script_files']}"]
+    found = [(script.filename, script.attributes) for script in context["script_files"]]
+    return [] if ok else [f"defer_scripts no longer defers Sphinx's script_files entries: {found}"]
