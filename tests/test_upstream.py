@@ -55,11 +55,12 @@ def themes_with(old, new):
     return {path: text.replace(old, new) for path, text in templates.items()}
 
 
-def search_button(old, new):
-    path = upstream._package_file(upstream.SEARCH_BUTTON[0]).joinpath(*upstream.SEARCH_BUTTON[1:])
+def theme_template(template, old, new):
+    """The theme's templates as the template-copies canary reads them, one edited."""
+    path = upstream._package_file(upstream.THEME[0]).joinpath(*upstream.THEME[1:], template)
     text = path.read_text(encoding="utf-8")
-    assert old in text
-    return text.replace(old, new)
+    assert old in text, old
+    return {template: text.replace(old, new)}
 
 
 def searchtools(old, new):
@@ -99,11 +100,25 @@ SIMULATIONS = [
     ("theme-hard-coded-strings", "the book theme translates its sidebar toggle's title",
      lambda _: themes_with('title="Toggle primary sidebar"', "title=\"{{ _('Toggle primary sidebar') }}\""),
      "'title=\"Toggle primary sidebar\"'"),
-    ("search-button-copy", "the theme's search button gains a class",
-     lambda _: search_button('class="btn search-button-field', 'class="btn btn-sm search-button-field'),
-     "changed since our copy was made"),
-    ("search-button-copy", "the theme names its search button by its visible text",
-     lambda _: search_button(upstream.SEARCH_BUTTON_EDIT, ""), "no longer has"),
+    ("theme-template-copies", "the theme's search button gains a class",
+     lambda _: theme_template("components/search-button-field.html", 'class="btn search-button-field',
+                              'class="btn btn-sm search-button-field'), "changed since conf/_templates/search-button"),
+    ("theme-template-copies", "the theme names its search button by its visible text",
+     lambda _: theme_template("components/search-button-field.html", " aria-label=\"{{ _('Search') }}\"", ""),
+     "no longer has"),
+    ("theme-template-copies", "the theme loads the search scripts with defer",
+     lambda _: theme_template("layout.html", "<script src=\"{{ pathto('searchindex.js'",
+                              "<script defer src=\"{{ pathto('searchindex.js'"), "no longer has"),
+    ("theme-template-copies", "the theme's head script guesses the colour theme another way",
+     lambda _: theme_template("layout.html", 'localStorage.getItem("theme") || "{{ default_mode }}"',
+                              'localStorage.getItem("theme") || "{{ default_theme }}"'), "block css no longer has"),
+    ("theme-template-copies", "the theme's css block loads another script",
+     lambda _: theme_template("layout.html", "  {{- css() }}\n", "  {{- css() }}\n  {{ _webpack.head_js_extra() }}\n"),
+     "block css changed since"),
+    ("theme-template-copies", "setTheme() follows the stored theme in auto mode",
+     lambda _: theme_files(theme_script=('var theme = mode == "auto" ? colorScheme : mode;',
+                                         'var theme = mode == "auto" ? localStorage.getItem("theme") || colorScheme'
+                                         ' : mode;')), "setTheme() in pydata-sphinx-theme.js"),
     ("search-scorer-defaults", "Sphinx raises its title weight",
      lambda _: searchtools("title: 15,", "title: 16,"), "default Scorer weights"),
     ("search-scorer-defaults", "Sphinx adds a weight",
@@ -121,30 +136,14 @@ SIMULATIONS = [
      "IPython's traceback format changed"),
     ("myst-nb-split-lines", "myst-nb joins the pieces of a stream as they came", lambda _: coalesce_as_sent,
      "no longer needed"),
-    ("fontawesome-script", "the theme loads fontawesome.js as a module",
-     lambda _: theme_files(macros=("<script defer src=", "<script type=\"module\" src=")), "expected one fontawesome.js"),
-    ("fontawesome-script", "FontAwesome registers its icon styles another way",
+    ("icon-masks", "FontAwesome registers its icon styles another way",
      lambda _: theme_files(bundle=('p("fas",b)', 'define("fas",b)')), "found no solid, regular and brands icons"),
-    ("fontawesome-script", "the theme's stylesheet names its icon glyphs another way",
+    ("icon-masks", "the theme's stylesheet names its icon glyphs another way",
      lambda _: theme_files(stylesheet=("--pst-icon-", "--pst-glyph-")), "found no icon variables"),
-    ("fontawesome-script", "the theme preloads its scripts with a module preload",
-     lambda _: theme_files(macros=('<link rel="preload" as="script"', '<link rel="modulepreload"')),
-     "expected two <link rel=\"preload\"> tags"),
-    ("fontawesome-script", "FontAwesome names its glyph variable another way",
+    ("icon-masks", "FontAwesome names its glyph variable another way",
      lambda _: theme_files(stylesheet=('{--fa:"', '{--fa-glyph:"')), "expected at least 1000 FontAwesome rules"),
-    ("fontawesome-script", "FontAwesome gives some icons their glyph inside a longer selector",
+    ("icon-masks", "FontAwesome gives some icons their glyph inside a longer selector",
      lambda _: theme_files(stylesheet=('}.fa-bell{', '}.navbar .fa-bell{')), "1 of another form"),
-    ("theme-layout", "the theme loads the search scripts with defer",
-     lambda _: theme_files(layout=('<script src="{{ pathto(\'searchindex.js\'', '<script defer src="{{ pathto(\'searchindex.js\'')),
-     "expected the three search"),
-    ("theme-layout", "the theme's head script guesses the colour theme another way",
-     lambda _: theme_files(layout=('localStorage.getItem("theme") || "{{ default_mode }}"',
-                                   'localStorage.getItem("theme") || "{{ default_theme }}"')),
-     "expected one line setting data-theme"),
-    ("theme-layout", "setTheme() follows the stored theme in auto mode",
-     lambda _: theme_files(theme_script=('var theme = mode == "auto" ? colorScheme : mode;',
-                                         'var theme = mode == "auto" ? localStorage.getItem("theme") || colorScheme : mode;')),
-     "no longer has"),
     ("staged-notebook", "myst-nb stages the notebooks in another folder",
      lambda _: staged_notebook(sphinx_ext=(upstream.STAGING_LINE, "Path(app.outdir).joinpath(OUTPUT_FOLDER)")),
      "myst_nb.sphinx_ext no longer has"),
@@ -192,7 +191,7 @@ class script_named_path:
 
 
 def theme_files(**replaced):
-    """The theme files page_weight.py reads (theme_texts), one of them edited: {which: (old, new)}."""
+    """The theme files icon_masks.py reads (theme_texts), one of them edited: {which: (old, new)}."""
     texts = upstream.theme_texts()
     for which, (old, new) in replaced.items():
         assert old in texts[which], (which, old)
@@ -233,7 +232,7 @@ def test_each_canary_fails_naming_its_workaround_when_upstream_changes(name, cha
 
 def test_every_workaround_has_a_simulated_upgrade_and_names_a_file_that_exists():
     assert {name for name, *_ in SIMULATIONS} == set(WORKAROUNDS)
-    missing = [w.guards for w in WORKAROUNDS.values() if not (book_settings.ROOT / w.guards).is_file()]
+    missing = [w.guards for w in WORKAROUNDS.values() if not (book_settings.ROOT / w.guards).exists()]
     assert not missing, missing
 
 

@@ -174,39 +174,6 @@ def _hard_coded_strings_still_in_themes(upstream=None) -> list[str]:
             if not any(english in text for text in templates.values())]
 
 
-# --- conf/_templates/search-button-field.html is the theme's component minus its aria-label.
-
-SEARCH_BUTTON = ("pydata_sphinx_theme", "theme", "pydata_sphinx_theme", "components", "search-button-field.html")
-SEARCH_BUTTON_EDIT = " aria-label=\"{{ _('Search') }}\""  # what our copy removes
-JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
-
-
-@_workaround(
-    "search-button-copy", "conf/_templates/search-button-field.html", "pydata-sphinx-theme",
-    "pydata-sphinx-theme's components/search-button-field.html is still, but for its aria-label, what "
-    "our copy was made from; otherwise our copy renders an outdated button",
-)
-def _search_button_copy_matches(upstream=None) -> list[str]:
-    """upstream: the text of the theme's component."""
-    theirs_path = _package_file(*SEARCH_BUTTON[:1]).joinpath(*SEARCH_BUTTON[1:])
-    if upstream is None:
-        if not theirs_path.is_file():
-            return [f"the theme has no {'/'.join(SEARCH_BUTTON)} any more, so our copy replaces nothing: remove it"]
-        upstream = theirs_path.read_text(encoding="utf-8")
-    ours = (book_settings.CONF / "_templates" / "search-button-field.html").read_text(encoding="utf-8")
-    theirs = JINJA_COMMENT.sub("", upstream).strip()
-    if SEARCH_BUTTON_EDIT not in theirs:
-        return [f"the theme's {SEARCH_BUTTON[-1]} no longer has{SEARCH_BUTTON_EDIT}: if its button is now "
-                "named by its visible text, remove our copy, else copy the component again without it"]
-    expected, ours = theirs.replace(SEARCH_BUTTON_EDIT, ""), JINJA_COMMENT.sub("", ours).strip()
-    if expected == ours:
-        return []
-    diff = "\n".join(difflib.unified_diff(ours.splitlines(), expected.splitlines(), "ours", "theme minus aria-label",
-                                          lineterm=""))
-    return [f"the theme's {SEARCH_BUTTON[-1]} changed since our copy was made: copy it again without its "
-            f"aria-label\n{diff}"]
-
-
 # --- execution_cache.py runs jupyter-cache's parallel executor with its own copy of the worker.
 
 KILLED_KERNEL_EDIT = '            shutdown_kernel="immediate",\n'  # the one line our copy adds
@@ -510,13 +477,16 @@ def _traceback_still_parsed(upstream=None) -> list[str]:
             + ANSI.sub("", traceback)[-1500:]]
 
 
-# --- page_weight.py drops the theme's fontawesome.js and draws its icons as SVG masks instead.
+# --- icon_masks.py draws the theme's icons as CSS masks, from its fontawesome.js and stylesheet.
+
+THEME = ("pydata_sphinx_theme", "theme", "pydata_sphinx_theme")
+
 
 def theme_texts() -> dict[str, str]:
-    from book_extensions.page_weight import FONTAWESOME_JS, LAYOUT, MACROS, THEME_STATIC, THEME_STYLESHEET
+    from book_extensions.icon_masks import FONTAWESOME_JS, THEME_STATIC, THEME_STYLESHEET
 
-    return {"macros": MACROS.read_text(encoding="utf-8"), "bundle": FONTAWESOME_JS.read_text(encoding="utf-8"),
-            "stylesheet": THEME_STYLESHEET.read_text(encoding="utf-8"), "layout": LAYOUT.read_text(encoding="utf-8"),
+    return {"bundle": FONTAWESOME_JS.read_text(encoding="utf-8"),
+            "stylesheet": THEME_STYLESHEET.read_text(encoding="utf-8"),
             "theme_script": theme_script_source(THEME_STATIC / "scripts" / "pydata-sphinx-theme.js.map")}
 
 
@@ -531,74 +501,112 @@ def theme_script_source(source_map: Path) -> str:
 
 
 @_workaround(
-    "fontawesome-script", "conf/book_extensions/page_weight.py", "pydata-sphinx-theme",
-    "pydata-sphinx-theme's static/webpack-macros.html loads fontawesome.js with one <script> tag and preloads "
-    "bootstrap.js and pydata-sphinx-theme.js with one <link rel=\"preload\"> each; the script "
-    "holds each style's icons as `var b={name:[w,h,[aliases],unicode,path]}` then `p(\"fas\",b)`; its stylesheet "
-    "draws icons from `--pst-icon-…` variables in rules set in `var(--fa-font-…)`, and gives each icon class "
-    "its glyph in a rule of its own, `.fa-NAME{--fa:\"…\"}`",
+    "icon-masks", "conf/book_extensions/icon_masks.py", "pydata-sphinx-theme",
+    "pydata-sphinx-theme's fontawesome.js holds each style's icons as `var b={name:[w,h,[aliases],unicode,path]}` "
+    "then `p(\"fas\",b)`; its stylesheet draws icons from `--pst-icon-…` variables in rules set in "
+    "`var(--fa-font-…)`, and gives each icon class its glyph in a rule of its own, `.fa-NAME{--fa:\"…\"}`",
 )
-def _icons_without_fontawesome_script(upstream=None) -> list[str]:
-    """upstream: {"macros": webpack-macros.html, "bundle": fontawesome.js, "stylesheet": the theme's CSS}."""
+def _icons_as_masks(upstream=None) -> list[str]:
+    """upstream: theme_texts(), of which this reads the bundle and the stylesheet."""
     from sphinx.errors import ConfigError
 
-    from book_extensions.page_weight import (icon_paths, macros_without_fontawesome, stylesheet_icons_css,
-                                             stylesheet_without_icon_glyphs)
+    from book_extensions.icon_masks import icon_paths, stylesheet_icons_css, stylesheet_without_icon_glyphs
 
     upstream = theme_texts() if upstream is None else upstream
-    problems = []
     try:
-        macros_without_fontawesome(upstream["macros"])
-        icons = icon_paths(upstream["bundle"])
-        stylesheet_icons_css(upstream["stylesheet"], icons)
+        stylesheet_icons_css(upstream["stylesheet"], icon_paths(upstream["bundle"]))
         stylesheet_without_icon_glyphs(upstream["stylesheet"])
     except ConfigError as error:
-        problems.append(f"{error}: the build now stops; look at how the theme loads and draws its icons now")
-    return problems
+        return [f"{error}: the build now stops; look at how the theme draws its icons now"]
+    return []
 
 
-# The lines of setTheme(mode) in pydata-sphinx-theme.js that page_weight.THEME_RESOLVED repeats.
+# --- conf/_templates holds copies of pydata-sphinx-theme's templates with a few edits.
+
+JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
+# (the theme's template, its block or None for the whole file, our copy, [(the theme's text, ours)])
+TEMPLATE_COPIES = [
+    ("components/search-button-field.html", None, "search-button-field.html",
+     [(" aria-label=\"{{ _('Search') }}\"", "")]),
+    ("layout.html", "css", "layout.html", [
+        ('    document.documentElement.dataset.theme = localStorage.getItem("theme") || "{{ default_mode }}";\n',
+         '    document.documentElement.dataset.theme = ["light", "dark"].includes(document.documentElement.dataset.mode)'
+         ' ? document.documentElement.dataset.mode : matchMedia("(prefers-color-scheme: dark)").matches ? "dark"'
+         ' : "light";\n'),
+        ("  {{ _webpack.head_js_preload() }}\n", "")]),
+    ("layout.html", "extrahead", "layout.html", [
+        ("""  {% if pagename == 'search' %}
+    {# Search tools are already loaded on search page. Don't load them twice. #}
+  {% else %}
+    {# Load Sphinx's built-in search tools so that our custom inline search
+       experience can work on any page. #}
+    <script src="{{ pathto('_static/searchtools.js', 1) | e }}"></script>
+    <script src="{{ pathto('_static/language_data.js', 1) | e }}"></script>
+    <script src="{{ pathto('searchindex.js', 1) | e }}"></script>
+  {% endif %}
+""", "")]),
+]
+# The lines of setTheme(mode) in pydata-sphinx-theme.js that the css block's data-theme line repeats.
 SET_THEME = ('if (mode !== "light" && mode !== "dark" && mode !== "auto") {',
              'var colorScheme = prefersDark.matches ? "dark" : "light";',
              'var theme = mode == "auto" ? colorScheme : mode;',
              'document.documentElement.dataset.theme = theme;')
 
 
+def _block(text: str, block: str | None) -> str | None:
+    if block is None:
+        return text
+    found = re.search(rf"\{{%-? block {block} %\}}(.*?)\{{%-? endblock {block} %\}}", text, re.DOTALL)
+    return found and found.group(1)
+
+
 @_workaround(
-    "theme-layout", "conf/book_extensions/page_weight.py", "pydata-sphinx-theme",
-    "pydata-sphinx-theme's layout.html loads searchtools.js, language_data.js and searchindex.js on every page, "
-    "each with one <script> tag of the form page_weight.SEARCH_SCRIPTS matches, and its head script sets "
-    "data-theme to the stored theme or the default mode in the one line page_weight.THEME_GUESS matches; "
-    "setTheme(mode) in pydata-sphinx-theme.js picks the theme from the mode as page_weight.THEME_RESOLVED does",
+    "theme-template-copies", "conf/_templates", "pydata-sphinx-theme",
+    "pydata-sphinx-theme's templates that conf/_templates copies (search-button-field.html, layout.html's css and "
+    "extrahead blocks) are still, but for the edits of upstream.TEMPLATE_COPIES, what our copies were made "
+    "from, and setTheme(mode) in pydata-sphinx-theme.js resolves the colour theme as our css block does",
 )
-def _layout_still_as_expected(upstream=None) -> list[str]:
-    """upstream: theme_texts(), of which this reads the layout and the theme's script."""
-    from sphinx.errors import ConfigError
-
-    from book_extensions.page_weight import book_layout
-
-    texts = theme_texts() if upstream is None else upstream
+def _template_copies_match(upstream=None) -> list[str]:
+    """upstream: {template path under the theme: text}; None reads the installed theme's."""
     problems = []
-    try:
-        book_layout(texts["layout"])
-    except ConfigError as error:
-        problems.append(f"{error}: the pages may load the search scripts again (or no longer), or restyle the whole "
-                        "page once the theme's script resolves the colour theme: look at the theme's layout")
-    if missing := [line for line in SET_THEME if line not in texts["theme_script"]]:
+    for template, block, copy, edits in TEMPLATE_COPIES:
+        theirs_path = _package_file(*THEME[:1]).joinpath(*THEME[1:], template)
+        theirs = (upstream or {}).get(template) or (theirs_path.read_text(encoding="utf-8")
+                                                   if theirs_path.is_file() else "")
+        where = f"{template}" + (f"'s block {block}" if block else "")
+        ours = _block((book_settings.CONF / "_templates" / copy).read_text(encoding="utf-8"), block)
+        if (expected := _block(theirs, block)) is None or not theirs:
+            problems.append(f"the theme has no {where} any more, so conf/_templates/{copy} replaces nothing")
+            continue
+        for old, new in edits:
+            if old not in expected:
+                problems.append(f"the theme's {where} no longer has {old.strip()!r}: if that was what our copy "
+                                f"fixes, remove the edit, else copy it again with the edit")
+            expected = expected.replace(old, new)
+        expected, ours = (JINJA_COMMENT.sub("", text).strip() for text in (expected, ours or ""))
+        if expected != ours:
+            diff = "\n".join(difflib.unified_diff(ours.splitlines(), expected.splitlines(), "ours", "theirs, edited",
+                                                  lineterm=""))
+            problems.append(f"the theme's {where} changed since conf/_templates/{copy} was made from it: copy it "
+                            f"again with the edits of upstream.TEMPLATE_COPIES\n{diff}")
+    script = (upstream or {}).get("theme_script") or theme_texts()["theme_script"]
+    if missing := [line for line in SET_THEME if line not in script]:
         problems.append(f"setTheme() in pydata-sphinx-theme.js (from its source map) no longer has {missing}: it may "
-                        "pick the colour theme otherwise than the head script (page_weight.THEME_RESOLVED), and the "
-                        "browser then restyles the whole page once it runs")
+                        "pick the colour theme otherwise than the css block's head script, and the browser then "
+                        "restyles the whole page once it runs")
     return problems
 
 
+# --- deferred_scripts.py rebuilds each script_files entry with defer.
+
 @_workaround(
-    "sphinx-script-files", "conf/book_extensions/page_weight.py", "sphinx",
+    "sphinx-script-files", "conf/book_extensions/deferred_scripts.py", "sphinx",
     "the html-page-context's script_files are Sphinx's _JavaScript objects: filename, priority and "
     "attributes, rebuilt by type(script)(filename, priority=…, **attributes)",
 )
 def _script_files_can_be_deferred(upstream=None) -> list[str]:
     """upstream: Sphinx's class for a script_files entry."""
-    from book_extensions.page_weight import defer_scripts
+    from book_extensions.deferred_scripts import defer_scripts
 
     if upstream is None:
         from sphinx.builders.html._assets import _JavaScript as upstream

@@ -54,7 +54,7 @@ AXE_RUN = """async () => (await axe.run()).violations.map((v) => ({
 
 
 # Every icon the reader can see (the theme's <i class="fa-…"> elements and the glyphs its stylesheet
-# draws, e.g. beside an admonition's title), with what paints it: page_weight.py's SVG mask, or not.
+# draws, e.g. beside an admonition's title), with what paints it: icon_masks.py's SVG mask, or not.
 ICONS_SHOWN = """() => {
   const icons = [...document.querySelectorAll('i[class*="fa-"]')].map((el) => [el, "::before"]);
   icons.push(...[...document.querySelectorAll(".admonition-title")].map((el) => [el, "::after"]));
@@ -151,7 +151,7 @@ THEMES_TAKEN = "[...window.bookThemes, document.documentElement.dataset.theme]"
 
 def assert_theme_set_once(page, book_page: str, scheme: str) -> None:
     """<html data-theme> was `scheme` right from the <head>, so that the theme's script set the same
-    value and the browser had no reason to restyle the whole page (page_weight.THEME_GUESS)."""
+    value and the browser had no reason to restyle the whole page (the css block of conf/_templates/layout.html)."""
     taken = page.evaluate(THEMES_TAKEN)
     assert len(taken) >= 2, f"{book_page}: the theme's own write of data-theme was not recorded ({taken})"
     assert set(taken) == {scheme}, f"{book_page}: <html data-theme> was {taken} in turn while loading, not only {scheme!r}"
@@ -182,7 +182,7 @@ def test_both_languages_hold_the_same_pages(site_pages):
 
 def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, book_page):
     """One desktop tab per page, not a page load per check, in a reader's order: no icon font or icon
-    script is fetched and every icon is painted (page_weight.py); the light screenshot; the theme's
+    script is fetched and every icon is painted (icon_masks.py); the light screenshot; the theme's
     switch turns the page dark; the dark screenshot; a "differs on torch …" fold opens to its diff, a
     claim's mark opens its check and Escape closes it; the first folded answer opens; the search box
     finds pages and the search page keeps the reader's dark mode; back on the page, the language
@@ -278,7 +278,7 @@ def assert_first_answer_opens(page, book_page: str) -> None:
 
 
 def assert_icons_painted_without_fonts(tab, book_page: str) -> None:
-    """page_weight.py: the page fetched no icon font and no fontawesome.js, and every icon it shows
+    """icon_masks.py: the page fetched no icon font and no fontawesome.js, and every icon it shows
     is painted (an SVG mask of non-zero size), so none went blank when the fonts went."""
     heavy = [url for url, _ in tab.requests if urlsplit(url).path.endswith(FONT_FILE) or "fontawesome" in url]
     assert not heavy, f"{book_page} fetched {heavy}"
@@ -460,7 +460,7 @@ def test_drawers_open_and_close_on_a_tablet_and_a_narrow_laptop(open_tab, chapte
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_later_visit_follows_a_changed_system_scheme_from_the_head(open_tab, scheme):
     """The first visit stores mode "auto" and the theme it resolved; when the system's scheme has
-    changed by the next visit, the head already follows it (page_weight.THEME_RESOLVED), not the
+    changed by the next visit, the head already follows it (conf/_templates/layout.html), not the
     stored theme that the theme's script would then overwrite."""
     book_page, other = "en/graph-memory.html", {"light": "dark", "dark": "light"}[scheme]
     tab = open_tab("phone", scheme)

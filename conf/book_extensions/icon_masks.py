@@ -1,18 +1,13 @@
-"""Icons without FontAwesome's script or fonts, and a head that only the stylesheets hold up.
+"""The theme's icons as CSS masks, without FontAwesome's script, fonts or per-icon glyph rules.
 
-No theme option does these, so this extension
-- puts copies of the theme's webpack-macros.html (without fontawesome.js and without the preload of
-  its two deferred scripts) and layout.html (without the three search-as-you-type scripts, and
-  with the colour theme set from the mode at once, as setTheme() later sets it) first on the
-  template path;
-- defers every script added to the head but documentation_options.js, which inline scripts use;
-- writes _static/book-icons.css: each icon the pages show, and each `var(--book-icon-NAME)` of
-  conf/_static/book.css, as a CSS mask painted in the text colour, its SVG path read from the
-  theme's own fontawesome.js; icons the theme's stylesheet draws with the icon font get the same;
-- serves the theme's stylesheet without FontAwesome's glyph rules, as a file of the same name on
-  html_static_path.
-Where the theme's files no longer look as this expects, the build stops and names the file; the
-canary in upstream.py fails first. Measurements: docs/decisions/page-weight.md.
+- Writes _static/book-icons.css: each icon the pages show, and each `var(--book-icon-NAME)` of
+  conf/_static/book.css, as a mask painted in the text colour, its SVG path read from the theme's own
+  fontawesome.js; the icons the theme's stylesheet draws with the icon font get the same.
+- Serves the theme's stylesheet without FontAwesome's glyph rules, as a file of the same name last
+  on html_static_path (Sphinx copies it over the theme's).
+conf/_templates/layout.html keeps the theme from loading fontawesome.js. Where the theme's files no
+longer look as this expects, the build stops and names the file (tests/test_upstream.py fails first).
+Why: docs/decisions/page-weight.md.
 """
 
 from __future__ import annotations
@@ -26,26 +21,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ConfigError, ExtensionError
 
 THEME_STATIC = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static"
-MACROS = THEME_STATIC / "webpack-macros.html"
 FONTAWESOME_JS = THEME_STATIC / "scripts" / "fontawesome.js"
-SCRIPT_TAG = re.compile(r"^[ \t]*<script defer src=\"\{\{ pathto\('_static/scripts/fontawesome\.js', 1\) \}\}[^\n]*</script>\n",
-                        re.MULTILINE)
-PRELOAD_TAGS = re.compile(r"^[ \t]*<link rel=\"preload\" as=\"script\" href=\"\{\{ pathto\('_static/scripts/(?:bootstrap|pydata-sphinx-theme)\.js', 1\) \}\}[^\n]*/>\n",
-                          re.MULTILINE)
-LAYOUT = THEME_STATIC.parent / "layout.html"
-SEARCH_SCRIPTS = re.compile(r"^[ \t]*<script src=\"\{\{ pathto\('(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)', 1\) \| e \}\}\"></script>\n",
-                            re.MULTILINE)
-# The theme's first guess at the colour theme, before any stylesheet applies: the theme the last
-# visit stored, else "auto" (on a first visit).
-THEME_GUESS = re.compile(r'^([ \t]*document\.documentElement\.dataset\.theme = )localStorage\.getItem\("theme"\) \|\| '
-                         r'"\{\{ default_mode \}\}";$', re.MULTILINE)
-# What pydata-sphinx-theme.js's setTheme(mode) makes of the mode the line before this one set (it is
-# called with that mode once the page is parsed): "auto", or an invalid mode, follows the system's
-# scheme. Not the stored theme, which setTheme does not read either: it is stale once the system's
-# scheme changed between two visits.
-THEME_RESOLVED = (r'\1["light", "dark"].includes(document.documentElement.dataset.mode) ? document.documentElement.dataset.mode'
-                  r' : matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";')
-KEPT_BLOCKING = "_static/documentation_options.js"  # the inline scripts that follow it read DOCUMENTATION_OPTIONS
 BOOK_CSS = Path(__file__).parents[1] / "_static" / "book.css"
 ICONS_CSS = "book-icons.css"
 
@@ -60,8 +36,8 @@ ICON_GLYPH_RULE = re.compile(r'(?<=\})\.fa-[a-z0-9-]+(?:,\.fa-[a-z0-9-]+)*\{--fa
 MIN_ICON_GLYPH_RULES = 1000  # FontAwesome Free has about two thousand; far fewer means the format changed
 # In the theme's stylesheet: `--pst-icon-bell:"\uf0f3"` (the glyph's code point, escaped or not) or
 # `--pst-icon-admonition-note:var(--pst-icon-info-circle)`; rules that draw a glyph in the icon font;
-# rules that pick the glyph (`content:var(--pst-icon-…)`). Innermost rules only: no icon rule sits
-# in an @media block today (the canary checks that the stylesheet still has each kind).
+# rules that pick the glyph (`content:var(--pst-icon-…)`). Innermost rules only: the theme puts no
+# icon rule in an @media block.
 PST_ICON = re.compile(r'--pst-icon-([a-z-]+):(?:"\\?([^"]+)"|var\(--pst-icon-([a-z-]+)\))')
 CSS_RULE = re.compile(r"([^{}@;]+)\{([^{}]*)\}")
 ICON_FONT = re.compile(r"font:var\(--fa-font-(?:solid|regular|brands)\)")
@@ -73,25 +49,7 @@ ICON_ELEMENT = re.compile(r'class="([^"]*\b(?:fa-solid|fas|fa-regular|far|fa-bra
 BOOK_CSS_ICON = re.compile(r"var\(--book-icon-([a-z0-9-]+)\)")  # always a solid icon
 ATTRIBUTION = ("/* Icons: Font Awesome Free by @fontawesome, https://fontawesome.com, CC BY 4.0\n"
                "   (https://fontawesome.com/license/free); drawn from the theme's fontawesome.js by\n"
-               "   conf/book_extensions/page_weight.py. */\n")
-
-
-def exactly_replaced(original: str, pattern: re.Pattern, expected: int, described: str, source: Path,
-                     replacement: str = "") -> str:
-    """`original` (the text of the theme's `source`) without the `expected` matches of `pattern` (or with
-    each replaced by `replacement`); any other count means the theme changed, and the build stops
-    rather than load, drop or replace the wrong thing."""
-    found = pattern.findall(original)
-    if len(found) != expected:
-        raise ConfigError(f"page_weight: expected {described} in {source}, found {len(found)}; "
-                          "the theme changed: see conf/book_extensions/page_weight.py")
-    return pattern.sub(replacement, original)
-
-
-def macros_without_fontawesome(original: str) -> str:
-    without_script = exactly_replaced(original, SCRIPT_TAG, 1, "one fontawesome.js <script> tag", MACROS)
-    return exactly_replaced(without_script, PRELOAD_TAGS, 2, "two <link rel=\"preload\"> tags (bootstrap.js, pydata-sphinx-theme.js)",
-                        MACROS)
+               "   conf/book_extensions/icon_masks.py. */\n")
 
 
 def stylesheet_without_icon_glyphs(original: str) -> str:
@@ -99,9 +57,9 @@ def stylesheet_without_icon_glyphs(original: str) -> str:
     stripped = ICON_GLYPH_RULE.sub("", original)
     other_forms = stripped.count('--fa:"')  # a glyph rule this pattern would cut in half
     if found < MIN_ICON_GLYPH_RULES or other_forms:
-        raise ConfigError(f"page_weight: expected at least {MIN_ICON_GLYPH_RULES} FontAwesome rules of the form "
+        raise ConfigError(f"icon_masks: expected at least {MIN_ICON_GLYPH_RULES} FontAwesome rules of the form "
                           f".fa-NAME{{--fa:\"…\"}} (each a whole rule) in {THEME_STYLESHEET}, found {found} and "
-                          f"{other_forms} of another form; the theme changed: see conf/book_extensions/page_weight.py")
+                          f"{other_forms} of another form; the theme changed: see conf/book_extensions/icon_masks.py")
     return stripped
 
 
@@ -116,8 +74,8 @@ def icon_paths(bundle: str) -> dict[tuple[str, str], tuple[int, int, str]]:
             for name in (quoted or bare or number, *re.findall(r'"([a-z0-9-]+)"', aliases), f"U+{codepoint}"):
                 icons[(short, name)] = icons[(long, name)] = drawing
     if not {"fas", "far", "fab"} <= {style for style, _ in icons}:
-        raise ConfigError(f"page_weight: found no solid, regular and brands icons in {FONTAWESOME_JS}; "
-                          "the theme's FontAwesome bundle changed: see conf/book_extensions/page_weight.py")
+        raise ConfigError(f"icon_masks: found no solid, regular and brands icons in {FONTAWESOME_JS}; "
+                          "the theme's FontAwesome bundle changed: see conf/book_extensions/icon_masks.py")
     return icons
 
 
@@ -146,7 +104,7 @@ def icons_css(shown: set[tuple[str, str]], book_css_names: set[str], icons: dict
     wanted = shown | {("fas", name) for name in book_css_names}
     missing = sorted(f"{style} fa-{name}" for style, name in wanted if (style, name) not in icons)
     if missing:
-        raise ExtensionError(f"page_weight: the pages show icons the theme's fontawesome.js does not hold: {missing}")
+        raise ExtensionError(f"icon_masks: the pages show icons the theme's fontawesome.js does not hold: {missing}")
     rules = [ATTRIBUTION,
              # The element keeps the theme's box (FontAwesome's CSS: 1.25em wide, centred) and its
              # show/hide rules; only the glyph changes: an empty ::before painted through the mask.
@@ -178,8 +136,8 @@ def stylesheet_icons_css(stylesheet: str, icons: dict) -> str:
     boxes = [selector.strip() for selector, body in rules if ICON_FONT.search(body)]
     glyphs = [(selector.strip(), name) for selector, body in rules for name in ICON_CONTENT.findall(body)]
     if not (masks and boxes and glyphs):
-        raise ConfigError(f"page_weight: found no icon variables, icon-font rules or icon glyph rules in "
-                          f"{THEME_STYLESHEET}; the theme changed: see conf/book_extensions/page_weight.py")
+        raise ConfigError(f"icon_masks: found no icon variables, icon-font rules or icon glyph rules in "
+                          f"{THEME_STYLESHEET}; the theme changed: see conf/book_extensions/icon_masks.py")
     css = [":root{" + ";".join(masks) + "}"]
     css += [f"{selector}{{font-family:inherit;display:inline-block;width:1em;height:1em;vertical-align:-0.125em;"
             "-webkit-mask-position:center;mask-position:center;-webkit-mask-size:contain;mask-size:contain;"
@@ -188,13 +146,6 @@ def stylesheet_icons_css(stylesheet: str, icons: dict) -> str:
             f"-webkit-mask-image:var(--book-mask-{name});mask-image:var(--book-mask-{name})}}"
             for selector, name in glyphs]
     return "\n".join(css) + "\n"
-
-
-def book_layout(original: str) -> str:
-    """The theme's layout.html without the search scripts, its head script resolving the colour theme."""
-    without_scripts = exactly_replaced(original, SEARCH_SCRIPTS, 3, "the three search <script> tags", LAYOUT)
-    return exactly_replaced(without_scripts, THEME_GUESS, 1, "one line setting data-theme to the stored theme or the default mode", LAYOUT,
-                        replacement=THEME_RESOLVED)
 
 
 def write_if_changed(target: Path, wanted: str) -> None:
@@ -206,33 +157,12 @@ def write_if_changed(target: Path, wanted: str) -> None:
         partial.replace(target)
 
 
-def shadow_theme_templates(app: Sphinx, config) -> None:
-    # Per language tree (build/<lang>/templates): zh and en build side by side and never share it.
-    # sphinx-book-theme extends "pydata_sphinx_theme/layout.html", which imports "static/webpack-macros.html":
-    # the template path is searched first, so these copies are the ones found.
-    templates = Path(app.doctreedir).parent / "templates"
-    copies = {templates / "static" / "webpack-macros.html": macros_without_fontawesome(MACROS.read_text(encoding="utf-8")),
-              templates / "pydata_sphinx_theme" / "layout.html": book_layout(LAYOUT.read_text(encoding="utf-8"))}
-    for target, wanted in copies.items():
-        write_if_changed(target, wanted)
-    config.templates_path = [str(templates), *config.templates_path]
-    # Last on html_static_path, so that Sphinx copies it over the theme's file of the same name.
+def serve_stylesheet_without_glyphs(app: Sphinx, config) -> None:
+    # Per language tree (build/<lang>/static-overrides): zh and en build side by side and never share it.
     static = Path(app.doctreedir).parent / "static-overrides"
     write_if_changed(static / "styles" / THEME_STYLESHEET.name,
                      stylesheet_without_icon_glyphs(THEME_STYLESHEET.read_text(encoding="utf-8")))
     config.html_static_path = [*config.html_static_path, str(static)]
-
-
-def defer_scripts(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    """Deferred scripts still run in order, before DOMContentLoaded, but no longer hold up the first paint.
-    Not on the search page: its searchtools.js is a plain <script> in the body that needs doctools.js
-    already run (measured: deferred, the search never finished)."""
-    if pagename == "search":
-        return
-    context["script_files"] = [
-        script if not script.filename or script.filename == KEPT_BLOCKING or {"defer", "async"} & set(script.attributes)
-        else type(script)(script.filename, priority=script.priority, **script.attributes, defer="defer")
-        for script in context["script_files"]]
 
 
 def write_icons_css(app: Sphinx, exception) -> None:
@@ -249,8 +179,7 @@ def write_icons_css(app: Sphinx, exception) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.connect("config-inited", shadow_theme_templates)
-    app.connect("html-page-context", defer_scripts, priority=900)  # after every extension added its scripts
+    app.connect("config-inited", serve_stylesheet_without_glyphs)
     app.add_css_file(ICONS_CSS)
     app.connect("build-finished", write_icons_css)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
