@@ -13,15 +13,18 @@ import html
 import json
 import re
 from ast import literal_eval
-from html.parser import HTMLParser
+from functools import cache
 from pathlib import Path
+from urllib.parse import unquote
 from xml.etree import ElementTree
 
 import pytest
+from bs4 import BeautifulSoup
 from docutils import nodes
 from myst_nb.core.variables import format_plain_text
 
 from book_extensions import pages
+from book_extensions.page_weight import FONTAWESOME_JS, THEME_STYLESHEET
 from book_extensions.seo import DESCRIPTION_LENGTH
 from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.snapshots import printed_lines
@@ -145,18 +148,52 @@ def test_prose_shows_the_glued_values(build, language, name, page):
         f"{language}/{name}: {len(expected)} glue roles, {len(shown)} pasted values\n" + "\n".join(wrong)
 
 
-class Tags(HTMLParser):
-    """The start tags of an HTML file, each as (tag, {attribute: value})."""
+ICON_CLASS = re.compile(r"fa[srb]?|fa-[a-z0-9-]+")  # FontAwesome's styles and icon names
+LOADS_SRC = {"script", "img", "iframe", "source", "video", "audio", "embed"}
+LOADS_HREF = {"stylesheet", "preload", "modulepreload", "icon"}  # <link rel=…> that fetch their href
+NOT_WORDS = "button, .claim-check, .claim-mark-joiner, .headerlink"  # inside a title or promise, not its words
+
+
+@cache
+class Article:
+    """A built HTML file, parsed once: what it fetches, its links, its icon elements, and its top
+    as a reader sees it: the head's <meta> and <link> tags, the article's <h1> text, and its promise,
+    the first paragraph after the <h1> other than the execution badge, without the ✓ button of a
+    checked sentence and the popover it opens (not words of the sentence)."""
 
     def __init__(self, path: Path):
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str]]] = []
         self.text = path.read_text(encoding="utf-8")
-        self.feed(self.text)
-        self.close()
+        soup = BeautifulSoup(self.text, "html.parser", multi_valued_attributes=None)
+        tags = soup.find_all(True)
+        self.loads = [(tag.name, url) for tag in tags if (url := fetched(tag))]
+        self.links = [tag.get("href") for tag in tags if tag.name == "a"]
+        self.icons = [tag["class"].split() for tag in tags
+                      if any(ICON_CLASS.fullmatch(name) for name in tag.get("class", "").split())]
+        self.head = [(tag.name, tag.attrs) for tag in soup.head.find_all(["meta", "link"])] if soup.head else []
+        title = soup.select_one("article.bd-article h1")
+        promise = title and next((p for p in title.find_all_next("p")
+                                  if "execution-badge" not in p.get("class", "").split() and words(p)), None)
+        self.title, self.promise = (words(element) if element else "" for element in (title, promise))
 
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, {key: value or "" for key, value in attrs}))
+    def named(self, tag: str, key: str, value: str, attribute: str) -> list[str]:
+        """The `attribute` of every head tag `tag` whose `key` is `value`, e.g. every <link rel="canonical">'s href."""
+        return [attrs.get(attribute, "") for name, attrs in self.head if name == tag and attrs.get(key) == value]
+
+
+def fetched(tag) -> str:
+    """The URL an element makes the browser fetch, or ''."""
+    if tag.name in LOADS_SRC:
+        return tag.get("src", "")
+    if tag.name == "link" and LOADS_HREF & set(tag.get("rel", "").split()):
+        return tag.get("href", "")
+    return ""
+
+
+def words(element) -> str:
+    """The element's text without what NOT_WORDS selects, its white space collapsed."""
+    for node in element.select(NOT_WORDS):
+        node.decompose()
+    return " ".join(element.get_text().split())
 
 
 BADGE = {"en": re.compile(r"^Executed with torch (\S+) on \d{4}-\d\d-\d\d \d\d:\d\d UTC: (\d+) snippets?, [\d.]+ s$"),
@@ -180,7 +217,7 @@ def test_site_holds_both_languages_and_a_language_chooser(site):
     """What GitHub Pages serves: the two languages, a chooser, the judge's wheel, and nothing of the build's own."""
     assert sorted(p.name for p in site.iterdir()) == ["404.html", "en", "index.html", JUDGE_SITE_FOLDER, "robots.txt",
                                                       "sitemap.xml", "zh"]
-    links = {attrs.get("href") for tag, attrs in Tags(site / "index.html").tags if tag == "a"}
+    links = set(Article(site / "index.html").links)
     assert {"zh/index.html", "en/index.html"} <= links
     for language in pages.LANGUAGES:
         assert not (site / language / ".buildinfo").exists()
@@ -195,7 +232,7 @@ def test_the_site_serves_the_judge_to_pip(site):
     folder = site / JUDGE_SITE_FOLDER
     (wheel,) = folder.glob("*.whl")
     assert wheel.name == f"{JUDGE_DISTRIBUTION.replace('-', '_')}-{distribution(JUDGE_DISTRIBUTION).version}-py3-none-any.whl"
-    links = {attrs.get("href") for tag, attrs in Tags(folder / "index.html").tags if tag == "a"}
+    links = set(Article(folder / "index.html").links)
     assert links == {f"{wheel.name}#sha256={hashlib.sha256(wheel.read_bytes()).hexdigest()}"}
     installed = {str(path) for path in distribution(JUDGE_DISTRIBUTION).files if path.suffix == ".py"}
     assert "exercise_judge/__init__.py" in installed and "exercise_judge/checks/_shared.py" in installed
@@ -210,25 +247,14 @@ def test_no_kernel_or_install_paths_in_outputs(site):
 
 
 REMOTE = re.compile(r"(?:https?:)?//")
-LOADS_SRC = {"script", "img", "iframe", "source", "video", "audio", "embed"}
-LOADS_HREF = {"stylesheet", "preload", "modulepreload", "icon"}  # <link rel=…> that fetch their href
 CSS_REMOTE = re.compile(r"url\(\s*['\"]?(?:https?:)?//")
-
-
-def fetched(tag: str, attrs: dict[str, str]) -> str:
-    """The URL a start tag makes the browser fetch, or ''."""
-    if tag in LOADS_SRC:
-        return attrs.get("src", "")
-    if tag == "link" and LOADS_HREF & set(attrs.get("rel", "").split()):
-        return attrs.get("href", "")
-    return ""
 
 
 def test_pages_load_nothing_from_another_host(site):
     """A link to another site is fine; a script, style, font or image from one is not (the real
     browser test records the requests; this reads what the files ask for)."""
-    loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in site.rglob("*.html") for tag, attrs in Tags(p).tags
-             if REMOTE.match(url := fetched(tag, attrs))]
+    loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in site.rglob("*.html") for tag, url in Article(p).loads
+             if REMOTE.match(url)]
     loads += [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*.css")
               for m in CSS_REMOTE.finditer(p.read_text(encoding="utf-8"))]
     assert not loads, "\n".join(loads[:20])
@@ -237,31 +263,61 @@ def test_pages_load_nothing_from_another_host(site):
 def test_no_page_loads_the_fontawesome_script(site):
     """page_weight.py: the 1.5 MB script is not fetched by any page; the icons come from the theme's CSS."""
     served = [p for p in site.rglob("*.html") if "_static" not in p.parts]  # _static holds the theme's templates
-    loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in served for tag, attrs in Tags(p).tags
-             if "fontawesome" in (url := fetched(tag, attrs))]
+    loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in served for tag, url in Article(p).loads
+             if "fontawesome" in url]
     assert not loads, "\n".join(loads[:20])
 
 
-ICON_CLASS = re.compile(r'class="([^"]*\b(?:fa-solid|fa-brands|fa-regular|fas|fab|far)\b[^"]*)"')
+def masks(css: str) -> dict[frozenset[str], str]:
+    """{the classes a rule of book-icons.css selects: the SVG path of the `--book-icon` mask it sets}."""
+    found = {}
+    for rule in css.split("}"):
+        selector, _, body = rule.partition("{")
+        if body.startswith('--book-icon:url("data:image/svg+xml,') and body.endswith('")'):
+            svg = ElementTree.fromstring(unquote(body.split(",", 1)[1].removesuffix('")')))
+            found[frozenset(selector.strip().split(".")[1:])] = svg.find("{http://www.w3.org/2000/svg}path").get("d")
+    return found
 
 
-def test_every_icon_a_page_shows_has_its_svg_mask(site):
-    """page_weight.py draws each icon element as an SVG mask in _static/book-icons.css; an icon the
-    pages show without a mask rule would be blank (the theme's icon fonts are no longer loaded)."""
-    missing, checked = [], 0
+def fontawesome_paths() -> tuple[dict[str, str], dict[str, set[str]]]:
+    """From the theme's own files: {icon class: code point}, as its stylesheet's glyph rules give
+    them (`.fa-bars,.fa-navicon{--fa:"\\f0c9"}`), and {code point: the SVG paths fontawesome.js
+    draws for it} (`…,"f0c9","M0 96…"]`, one per style)."""
+    glyphs = {}
+    for rule in THEME_STYLESHEET.read_text(encoding="utf-8").split("}"):
+        selector, _, body = rule.partition("{")
+        if glyph := re.fullmatch(r'--fa:"\\?([^"]+)"', body):
+            code = glyph[1] if len(glyph[1]) > 1 else f"{ord(glyph[1]):x}"
+            glyphs |= {name.strip().removeprefix("."): code.lower() for name in selector.split(",")}
+    paths = {}
+    for code, path in re.findall(r'"([0-9a-f]{4,5})","(M[^"]+)"\]', FONTAWESOME_JS.read_text(encoding="utf-8")):
+        paths.setdefault(code, set()).add(path)
+    return glyphs, paths
+
+
+def test_every_icon_a_page_shows_is_drawn_by_its_own_mask(site):
+    """page_weight.py draws each icon element as an SVG mask in _static/book-icons.css (the theme's
+    icon fonts are no longer loaded): every element with a FontAwesome class must match exactly one
+    mask rule, and that mask must be FontAwesome's drawing of the element's icon, found through the
+    code point the theme's stylesheet gives its class; a missing rule or path would show a blank."""
+    glyphs, paths = fontawesome_paths()
+    wrong, checked = [], 0
     for language in pages.LANGUAGES:
-        masks = (site / language / "_static" / "book-icons.css").read_text(encoding="utf-8")
-        drawn = set(re.findall(r"^\.(fa-solid|fa-brands|fa-regular|fas|fab|far)\.(fa-[a-z0-9-]+)"
-                               r"\{--book-icon:url\(\"data:image/svg\+xml,", masks, re.MULTILINE))
-        for page in (site / language).glob("*.html"):
-            for classes in ICON_CLASS.findall(page.read_text(encoding="utf-8")):
-                names, checked = classes.split(), checked + 1
-                style = next(name for name in names if name in {"fa-solid", "fa-brands", "fa-regular", "fas", "fab", "far"})
-                missing += [f"{pages.relative(page)}: {style} {name}" for name in names
-                            if name.startswith("fa-") and name not in {"fa-solid", "fa-brands", "fa-regular", "fa-lg", "fa-fw"}
-                            and (style, name) not in drawn]
-    assert checked, "no icon element found: the pattern no longer matches how the theme writes icons"
-    assert not missing, "icons without a mask in book-icons.css:\n" + "\n".join(sorted(set(missing))[:20])
+        css = (site / language / "_static" / "book-icons.css").read_text(encoding="utf-8")
+        assert "mask:var(--book-icon)" in css, f"{language}/_static/book-icons.css paints no element with its mask"
+        drawn = masks(css)
+        for page in (p for p in (site / language).rglob("*.html") if "_static" not in p.parts):
+            for classes in Article(page).icons:
+                checked += 1
+                rules = [(selected, path) for selected, path in drawn.items() if selected <= set(classes)]
+                codes = [glyphs[name] for selected, _ in rules for name in selected if name in glyphs]
+                if len(rules) != 1 or len(codes) != 1:
+                    wrong.append(f"{pages.relative(page)}: {' '.join(classes)}: {len(rules)} mask rules")
+                elif rules[0][1] not in paths.get(codes[0], ()):
+                    wrong.append(f"{pages.relative(page)}: {' '.join(classes)}: its mask draws "
+                                 f"{rules[0][1][:12]!r}…, not FontAwesome's U+{codes[0]}")
+    assert checked, "no icon element found: the theme no longer writes icons as FontAwesome classes"
+    assert not wrong, "icons not drawn by their own mask in book-icons.css:\n" + "\n".join(sorted(set(wrong))[:20])
 
 
 # --- What search engines and link previews read (book_extensions/seo.py, the noxfile's site assembly)
@@ -269,67 +325,6 @@ def test_every_icon_a_page_shows_has_its_svg_mask(site):
 
 HREFLANG_AND_LOCALE = {"zh": ("zh-CN", "zh_CN"), "en": ("en", "en_US")}  # of each tree, typed here, not read from seo.py
 CJK = re.compile(r"[\u4e00-\u9fff]")
-VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-
-
-class Article(HTMLParser):
-    """A built page as a reader sees its top: the head's <meta> and <link> tags, the article's <h1>
-    text, and its promise, the first paragraph after the <h1> other than the execution badge,
-    without the ✓ button of a checked sentence and the popover it opens (not words of the sentence)."""
-
-    def __init__(self, path: Path):
-        super().__init__()
-        self.head: list[tuple[str, dict[str, str]]] = []
-        self.title = self.promise = ""
-        self._in_head = self._in_article = False
-        self._reading = None  # "title" or "promise" while inside one
-        self._depth, self._skipping_from = 0, None
-        self.text = path.read_text(encoding="utf-8")
-        self.feed(self.text)
-        self.close()
-        self.title, self.promise = (" ".join(text.split()) for text in (self.title, self.promise))
-
-    def handle_starttag(self, tag, attrs):
-        attrs = {key: value or "" for key, value in attrs}
-        classes = attrs.get("class", "").split()
-        if tag == "head":
-            self._in_head = True
-        elif self._in_head and tag in ("meta", "link"):
-            self.head.append((tag, attrs))
-        elif tag == "article" and "bd-article" in classes:
-            self._in_article = True
-        elif self._in_article and tag == "h1" and not self.title:
-            self._reading = "title"
-        elif (self._in_article and tag == "p" and self.title and not self.promise and self._reading is None
-              and "execution-badge" not in classes):
-            self._reading = "promise"
-        if tag in VOID_ELEMENTS:
-            return
-        self._depth += 1
-        if self._reading and self._skipping_from is None and (
-                tag == "button" or {"claim-check", "claim-mark-joiner", "headerlink"} & set(classes)):
-            self._skipping_from = self._depth
-
-    def handle_endtag(self, tag):
-        if tag == "head":
-            self._in_head = False
-        if tag in VOID_ELEMENTS:
-            return
-        if self._skipping_from == self._depth:
-            self._skipping_from = None
-        self._depth -= 1
-        if (self._reading, tag) in (("title", "h1"), ("promise", "p")):
-            self._reading = None
-
-    def handle_data(self, data):
-        if self._reading and self._skipping_from is None:
-            setattr(self, self._reading, getattr(self, self._reading) + data)
-
-    def named(self, tag: str, key: str, value: str, attribute: str) -> list[str]:
-        """The `attribute` of every head tag `tag` whose `key` is `value`, e.g. every <link rel="canonical">'s href."""
-        return [attrs.get(attribute, "") for name, attrs in self.head if name == tag and attrs.get(key) == value]
-
-
 def page_url(language: str, name: str) -> str:
     return f"{SITE_URL}{language}/{Path(name).with_suffix('.html')}"
 
