@@ -1,58 +1,105 @@
 """Where a supported torch prints something else, the built page says so, from the reviewed
-snapshots; the drift report and the appendix name the same snippets."""
+snapshots; the drift report and the appendix name the same snippets.
 
+What the folds and the glued-value notes say is checked on a fixture whose expected page was
+reviewed once (tests/fixtures/torch-differences: a page, its snippets, their snapshots on four
+torches, expected.txt); on the book's pages, that each cell's folds name exactly the versions whose
+snapshot files, read here without the build's code, print other lines than this torch's.
+"""
+
+import difflib
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
 import book_settings
 from book_extensions import pages
 from book_extensions import snapshots
-from myst_nb.core.variables import format_plain_text
+from scratch_book import build, scratch_book
 
-SUMMARY = re.compile(r'<details class="torch-difference"><summary>(.*?)</summary>')
-GLUE_NOTE = re.compile(r'<span class="torch-glue-difference">(.*?)</span>')
 PAGES = [(language, name, page) for language in pages.LANGUAGES for name, page in pages.book_pages(language).items()]
 IDS = [f"{language}/{name}" for language, name, _ in PAGES]
 THIS = snapshots.compared_torch()
+FIXTURE = Path(__file__).parent / "fixtures" / "torch-differences"
+FIXTURE_TORCHES = ("2.6.0", "2.13.0", "2.14.1", "2.15.0")  # its snapshots' versions, whatever the book supports
+FIXTURE_THIS = "2.13.0"
 
 
 def built(site, language, name) -> str:
     return (site / language / name.replace(".md", ".html")).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
-def test_each_cell_that_differs_on_another_torch_says_so(site, language, name, page):
-    expected = [", ".join(versions) for snippet in page.snippets for versions, _ in snapshots.differences(snippet, THIS)]
-    shown = [re.search(r"\d+\.\d+\.\d+(?:, \d+\.\d+\.\d+)*", summary).group(0)
-             for summary in SUMMARY.findall(built(site, language, name))]
-    assert shown == expected, f"{language}/{name}: the folded differences name {shown}, the snapshots say {expected}"
+@pytest.fixture(scope="module")
+def fixture_page(tmp_path_factory) -> BeautifulSoup:
+    """The fixture page, built in English by the book's Sphinx command with its own snapshots and torches."""
+    root = scratch_book(tmp_path_factory.mktemp("checkout"),
+                        {"differences.md": (FIXTURE / "page.md").read_text(encoding="utf-8")},
+                        {path.name: path.read_text(encoding="utf-8") for path in (FIXTURE / "snippets").glob("*.py")})
+    shutil.copytree(FIXTURE / "snapshots", root / "tests" / "snapshots" / "demo")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(re.sub(r"(?m)^torch-versions = .*$", f"torch-versions = {json.dumps(FIXTURE_TORCHES)}",
+                                pyproject.read_text(encoding="utf-8")), encoding="utf-8")
+    done = build(root, "en", env={**os.environ, "BOOK_SNAPSHOT_TORCH": FIXTURE_THIS})
+    assert done.returncode == 0, done.stdout
+    return BeautifulSoup((root / "build/en/html/differences.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def shown_differences(page: BeautifulSoup) -> str:
+    """What the page says of other torches, as text: each cell's snippet and its folds (summary,
+    explanation, diff), then each paragraph with a glued value, its notes in [brackets]."""
+    lines = []
+    for cell in page.select("div.cell"):
+        lines.append(cell.select_one(".snippet-source").get_text())
+        for fold in cell.select("details.torch-difference"):
+            lines += [f"  {fold.summary.get_text()}", f"  {fold.p.get_text()}",
+                      *(f"  {line}" for line in fold.pre.get_text().splitlines())]
+    for paragraph in page.select("p:has(> span.pasted-text)"):
+        for note in paragraph.select("span.torch-glue-difference"):
+            note.string = f"[{note.get_text()}]"
+        lines.append(paragraph.get_text())
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.torch_independent
+def test_the_fixture_page_shows_its_reviewed_differences(fixture_page):
+    """Folds under the cells whose printed lines differ, one per distinct output, naming its torches
+    and diffing its lines; none for an output that differs only in glued values; after a glued
+    value, each other value as the role formats it, none where the format hides the difference or
+    the value is a timing."""
+    expected = (FIXTURE / "expected.txt").read_text(encoding="utf-8")
+    shown = shown_differences(fixture_page)
+    if shown != expected:
+        diff = difflib.unified_diff(expected.splitlines(), shown.splitlines(), "expected.txt", "the page", lineterm="")
+        pytest.fail("the fixture page differs from tests/fixtures/torch-differences/expected.txt:\n" + "\n".join(diff),
+                    pytrace=False)
+
+
+def printed_lines(snippet: Path, torch: str) -> list[str]:
+    """The lines of the torch's own snapshot of the snippet, else of the shared one, but its glued values."""
+    shared = snapshots.SNAPSHOTS / snippet.relative_to(pages.SNIPPETS).with_suffix(".txt")
+    own = shared.with_suffix(f".torch-{torch}.txt")
+    text = (own if own.is_file() else shared).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if not line.startswith("[glue] ")]
 
 
 @pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
-def test_each_glued_value_that_differs_on_another_torch_shows_that_value(site, language, name, page):
-    by_version = snapshots.glue_by_version(page.snippets)
-    expected = []
-    for role, key, spec in page.glue_refs:
-        ours = by_version[THIS].get(key)
-        if role != "text" or ours is None:
-            continue
-        spec = spec or "s"
-        others = {}
-        for torch, values in by_version.items():
-            if torch != THIS and values.get(key) is not None:
-                shown = format_plain_text(values[key], spec)
-                if shown != format_plain_text(ours, spec):
-                    others.setdefault(shown, []).append(torch)
-        expected += [(", ".join(versions), value) for value, versions in others.items()]
-    notes = GLUE_NOTE.findall(built(site, language, name))
-    assert len(notes) == len(expected), f"{language}/{name}: {notes} for the snapshots' {expected}"
-    for note, (versions, value) in zip(notes, expected):
-        assert versions in note and value in note, f"{language}/{name}: {note!r} should name {versions}: {value}"
+def test_each_cell_names_the_torches_that_print_other_lines(site, language, name, page):
+    cells = BeautifulSoup(built(site, language, name), "html.parser").select("div.cell")
+    assert len(cells) == len(page.code_cells), f"{language}/{name}: {len(cells)} cells, the source {len(page.code_cells)}"
+    for cell, shown in zip(page.code_cells, cells):
+        ours = printed_lines(cell.snippet, THIS)
+        expected = sorted(torch for torch in book_settings.TORCH_VERSIONS if printed_lines(cell.snippet, torch) != ours)
+        named = [re.findall(r"\d+\.\d+\.\d+", fold.summary.get_text())
+                 for fold in shown.select("details.torch-difference")]
+        assert sorted(sum(named, [])) == expected, \
+            f"{language}/{name}, the cell at {cell.where}: its folds name {named}, its snapshots differ on {expected}"
 
 
 def test_the_appendix_links_every_reviewed_difference(site):
