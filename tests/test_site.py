@@ -24,7 +24,7 @@ from docutils import nodes
 from myst_nb.core.variables import format_plain_text
 
 from book_extensions import pages
-from book_extensions.page_weight import FONTAWESOME_JS, THEME_STYLESHEET
+from book_extensions.icon_masks import FONTAWESOME_JS, THEME_STYLESHEET
 from book_extensions.seo import DESCRIPTION_LENGTH
 from book_extensions.snippet_cells import rendered_code_cells
 from book_extensions.snapshots import printed_lines
@@ -261,7 +261,7 @@ def test_pages_load_nothing_from_another_host(site):
 
 
 def test_no_page_loads_the_fontawesome_script(site):
-    """page_weight.py: the 1.5 MB script is not fetched by any page; the icons come from the theme's CSS."""
+    """conf/_templates/layout.html: no page fetches the 1.5 MB script; icon_masks.py draws the icons."""
     served = [p for p in site.rglob("*.html") if "_static" not in p.parts]  # _static holds the theme's templates
     loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in served for tag, url in Article(p).loads
              if "fontawesome" in url]
@@ -296,7 +296,7 @@ def fontawesome_paths() -> tuple[dict[str, str], dict[str, set[str]]]:
 
 
 def test_every_icon_a_page_shows_is_drawn_by_its_own_mask(site):
-    """page_weight.py draws each icon element as an SVG mask in _static/book-icons.css (the theme's
+    """icon_masks.py draws each icon element as an SVG mask in _static/book-icons.css (the theme's
     icon fonts are no longer loaded): every element with a FontAwesome class must match exactly one
     mask rule, and that mask must be FontAwesome's drawing of the element's icon, found through the
     code point the theme's stylesheet gives its class; a missing rule or path would show a blank."""
