@@ -51,6 +51,10 @@ class Records:
         self.entries.update(found["entries"])
         self.claims.update(found["claims"])
 
+    def covers(self, snippets: set[str], checks: set[str]) -> bool:
+        """Whether this run checked exactly every snippet and every claim check: only then is it written."""
+        return set(self.entries) == snippets and set(self.claims) == checks
+
     def write(self, passed: bool) -> None:
         old = json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
