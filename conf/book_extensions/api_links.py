@@ -54,5 +54,6 @@ class LinkPytorchNames(SphinxTransform):
 
 def setup(app):
     app.add_transform(LinkPytorchNames)
+    pages.every_page_depends_on(app, pages.ROOT / "conf" / "pytorch-api.toml")
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": ENV_VERSION}

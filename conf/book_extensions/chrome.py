@@ -53,7 +53,10 @@ def replace_hard_coded(app, exception) -> None:
 
 
 def setup(app):
+    from book_extensions import pages
+
     register_catalogs(app)
+    pages.every_page_depends_on(app, *(LOCALES / app.config.language / "LC_MESSAGES").glob("*.po"))
     app.connect("build-finished", replace_hard_coded)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": ENV_VERSION}

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
+from book_extensions import ENV_VERSION
+
 KEPT_BLOCKING = "_static/documentation_options.js"
 
 
@@ -25,4 +27,4 @@ def defer_scripts(app: Sphinx, pagename, templatename, context, doctree) -> None
 
 def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", defer_scripts, priority=900)  # after every extension added its scripts
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

@@ -20,6 +20,8 @@ import pydata_sphinx_theme
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError, ExtensionError
 
+from book_extensions import ENV_VERSION
+
 THEME_STATIC = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static"
 FONTAWESOME_JS = THEME_STATIC / "scripts" / "fontawesome.js"
 BOOK_CSS = Path(__file__).parents[1] / "_static" / "book.css"
@@ -182,4 +184,4 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", serve_stylesheet_without_glyphs)
     app.add_css_file(ICONS_CSS)
     app.connect("build-finished", write_icons_css)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

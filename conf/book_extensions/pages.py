@@ -22,6 +22,7 @@ from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
+from sphinx.environment.collectors import EnvironmentCollector
 
 from book_settings import DOCS, LANGUAGES, MYST_EXTENSIONS, ROOT, SNIPPETS  # noqa: F401  (the page model's places)
 
@@ -259,41 +260,43 @@ def missing_twins(docs: Path = DOCS) -> list[tuple[Path, Path]]:
 
 
 def page_of(env, docname: str | None = None) -> Page:
-    """The model of a page in the Sphinx build, parsed once when Sphinx reads it and kept on the
-    environment (pickled with it, so an unchanged page is not parsed again on the next build)."""
+    """The model of a page in the Sphinx build, parsed once when Sphinx reads the page and kept on the
+    environment by PageModels (pickled with it, so an unchanged page is not parsed again)."""
     docname = docname or env.docname
-    models = _models(env)
+    models = PageModels.stored(env)
     if docname not in models:
         models[docname] = read_page(Path(env.doc2path(docname)))
     return models[docname]
 
 
-def _models(env) -> dict[str, Page]:
-    if not hasattr(env, "book_pages"):
-        env.book_pages = {}
-    return env.book_pages
+class PageModels(EnvironmentCollector):
+    """env.book_pages: docname → Page. Sphinx purges a page before reading it again, so a model is
+    always of the text Sphinx read; a parallel read's models are merged into the main environment."""
+
+    @staticmethod
+    def stored(env) -> dict[str, Page]:
+        return env.__dict__.setdefault("book_pages", {})
+
+    def clear_doc(self, app, env, docname):
+        self.stored(env).pop(docname, None)
+
+    def merge_other(self, app, env, docnames, other):
+        self.stored(env).update({d: page for d, page in self.stored(other).items() if d in docnames})
+
+    def process_doc(self, app, doctree):
+        page_of(app.env)  # every page read keeps its model, whether or not an extension asked for it
 
 
-def _remember(app, docname, source):
-    # Before any other source-read handler (priority 100): the text as the author wrote it.
-    _models(app.env)[docname] = read_page(Path(app.env.doc2path(docname)), source[0])
-
-
-def _forget(app, env, docname):
-    _models(env).pop(docname, None)
-
-
-def _merge(app, env, docnames, other):
-    _models(env).update({d: page for d, page in _models(other).items() if d in docnames})
+def every_page_depends_on(app, *files: Path) -> None:
+    """Sphinx reads every page again when one of `files` changes: each shapes what any page becomes."""
+    app.connect("source-read", lambda app, docname, source: [app.env.note_dependency(str(f)) for f in files])
 
 
 def setup(app):
     """The page model as a Sphinx extension: every other extension reads pages through page_of."""
     from book_extensions import ENV_VERSION
 
-    app.connect("source-read", _remember, priority=100)
-    app.connect("env-purge-doc", _forget)
-    app.connect("env-merge-info", _merge)
+    app.add_env_collector(PageModels)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}
 
 

@@ -4,8 +4,7 @@ Sphinx's own ``env.note_dependency`` takes files only: a dependency that does no
 counts as changed on every build, and a directory is not a file. Pages here depend on files that
 come and go: a torch version's own snapshot of a snippet, a version's test record. ``watch``
 keeps a fingerprint (path and modification time of each such file that exists) per page when the
-page is read, and on the next build asks Sphinx to re-read the pages whose fingerprint changed
-(the ``env-get-outdated`` event).
+page is read, and on the next build asks Sphinx to re-read the pages whose fingerprint changed.
 """
 
 from __future__ import annotations
@@ -13,36 +12,48 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from sphinx.environment.collectors import EnvironmentCollector
+
 from book_extensions import pages
+
+
+class Fingerprints(EnvironmentCollector):
+    """env.book_fingerprints_<name>: docname → the fingerprint of ``files_of(page)`` when it was read."""
+
+    name: str
+    files_of: Callable[[pages.Page], list[Path]]
+
+    def enable(self, app):
+        super().enable(app)
+        # Taken before the page's own handlers read the files: a later change is seen by the next build.
+        self.listener_ids["source-read"] = app.connect("source-read", self.remember)
+
+    def stored(self, env) -> dict[str, tuple]:
+        return env.__dict__.setdefault(f"book_fingerprints_{self.name}", {})
+
+    def fingerprint(self, env, docname: str) -> tuple:
+        found = self.files_of(pages.page_of(env, docname))
+        return tuple((str(path), path.stat().st_mtime_ns) for path in found if path.is_file())
+
+    def remember(self, app, docname, source):
+        self.stored(app.env)[docname] = self.fingerprint(app.env, docname)
+
+    def process_doc(self, app, doctree):
+        pass  # fingerprinted at source-read
+
+    def get_outdated_docs(self, app, env, added, changed, removed):
+        return [docname for docname, old in self.stored(env).items()
+                if docname in env.found_docs and docname not in removed | changed
+                and self.fingerprint(env, docname) != old]
+
+    def clear_doc(self, app, env, docname):
+        self.stored(env).pop(docname, None)
+
+    def merge_other(self, app, env, docnames, other):
+        self.stored(env).update({d: f for d, f in self.stored(other).items() if d in docnames})
 
 
 def watch(app, name: str, files_of: Callable[[pages.Page], list[Path]]) -> None:
     """Re-read a page whenever the set or the times of the existing ``files_of(page)`` change."""
-    attribute = f"book_fingerprints_{name}"
-
-    def stored(env) -> dict[str, tuple]:
-        if not hasattr(env, attribute):
-            setattr(env, attribute, {})
-        return getattr(env, attribute)
-
-    def fingerprint(page: pages.Page) -> tuple:
-        return tuple((str(path), path.stat().st_mtime_ns) for path in files_of(page) if path.is_file())
-
-    def remember(app, docname, source):
-        stored(app.env)[docname] = fingerprint(pages.page_of(app.env, docname))
-
-    def outdated(app, env, added, changed, removed):
-        return [docname for docname, old in stored(env).items()
-                if docname in env.found_docs and docname not in removed | changed
-                and fingerprint(pages.page_of(env, docname)) != old]
-
-    def purge(app, env, docname):
-        stored(env).pop(docname, None)
-
-    def merge(app, env, docnames, other):
-        stored(env).update({d: f for d, f in stored(other).items() if d in docnames})
-
-    app.connect("source-read", remember)
-    app.connect("env-get-outdated", outdated)
-    app.connect("env-purge-doc", purge)
-    app.connect("env-merge-info", merge)
+    app.add_env_collector(type(f"Fingerprints_{name}", (Fingerprints,),
+                               {"name": name, "files_of": staticmethod(files_of)}))

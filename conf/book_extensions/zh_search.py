@@ -22,5 +22,7 @@ class SearchChineseWithItsStemmer(SearchChinese):
 
 
 def setup(app):
+    from book_extensions import ENV_VERSION
+
     app.add_search_language(SearchChineseWithItsStemmer)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}
