@@ -5,7 +5,8 @@
 
 Everything that depends on the language (titles, callout labels, …) is set by the
 ``book_extensions.languages`` once Sphinx knows the language; behaviour lives in the package
-``conf/book_extensions``, and facts shared with the noxfile and tests in ``conf/book_settings.py``.
+``conf/book_extensions``, whose settings are set below like Sphinx's own, and facts shared with the
+noxfile and tests in ``conf/book_settings.py``.
 """
 
 import os
@@ -49,6 +50,12 @@ extensions = [
     "book_extensions.notebooks",
     "book_extensions.exercises",
 ]
+
+# --- The book's own settings, each declared by the extension that reads it (app.add_config_value).
+# book_publish (verification): a site for readers; the build fails unless the records verify the book.
+book_publish = bool(os.environ.get(book_settings.PUBLISH_ENV))
+# book_torch (badges): the torch this build runs, by default the installed one.
+# book_judge_url (exercises): where readers' pip finds the judge, by default judge/ below book_settings.SITE_URL.
 
 exclude_patterns = ["**/.ipynb_checkpoints"]
 locale_dirs = [str(Path(__file__).parent / "locales")]  # the themes' interface strings in Chinese (see book_extensions/chrome.py)

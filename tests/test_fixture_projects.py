@@ -2,11 +2,13 @@
 
 What they keep in the environment between builds (the page model, one watched file per page, one file
 every page depends on): kept through a parallel read, dropped with its page; a watched file re-reads its
-page, the shared file or a new ENV_VERSION every page."""
+page, the shared file or a new ENV_VERSION every page. And a setting declared with add_config_value."""
 
 import dataclasses
 import io
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -14,6 +16,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 import book_extensions
+import book_settings
 from book_extensions import pages
 
 pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
@@ -53,10 +56,10 @@ def project(tmp_path):
     return tmp_path
 
 
-def build(project, parallel: int = 1) -> Sphinx:
+def build(project, parallel: int = 1, warnings: io.StringIO | None = None, **settings) -> Sphinx:
     with patch_docutils(project), docutils_namespace():  # as sphinx-build: directives and roles per build
         app = Sphinx(project, project, project / "_build" / "html", project / "_build" / "doctrees", "dummy",
-                     status=io.StringIO(), warning=io.StringIO(), parallel=parallel)
+                     status=io.StringIO(), warning=warnings or io.StringIO(), parallel=parallel, confoverrides=settings)
         app.build()
     return app
 
@@ -109,3 +112,26 @@ def test_what_the_environment_stores_is_what_env_version_was_recorded_with(proje
     assert (book_extensions.ENV_VERSION, found) == STORED, (
         "what reading a page stores changed: bump ENV_VERSION in conf/book_extensions/__init__.py and record "
         "the new format in STORED")
+
+
+@pytest.mark.parametrize("publish", [False, True])
+def test_conf_py_takes_book_publish_from_the_environment(publish):
+    env = {key: value for key, value in os.environ.items() if key != book_settings.PUBLISH_ENV}
+    read = subprocess.run([sys.executable, "-c", "import runpy; print(runpy.run_path('conf/conf.py')['book_publish'])"],
+                          cwd=book_settings.ROOT, env={**env, **({book_settings.PUBLISH_ENV: "1"} if publish else {})},
+                          capture_output=True, text=True, check=True)
+    assert read.stdout.strip() == str(publish), read.stderr
+
+
+@pytest.mark.parametrize("publish", [False, True])
+def test_book_publish_fails_a_build_whose_records_do_not_verify_the_book(tmp_path, monkeypatch, publish):
+    from book_extensions import verification
+
+    monkeypatch.setattr(verification, "RECORDS", tmp_path / "no-records")
+    (tmp_path / "conf.py").write_text('extensions = ["myst_parser", "book_extensions.languages", '
+                                      '"book_extensions.verification"]\n')
+    (tmp_path / "index.md").write_text("# Verification\n\n```{verification-verdict}\n```\n")
+    build(tmp_path, warnings=(warnings := io.StringIO()), language="en", book_publish=publish)
+    complaint = "book_publish is set (BOOK_PUBLISH), but the records do not verify the book"
+    assert (complaint in warnings.getvalue()) == publish, \
+        f"book_publish={publish}, no record: the build {'did not fail' if publish else 'failed'}"

@@ -91,7 +91,6 @@ STRINGS = {
     },
 }
 LANGUAGE_OF = {"zh_CN": "zh", "en": "en"}  # the judge's language for each Sphinx language
-JUDGE_ADDRESS = f"{book_settings.SITE_URL}{book_settings.JUDGE_SITE_FOLDER}/"  # the site's root, not a language's
 # The installed judge's own range (the wheel nox installs in each torch venv), for the how-to cell.
 TORCH_RANGE = tuple(".".join(map(str, release)) for release in exercise_judge.TORCH_RANGE)
 
@@ -139,7 +138,7 @@ class ExerciseSetup(SphinxDirective):
 
     def run(self):
         words = STRINGS[self.config.language]
-        install = f"pip install --find-links {JUDGE_ADDRESS} {book_settings.JUDGE_DISTRIBUTION}"
+        install = f"pip install --find-links {self.config.book_judge_url} {book_settings.JUDGE_DISTRIBUTION}"
         paragraph, _ = self.parse_inline(words["setup"].format(lowest=TORCH_RANGE[0], above=TORCH_RANGE[1]))
         after, _ = self.parse_inline(words["setup-after"])
         return [nodes.paragraph("", "", *paragraph), nodes.literal_block(install, install, language="bash"),
@@ -169,7 +168,7 @@ def make_notebook(app, docname: str, offer: exercise_offer) -> nbformat.Notebook
         words["how-to"].format(lowest=TORCH_RANGE[0], above=TORCH_RANGE[1], distribution=book_settings.JUDGE_DISTRIBUTION,
                                file=file, id=exercise_id),
         f"{words['install']}\nimport importlib.util\n\nif importlib.util.find_spec(\"exercise_judge\") is None:\n"
-        f"    %pip install --quiet --find-links {JUDGE_ADDRESS} {book_settings.JUDGE_DISTRIBUTION}",
+        f"    %pip install --quiet --find-links {app.config.book_judge_url} {book_settings.JUDGE_DISTRIBUTION}",
         f"%%writefile {file}\n{words['solution'].format(file=file)}\n{starter.rstrip()}",
         f"{words['judge']}\nfrom exercise_judge import judge\n\n"
         f"print(judge({exercise_id!r}, {file!r}, language={LANGUAGE_OF[language]!r}).text)",
@@ -204,6 +203,8 @@ def write_notebooks(app, doctree, docname):
 
 
 def setup(app):
+    # Where readers' pip finds the judge: below the site's root (seo.py points html_baseurl at a language's folder).
+    app.add_config_value("book_judge_url", f"{book_settings.SITE_URL}{book_settings.JUDGE_SITE_FOLDER}/", "env", str)
     app.add_node(exercise_offer)
     app.add_directive("exercise-notebook", ExerciseNotebook)
     app.add_directive("exercise-setup", ExerciseSetup)

@@ -385,7 +385,7 @@ def make_notebook(app, doctree: nodes.document, docname: str) -> nbformat.Notebo
         """Before the first snippet: what the notebook is, and the cell that stands in for the helpers."""
         end_prose()
         prose.append(strings["about"].format(title=escape(_title(doctree)), url=url,
-                                             torch=book_settings.installed_torch()))
+                                             torch=app.config.book_torch))
         if names:
             prose.append(strings["stand-ins"].format(module=HELPER_MODULE, helpers=pages.relative(HELPERS),
                                                      names=strings["and"].join(f"`{name}`" for name in names)))
@@ -428,7 +428,7 @@ def make_notebook(app, doctree: nodes.document, docname: str) -> nbformat.Notebo
     notebook = nbformat.v4.new_notebook(cells=cells, metadata={
         "kernelspec": KERNELSPEC,
         "language_info": {"name": "python"},
-        METADATA_KEY: {"page": url, "language": app.config.language, "torch": book_settings.installed_torch()},
+        METADATA_KEY: {"page": url, "language": app.config.language, "torch": app.config.book_torch},
     })
     nbformat.validate(notebook)
     return notebook
@@ -476,6 +476,7 @@ def offer_download(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    app.setup_extension("book_extensions.badges")  # declares book_torch
     app.connect("doctree-resolved", write_notebook)
     # After the theme fills header_buttons (its handlers run at priority 501).
     app.connect("html-page-context", offer_download, priority=502)
