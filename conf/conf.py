@@ -47,6 +47,7 @@ extensions = [
     "book_extensions.icon_masks",
     "book_extensions.deferred_scripts",
     "book_extensions.seo",
+    "sphinxext.opengraph",
     "book_extensions.notebooks",
     "book_extensions.exercises",
 ]
@@ -88,6 +89,11 @@ html_last_updated_fmt = None
 # The site's root, where the languages are served from zh/ and en/: canonical links, hreflang alternates,
 # Open Graph URLs and the sitemap are absolute URLs below it (book_extensions/seo.py).
 html_baseurl = book_settings.SITE_URL
+# Open Graph (sphinxext-opengraph): og:url below html_baseurl's language folder, the description and
+# locales from book_extensions/seo.py; no generated card image per page.
+ogp_type = "article"  # the root page: "website"
+ogp_enable_meta_description = False
+ogp_social_cards = {"enable": False}
 html_favicon = "_static/favicon.svg"  # without one, every page load asks the server for /favicon.ico: a 404
 # Follow the reader's system until they pick a mode; the theme's default ("") logs a console error.
 html_context = {"default_mode": "auto"}

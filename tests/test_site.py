@@ -320,7 +320,7 @@ def test_every_icon_a_page_shows_is_drawn_by_its_own_mask(site):
     assert not wrong, "icons not drawn by their own mask in book-icons.css:\n" + "\n".join(sorted(set(wrong))[:20])
 
 
-# --- What search engines and link previews read (book_extensions/seo.py, the noxfile's site assembly)
+# --- What search engines and link previews read (book_extensions/seo.py, sphinxext-opengraph, noxfile's sitemap)
 
 
 HREFLANG_AND_LOCALE = {"zh": ("zh-CN", "zh_CN"), "en": ("en", "en_US")}  # of each tree, typed here, not read from seo.py
@@ -358,7 +358,7 @@ def test_each_page_describes_itself_with_its_promise(site, language, name, page)
 def test_each_page_names_its_absolute_urls_and_open_graph(site, language, name, page):
     """The canonical URL is the page's own under the site URL and its language folder; the hreflang
     alternates are absolute and name the page in both languages, x-default the Chinese one, each a
-    file the site holds; Open Graph repeats the title, description, URL and the page's locale."""
+    file the site holds; Open Graph repeats the title, description, URL and both locales, each once."""
     article = Article(site / language / Path(name).with_suffix(".html"))
     canonical = article.named("link", "rel", "canonical", "href")
     assert canonical == [page_url(language, name)], f"{language}/{name}: canonical {canonical}"
@@ -367,16 +367,20 @@ def test_each_page_names_its_absolute_urls_and_open_graph(site, language, name, 
     assert alternates == {**{HREFLANG_AND_LOCALE[tree][0]: page_url(tree, name) for tree in pages.LANGUAGES},
                           "x-default": page_url("zh", name)}, f"{language}/{name}: alternates {alternates}"
     assert all((site / url.removeprefix(SITE_URL)).is_file() for url in alternates.values()), alternates
-    graph = {attrs["property"]: attrs.get("content", "") for tag, attrs in article.head
-             if tag == "meta" and attrs.get("property", "").startswith("og:")}
+    properties = [(attrs["property"], attrs.get("content", "")) for tag, attrs in article.head
+                  if tag == "meta" and attrs.get("property", "").startswith("og:")]
+    graph = dict(properties)
+    assert len(graph) == len(properties), f"{language}/{name}: an Open Graph property twice: {properties}"
     assert graph["og:title"] == article.title, f"{language}/{name}: og:title {graph['og:title']!r}, h1 {article.title!r}"
     tab = html.unescape(re.search(r"<title>(.*?)</title>", article.text).group(1))
     book = graph["og:site_name"]
     assert tab == (book if article.title == book else f"{article.title} — {book}"), f"{language}/{name}: <title> {tab!r}"
     assert graph["og:description"] == article.named("meta", "name", "description", "content")[0]
     assert graph["og:url"] == canonical[0]
-    assert graph["og:type"] in ("website", "article")
-    assert graph["og:locale"] == HREFLANG_AND_LOCALE[language][1]
+    assert graph["og:type"] == ("website" if name == "index.md" else "article"), f"{language}/{name}: og:type"
+    other = next(tree for tree in pages.LANGUAGES if tree != language)
+    locales = (graph["og:locale"], graph["og:locale:alternate"])
+    assert locales == (HREFLANG_AND_LOCALE[language][1], HREFLANG_AND_LOCALE[other][1]), f"{language}/{name}: {locales}"
 
 
 def test_the_sitemap_lists_every_page_of_both_languages(site):

@@ -1,20 +1,22 @@
 """What search engines and link previews read of a page, from one base URL.
 
 - ``html_baseurl`` (conf.py) names the site's root; each language is served from its folder below
-  it, so here it becomes the language's folder (<root>/zh/), and Sphinx's own
-  ``<link rel="canonical">`` (html_baseurl + page) names the page where the site serves it.
+  it, so here it becomes the language's folder (<root>/zh/), for Sphinx's own
+  ``<link rel="canonical">`` (html_baseurl + page) and sphinxext-opengraph's ``og:url`` alike.
 - ``<meta name="description">`` and ``og:description``: the page's promise, the first paragraph
   after its title, as the page shows it (inline code as its text, glued values as glued, no claim
   marks), shortened for a results page. A page without one gets none, and the site tests fail on it
-  (not the build: the build tests' scratch pages are titles only).
+  (not the build: the build tests' scratch pages are titles only). sphinxext-opengraph's own
+  description runs on past the first paragraph and cuts inside a word, so this one is handed to it
+  as the page's ``og:description`` field, with the locales (and ``og:type`` website for the root).
 - ``<link rel="alternate" hreflang>``: the page in each language, absolute, and x-default: the
   Chinese page, the book's first language, which is also where the root chooser sends a reader
   whose browser asks for neither language. (x-default pointing at the chooser would send a search
   for a chapter to the landing page.)
-- Open Graph: title, description, URL (the canonical one), type, locale and the other locale.
 - Pages Sphinx generates (search, index of terms) have no text of their own: noindex.
 - ``<build>/<lang>/sitemap.json``: this language's pages with their alternates, outside the
-  published folder; the noxfile's site assembly writes both languages' into sitemap.xml.
+  published folder; the noxfile's site assembly writes both languages' into sitemap.xml. Every page
+  is listed, not only those an incremental build rewrote (sphinx-sitemap lists only those).
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from docutils import nodes
-from markupsafe import Markup
 from sphinx.errors import ConfigError
 
 import book_settings
@@ -54,7 +55,7 @@ def place_language(app, config):
         raise ConfigError("html_baseurl must name the site's root (conf.py: book_settings.SITE_URL): "
                           "canonical links, hreflang alternates and the sitemap are absolute URLs")
     tree = tree_and_other(config.language)[0]
-    config.html_baseurl = urljoin(config.html_baseurl.rstrip("/") + "/", f"{tree}/")
+    config.html_baseurl = config.ogp_site_url = urljoin(config.html_baseurl.rstrip("/") + "/", f"{tree}/")
 
 
 def mark_promise(app, doctree):
@@ -92,24 +93,21 @@ def alternates(app, pagename: str) -> dict[str, str]:
 
 
 def head_tags(app, pagename, templatename, context, doctree):
+    """The description and alternates; the page's Open Graph fields, which sphinxext-opengraph writes
+    after this (it adds every ``og:*`` field of the page's metadata to its own tags)."""
     if doctree is None:  # search, genindex
         context["metatags"] = context.get("metatags", "") + '\n<meta name="robots" content="noindex">'
         return
     said = description(app, doctree)
     other_code = next(code for code in OPEN_GRAPH_LOCALE if code != app.config.language)
-    properties = {
-        "og:title": Markup(context["title"]).striptags(),
-        "og:description": said,
-        "og:url": context["pageurl"],
-        "og:type": "website" if pagename == app.config.root_doc else "article",
-        "og:locale": OPEN_GRAPH_LOCALE[app.config.language],
-        "og:locale:alternate": OPEN_GRAPH_LOCALE[other_code],
-        "og:site_name": app.config.project,
-    }
+    # sphinxext-opengraph escapes only the quotes of a field's value: the rest is escaped here.
+    fields = {"og:description": said and html.escape(said), "og:locale": OPEN_GRAPH_LOCALE[app.config.language],
+              "og:locale:alternate": OPEN_GRAPH_LOCALE[other_code],
+              "og:type": "website" if pagename == app.config.root_doc else app.config.ogp_type}
+    context["meta"] = {**(context.get("meta") or {}), **{name: value for name, value in fields.items() if value}}
     tags = [f'<meta name="description" content="{html.escape(said)}">'] if said else []
     tags += [f'<link rel="alternate" hreflang="{hreflang}" href="{html.escape(url)}">'
              for hreflang, url in alternates(app, pagename).items()]
-    tags += [f'<meta property="{name}" content="{html.escape(value)}">' for name, value in properties.items() if value]
     context["metatags"] = context.get("metatags", "") + "".join(f"\n{tag}" for tag in tags)
 
 
@@ -126,7 +124,7 @@ def list_pages(app, exception):
 def setup(app):
     app.connect("config-inited", place_language)
     app.connect("doctree-read", mark_promise, priority=400)  # badges.py's runs at 500
-    app.connect("html-page-context", head_tags)
+    app.connect("html-page-context", head_tags, priority=400)  # before sphinxext-opengraph's, at 500
     app.connect("build-finished", list_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": ENV_VERSION}
