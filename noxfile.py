@@ -11,13 +11,10 @@ import json
 import os
 import re
 import shutil
-import string
 import subprocess
 import sys
 import tempfile
-import urllib.parse
 from pathlib import Path
-from xml.sax.saxutils import escape as xml_escape
 
 import nox
 
@@ -26,13 +23,13 @@ nox.options.sessions = ["tests"]
 
 ROOT = Path(__file__).parent
 sys.path.insert(0, str(ROOT / "conf"))
+import assemble_site  # noqa: E402
 import book_settings  # noqa: E402  (the facts the noxfile shares with conf.py and the tests)
 from book_settings import (BUILD, DEFAULT_TORCH, JUDGE, JUDGE_SITE_FOLDER, LANGUAGES, LOCKS, NODE_TOOLS,  # noqa: E402
                            RECORDS, TORCH_VERSIONS, lock_file, out_root)
 
 PYPROJECT = book_settings.PYPROJECT
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
-NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
 # Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
 # from torch==<v> and these dependency groups (together, everything any session uses), installed by pip-sync.
 LOCK_GROUPS = ("browser", "practice", "preview")
@@ -292,52 +289,9 @@ def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> P
         finish(language)
     if broken:
         session.error(f"the {' and '.join(broken)} build failed: see its output above")
-    site = root / "site"
-    shutil.rmtree(site, ignore_errors=True)
-    for language in LANGUAGES:
-        shutil.copytree(root / language / "html", site / language, ignore=NOT_SITE)
-    chooser = string.Template((ROOT / "conf" / "site-index.html").read_text(encoding="utf-8"))
-    (site / "index.html").write_text(chooser.substitute(site_url=book_settings.SITE_URL), encoding="utf-8")
-    # GitHub Pages serves it for any miss, at the address missed: it finds the site's root by itself.
-    missing = string.Template((ROOT / "conf" / "site-404.html").read_text(encoding="utf-8"))
-    site_path = urllib.parse.urlsplit(book_settings.SITE_URL).path
-    (site / "404.html").write_text(missing.substitute(site_path=site_path), encoding="utf-8")
-    write_sitemap(site, [root / language / "sitemap.json" for language in LANGUAGES])
-    publish_judge(site / JUDGE_SITE_FOLDER, build_judge_wheel(session))
+    site = assemble_site.assemble(root, build_judge_wheel(session))
     session.log(f"site: {site / 'index.html'}")
     return site
-
-
-def publish_judge(folder: Path, wheel: Path) -> None:
-    """<site>/judge/: the judge's wheel and a page linking it, the fixed address readers give pip
-    (`pip install --find-links <site>/judge/ autograd-measured-judge`) and each exercise names."""
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(wheel, folder / wheel.name)
-    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
-    (folder / "index.html").write_text(
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{book_settings.JUDGE_DISTRIBUTION}</title>\n</head>\n<body>\n"
-        f"<h1>{book_settings.JUDGE_DISTRIBUTION}</h1>\n"
-        f'<p><a href="{wheel.name}#sha256={digest}">{wheel.name}</a></p>\n'
-        f"<p><code>pip install --find-links {book_settings.SITE_URL}{JUDGE_SITE_FOLDER}/ "
-        f"{book_settings.JUDGE_DISTRIBUTION}</code></p>\n</body>\n</html>\n", encoding="utf-8")
-
-
-def write_sitemap(site: Path, page_lists: list[Path]) -> None:
-    """site/sitemap.xml: every page of both languages with its alternates, from the list each language's
-    build wrote (book_extensions/seo.py), and robots.txt naming it. Crawlers read robots.txt only at a
-    host's root: under GitHub project pages (<owner>.github.io/<repo>/) it is not, and the sitemap
-    has to be submitted to the search engines instead; a custom domain makes it count."""
-    urls = ""
-    for page in (page for listed in page_lists for page in json.loads(listed.read_text(encoding="utf-8"))):
-        links = "".join(f'\n    <xhtml:link rel="alternate" hreflang="{hreflang}" href="{xml_escape(url)}"/>'
-                        for hreflang, url in page["alternates"].items())
-        urls += f"  <url>\n    <loc>{xml_escape(page['url'])}</loc>{links}\n  </url>\n"
-    (site / "sitemap.xml").write_text(
-        '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-        f' xmlns:xhtml="http://www.w3.org/1999/xhtml">\n{urls}</urlset>\n', encoding="utf-8")
-    (site / "robots.txt").write_text(f"Sitemap: {book_settings.SITE_URL}sitemap.xml\n", encoding="utf-8")
 
 
 @nox.session(venv_backend="none")
@@ -468,7 +422,7 @@ def practice(session: nox.Session) -> None:
 def judge_wheel(session: nox.Session) -> None:
     """A reader's install: nox -s judge_wheel -- <torch> [--no-wrong-attempts] makes a fresh venv with only that
     torch and the judge from a locally served judge/ folder (the one the site build publishes, made by the same
-    publish_judge), and judges every solution, starter and wrong attempt (tests/judge_wheel.py) outside the
+    assemble_site.publish_judge), and judges every solution, starter and wrong attempt (tests/judge_wheel.py) outside the
     repository. `-- <torch> --install-only` makes that venv and stops; the next judging run uses it once."""
     torch, *options = session.posargs or [DEFAULT_TORCH]
     if torch not in TORCH_VERSIONS:
@@ -490,7 +444,7 @@ def judge_wheel(session: nox.Session) -> None:
         session.run(str(python), "-m", "pip", "install", "--quiet", f"torch=={pinned}", *index)
         site = BUILD / "judge-wheel" / f"site-{torch}"
         shutil.rmtree(site, ignore_errors=True)
-        publish_judge(site / JUDGE_SITE_FOLDER, wheel)
+        assemble_site.publish_judge(site / JUDGE_SITE_FOLDER, wheel)
         server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], cwd=site,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:

@@ -320,7 +320,7 @@ def test_every_icon_a_page_shows_is_drawn_by_its_own_mask(site):
     assert not wrong, "icons not drawn by their own mask in book-icons.css:\n" + "\n".join(sorted(set(wrong))[:20])
 
 
-# --- What search engines and link previews read (book_extensions/seo.py, sphinxext-opengraph, noxfile's sitemap)
+# --- What search engines and link previews read (book_extensions/seo.py, sphinxext-opengraph, conf/assemble_site.py's sitemap)
 
 
 HREFLANG_AND_LOCALE = {"zh": ("zh-CN", "zh_CN"), "en": ("en", "en_US")}  # of each tree, typed here, not read from seo.py

@@ -15,7 +15,7 @@
   for a chapter to the landing page.)
 - Pages Sphinx generates (search, index of terms) have no text of their own: noindex.
 - ``<build>/<lang>/sitemap.json``: this language's pages with their alternates, outside the
-  published folder; the noxfile's site assembly writes both languages' into sitemap.xml. Every page
+  published folder; conf/assemble_site.py writes both languages' into sitemap.xml. Every page
   is listed, not only those an incremental build rewrote (sphinx-sitemap lists only those).
 """
 
