@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 from pathlib import Path
 
 import nox
@@ -382,7 +383,7 @@ def lighthouse(session: nox.Session) -> None:
 
 
 def run_lighthouse(session: nox.Session, site: Path) -> None:
-    """Lighthouse CI over every page of `site`, from build/: the median runs' reports in build/lighthouse,
+    """Lighthouse CI over every page of `site`, from build/: the judged runs' reports in build/lighthouse,
     the slowest and the heaviest page printed, the session failed by a page over the budgets."""
     lhci = npm_tools(session) / ".bin" / "lhci"
     reports = BUILD / "lighthouse"
@@ -403,7 +404,7 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
                    ["numericValue"] / 1024 for entry in medians}
             slowest = min(medians, key=lambda entry: entry["summary"]["performance"])
             heaviest = max(kib, key=kib.get)
-            session.log(f"Lighthouse median runs: slowest {page[slowest['url']]}, performance (reported, not judged) "
+            session.log(f"Lighthouse: slowest {page[slowest['url']]}, performance (reported, not judged) "
                         f"{slowest['summary']['performance']:.2f}; heaviest {page[heaviest]}, {kib[heaviest]:.0f} KiB "
                         f"transferred; every page's report in {reports.relative_to(ROOT)}")
 

@@ -61,10 +61,9 @@ class Totals:
     impacts: Counter = field(default_factory=Counter)
     violations: list = field(default_factory=list)
     screenshots: int = 0
-    lighthouse_worst: str = ""  # test_lighthouse.py's worst page, for the closing summary
 
     def add(self, other: dict) -> None:
-        """Add up what an xdist worker checked (its Totals.as_json(), and its Lighthouse line)."""
+        """Add up what an xdist worker checked (its Totals.as_json())."""
         self.pages |= set(other["pages_checked"])
         self.requests += other["requests_checked"]
         self.external += other["external_requests"]
@@ -72,7 +71,6 @@ class Totals:
         self.impacts.update(other["axe_violations_per_impact"])
         self.violations += other["axe_violations"]
         self.screenshots += other["screenshots"]
-        self.lighthouse_worst = self.lighthouse_worst or other["lighthouse_worst"]
 
     def as_json(self) -> dict:
         return {"pages_checked": sorted(self.pages), "requests_checked": self.requests,
@@ -205,13 +203,6 @@ def base_url(site) -> str:
 
 
 @pytest.fixture(scope="session")
-def chromium() -> Path:
-    if not CHROMIUM.is_file():
-        pytest.fail(f"no chromium at {CHROMIUM}: run apt-get install chromium fonts-noto-cjk")
-    return CHROMIUM
-
-
-@pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.is_file():
         pytest.fail(f"no chromium at {CHROMIUM}: run apt-get install chromium fonts-noto-cjk")
@@ -255,7 +246,7 @@ def axe_script() -> Path:
 # controller adds up before its summary.
 def pytest_sessionfinish(session):
     if hasattr(session.config, "workeroutput"):
-        session.config.workeroutput["browser_totals"] = {**TOTALS.as_json(), "lighthouse_worst": TOTALS.lighthouse_worst}
+        session.config.workeroutput["browser_totals"] = TOTALS.as_json()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -265,9 +256,6 @@ def pytest_testnodedown(node, error):
 
 
 def pytest_terminal_summary(terminalreporter):
-    if TOTALS.lighthouse_worst:
-        terminalreporter.write_sep("-", "lighthouse")
-        terminalreporter.write_line(TOTALS.lighthouse_worst)
     if not TOTALS.pages:  # browser tests deselected: nothing to report
         return
     REPORT.write_text(json.dumps(TOTALS.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")

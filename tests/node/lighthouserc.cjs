@@ -1,8 +1,9 @@
 // Lighthouse CI over every page of the built site's languages (BOOK_SITE, BOOK_LANGUAGES), with
 // Lighthouse's mobile profile, as GitHub Pages serves the site: below the path of BOOK_SITE_URL, gzipped.
 // `lhci autorun --config=<this file>` from build/ (nox -s lighthouse; the last step of nox -s browser)
-// runs each page three times, judges the budgets on its median run, and writes the median runs'
-// reports and build/lighthouse/manifest.json (every run's scores) whether or not a page fails.
+// runs each page once (numberOfRuns: the judged budgets below do not depend on timing; more runs only
+// steady the reported performance score), judges the budgets on that run, and writes its report and
+// build/lighthouse/manifest.json whether or not a page fails.
 //
 // Judged: accessibility, best practices and SEO at 1, each of their scored audits asserted too so a
 // failure names the audit, and at most 250 KiB transferred. The performance score is reported, not
@@ -41,8 +42,8 @@ const link = path.join(host, subPath.replace(/\/$/, ""));
 fs.mkdirSync(path.dirname(link), { recursive: true });
 fs.symlinkSync(site, link);
 
-// Lighthouse slows the CPU by a multiplier of the host's speed; as its docs/throttling.md asks, the
-// multiplier fits the host: from the benchmark index of one unreported run, with the formula of the
+// Lighthouse slows the CPU by a multiplier of the host's speed; as its throttling guide asks
+// (https://github.com/GoogleChrome/lighthouse/blob/main/docs/throttling.md), the multiplier fits the host: from the benchmark index of one unreported run, with the formula of the
 // calculator those docs link, never below 1. Measured once; lhci's subcommands inherit it.
 const chromeFlags = "--no-sandbox --disable-gpu --no-first-run --disable-background-networking "
   + "--disable-component-update --disable-sync";
@@ -67,7 +68,7 @@ module.exports = {
     collect: {
       staticDistDir: host,
       url: languages.flatMap(pagesOf).map((page) => `http://localhost${subPath}${page}`),
-      numberOfRuns: 3,
+      numberOfRuns: 1,
       chromePath: process.env.BOOK_CHROMIUM,
       settings: {
         formFactor: "mobile",
