@@ -366,7 +366,7 @@ def browser(session: nox.Session) -> None:
     shutil.rmtree(BUILD / "screenshots", ignore_errors=True)  # a renamed page leaves no stale picture
     env = {"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)}
     # One worker (and chromium) per core, any test on any worker: each test opens its own tab.
-    session.run(str(python), "-m", "pytest", "-m", "browser", "--numprocesses", "auto",
+    session.run(str(python), "-m", "pytest", "-m", "browser", "--numprocesses", "auto", "--durations=10",
                 "--dist", "load", "tests/browser", *session.posargs, env=env)
     if not session.posargs:
         # Alone, after the rest: Lighthouse's scores move with whatever else the machine is doing.
