@@ -269,19 +269,28 @@ def page_of(env, docname: str | None = None) -> Page:
     return models[docname]
 
 
-class PageModels(EnvironmentCollector):
-    """env.book_pages: docname → Page. Sphinx purges a page before reading it again, so a model is
-    always of the text Sphinx read; a parallel read's models are merged into the main environment."""
+class PerPage(EnvironmentCollector):
+    """A dict docname → value kept on the environment as ``env.<attribute>``: a page's entry goes when
+    Sphinx purges the page, and a parallel read's entries are merged into the main environment."""
 
-    @staticmethod
-    def stored(env) -> dict[str, Page]:
-        return env.__dict__.setdefault("book_pages", {})
+    attribute: str
+
+    @classmethod
+    def stored(cls, env) -> dict:
+        return env.__dict__.setdefault(cls.attribute, {})
 
     def clear_doc(self, app, env, docname):
         self.stored(env).pop(docname, None)
 
     def merge_other(self, app, env, docnames, other):
-        self.stored(env).update({d: page for d, page in self.stored(other).items() if d in docnames})
+        self.stored(env).update({d: value for d, value in self.stored(other).items() if d in docnames})
+
+
+class PageModels(PerPage):
+    """env.book_pages: docname → Page. Sphinx purges a page before reading it again, so a model is
+    always of the text Sphinx read."""
+
+    attribute = "book_pages"
 
     def process_doc(self, app, doctree):
         page_of(app.env)  # every page read keeps its model, whether or not an extension asked for it

@@ -12,24 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from sphinx.environment.collectors import EnvironmentCollector
-
 from book_extensions import pages
 
 
-class Fingerprints(EnvironmentCollector):
+class Fingerprints(pages.PerPage):
     """env.book_fingerprints_<name>: docname → the fingerprint of ``files_of(page)`` when it was read."""
 
-    name: str
     files_of: Callable[[pages.Page], list[Path]]
 
     def enable(self, app):
         super().enable(app)
         # Taken before the page's own handlers read the files: a later change is seen by the next build.
         self.listener_ids["source-read"] = app.connect("source-read", self.remember)
-
-    def stored(self, env) -> dict[str, tuple]:
-        return env.__dict__.setdefault(f"book_fingerprints_{self.name}", {})
 
     def fingerprint(self, env, docname: str) -> tuple:
         found = self.files_of(pages.page_of(env, docname))
@@ -46,14 +40,8 @@ class Fingerprints(EnvironmentCollector):
                 if docname in env.found_docs and docname not in removed | changed
                 and self.fingerprint(env, docname) != old]
 
-    def clear_doc(self, app, env, docname):
-        self.stored(env).pop(docname, None)
-
-    def merge_other(self, app, env, docnames, other):
-        self.stored(env).update({d: f for d, f in self.stored(other).items() if d in docnames})
-
 
 def watch(app, name: str, files_of: Callable[[pages.Page], list[Path]]) -> None:
     """Re-read a page whenever the set or the times of the existing ``files_of(page)`` change."""
     app.add_env_collector(type(f"Fingerprints_{name}", (Fingerprints,),
-                               {"name": name, "files_of": staticmethod(files_of)}))
+                               {"attribute": f"book_fingerprints_{name}", "files_of": staticmethod(files_of)}))
