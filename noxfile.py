@@ -388,7 +388,8 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
     lhci = npm_tools(session) / ".bin" / "lhci"
     reports = BUILD / "lighthouse"
     shutil.rmtree(reports, ignore_errors=True)  # a renamed page leaves no stale report
-    env = {"BOOK_SITE": str(site), "BOOK_SITE_URL": book_settings.SITE_URL, "BOOK_LANGUAGES": " ".join(LANGUAGES),
+    every_page = [f"{language}/{page}" for language in LANGUAGES for page in assemble_site.reader_pages(site, language)]
+    env = {"BOOK_SITE": str(site), "BOOK_SITE_URL": book_settings.SITE_URL, "BOOK_PAGES": " ".join(every_page),
            "BOOK_CHROMIUM": str(CHROMIUM)}
     try:
         with session.chdir(BUILD):

@@ -20,6 +20,8 @@ from xml.sax.saxutils import escape as xml_escape
 from book_settings import CONF, JUDGE_DISTRIBUTION, JUDGE_SITE_FOLDER, LANGUAGES, SITE_URL
 
 NOT_SITE = shutil.ignore_patterns(".buildinfo", "reports")  # Sphinx's bookkeeping, error logs
+NOT_PAGES = {"_static", "_sources", "_downloads", "_images"}  # folders of a language without reader-facing pages
+GENERATED = {"genindex", "search", "404"}  # pages Sphinx or the theme makes, no chapter's
 
 
 def assemble(root: Path, judge_wheel: Path) -> Path:
@@ -67,3 +69,11 @@ def write_sitemap(site: Path, page_lists: list[Path]) -> None:
         '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
         f' xmlns:xhtml="http://www.w3.org/1999/xhtml">\n{urls}</urlset>\n', encoding="utf-8")
     (site / "robots.txt").write_text(f"Sitemap: {SITE_URL}sitemap.xml\n", encoding="utf-8")
+
+
+def reader_pages(site: Path, language: str) -> list[str]:
+    """Every reader-facing page of one language in the assembled site, as paths below <lang>/: the
+    pages the browser tests and Lighthouse visit."""
+    root = site / language
+    return sorted(path.relative_to(root).as_posix() for path in root.rglob("*.html")
+                  if not NOT_PAGES & set(path.relative_to(root).parts) and path.stem not in GENERATED)

@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+import assemble_site
 import book_settings
 from book_extensions import pages
 
@@ -43,11 +44,7 @@ INLINE_SCHEMES = {"data", "blob"}  # content the page already holds, not a reque
 
 def book_pages(language: str) -> list[str]:
     """Every reader-facing page of one language in the built site, as paths below <lang>/."""
-    root = SITE / language
-    skipped_folders = {"_static", "_sources", "_downloads", "_images"}
-    return sorted(path.relative_to(root).as_posix() for path in root.rglob("*.html")
-                  if not skipped_folders & set(path.relative_to(root).parts)
-                  and path.stem not in {"genindex", "search", "404"})
+    return assemble_site.reader_pages(SITE, language)
 
 
 @dataclass

@@ -1,4 +1,5 @@
-// Lighthouse CI over every page of the built site's languages (BOOK_SITE, BOOK_LANGUAGES), with
+// Lighthouse CI over every reader-facing page of the built site (BOOK_SITE; BOOK_PAGES, from
+// conf/assemble_site.py's reader_pages, the pages the browser tests visit), with
 // Lighthouse's mobile profile, as GitHub Pages serves the site: below the path of BOOK_SITE_URL, gzipped.
 // `lhci autorun --config=<this file>` from build/ (nox -s lighthouse; the last step of nox -s browser)
 // runs each page once (numberOfRuns: the judged budgets below do not depend on timing; more runs only
@@ -20,20 +21,9 @@ if (require.resolve("lighthouse") !== require.resolve("lighthouse", { paths: [lh
 }
 
 const site = path.resolve(process.env.BOOK_SITE);
-const languages = process.env.BOOK_LANGUAGES.split(" ");
 const subPath = new URL(process.env.BOOK_SITE_URL).pathname;
-const skipped = new Set(["_static", "_sources", "_downloads", "_images"]);
-const skippedPages = new Set(["genindex.html", "search.html", "404.html"]);
-
-// Every reader-facing page of one language, as its path below the site's root, e.g. en/index.html.
-function pagesOf(language) {
-  const found = fs.readdirSync(path.join(site, language), { recursive: true })
-    .filter((file) => file.endsWith(".html") && !file.split(path.sep).some((part) => skipped.has(part))
-            && !skippedPages.has(path.basename(file)))
-    .map((file) => `${language}/${file.split(path.sep).join("/")}`).sort();
-  if (!found.length) throw new Error(`no pages in ${path.join(site, language)}`);
-  return found;
-}
+const everyPage = process.env.BOOK_PAGES.split(" ").filter(Boolean);  // e.g. en/index.html
+if (!everyPage.length) throw new Error(`BOOK_PAGES names no page of ${site}`);
 
 // lhci's server serves its folder from "/": the site is linked at the sub-path inside that folder.
 const host = path.resolve("lighthouse-host");
@@ -67,7 +57,7 @@ module.exports = {
   ci: {
     collect: {
       staticDistDir: host,
-      url: languages.flatMap(pagesOf).map((page) => `http://localhost${subPath}${page}`),
+      url: everyPage.map((page) => `http://localhost${subPath}${page}`),
       numberOfRuns: 1,
       chromePath: process.env.BOOK_CHROMIUM,
       settings: {
