@@ -10,6 +10,7 @@ installs the judge, so the book imports the limits from here. Standard library o
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -85,13 +86,24 @@ def in_process(name: str) -> Iterator[None]:
 
 def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[], bool]] = None,
           startup: float = 0) -> tuple[str, Optional[str]]:
-    """What `process` printed (a text stdout, stderr merged in) until it ended, and why it was killed:
-    None, "timeout" `seconds` (TIMEOUT_SECONDS) after `began()` first held (after now without `began`),
-    "slow-start" if it did not hold within `startup` seconds, or "flood" past OUTPUT_LIMIT. A thread
-    reads the pipe: select() cannot wait on one on Windows."""
-    printed: list[str] = []
-    reader = threading.Thread(target=lambda: printed.extend(iter(lambda: process.stdout.read(1024), "")),
-                              daemon=True)
+    """What `process` printed (stdout, stderr merged in) until it ended, and why it was killed: None,
+    "timeout" `seconds` (TIMEOUT_SECONDS) after `began()` first held (after now without `began`),
+    "slow-start" if it did not hold within `startup` seconds, or "flood" past OUTPUT_LIMIT.
+
+    A thread reads the pipe (select() cannot wait on one on Windows) through its own copy of the
+    descriptor, unbuffered: a child the run left behind may hold the pipe open for ever, and closing
+    `process.stdout` must not wait for that thread, nor the run's last words wait for a full buffer."""
+    chunks: list[bytes] = []
+    descriptor = os.dup(process.stdout.fileno())
+
+    def read() -> None:
+        try:
+            while chunk := os.read(descriptor, 65536):
+                chunks.append(chunk)
+        finally:
+            os.close(descriptor)
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
     launched = time.monotonic()
     started, stopped = (None if began else launched), None
@@ -103,7 +115,7 @@ def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[],
             stopped = "slow-start"
         elif started is not None and now - started > (seconds or TIMEOUT_SECONDS):
             stopped = "timeout"
-        elif sum(map(len, printed)) > OUTPUT_LIMIT:
+        elif sum(map(len, chunks)) > 4 * OUTPUT_LIMIT:  # bytes: a character takes up to four
             stopped = "flood"
         if stopped:
             process.kill()
@@ -113,6 +125,8 @@ def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[],
         else:
             time.sleep(0.01)
     process.wait()
-    reader.join(1)  # a killed run's own child may still hold the pipe
-    output = "".join(printed)
+    reader.join(1)  # what a killed run wrote last; a child it left behind may hold the pipe open
+    # as a text pipe reads it: the stream's encoding, and universal newlines
+    output = b"".join(chunks).decode(getattr(process.stdout, "encoding", None) or "utf-8", errors="replace")
+    output = output.replace("\r\n", "\n").replace("\r", "\n")
     return output, stopped or ("flood" if len(output) > OUTPUT_LIMIT else None)
