@@ -2,7 +2,8 @@
 
 What they keep in the environment between builds (the page model, one watched file per page, one file
 every page depends on): kept through a parallel read, dropped with its page; a watched file re-reads its
-page, the shared file or a new ENV_VERSION every page. And a setting declared with add_config_value."""
+page, the shared file or a new ENV_VERSION every page. A setting declared with add_config_value. And a
+transform's result on a page written for it (PyTorch API links)."""
 
 import dataclasses
 import io
@@ -12,6 +13,7 @@ import sys
 import time
 
 import pytest
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
@@ -135,3 +137,21 @@ def test_book_publish_fails_a_build_whose_records_do_not_verify_the_book(tmp_pat
     complaint = "book_publish is set (BOOK_PUBLISH), but the records do not verify the book"
     assert (complaint in warnings.getvalue()) == publish, \
         f"book_publish={publish}, no record: the build {'did not fail' if publish else 'failed'}"
+
+
+def test_inline_code_naming_a_pytorch_api_links_to_its_reference_page(tmp_path):
+    (tmp_path / "conf.py").write_text('extensions = ["myst_parser", "book_extensions.api_links"]\n')
+    (tmp_path / "index.md").write_text(
+        "# APIs\n\n`torch.no_grad()`, `nn.Linear(1024, 1024)`, `Tensor.detach()`, `optimizer.step()`; not "
+        "`loss.backward()` (a variable's method), `torch.no_such_api()`, a code block or code already linked: "
+        "[`torch.enable_grad()`](https://example.org/own).\n\n```python\ntorch.no_grad()\n```\n")
+    doctree = build(tmp_path, language="en").env.get_doctree("index")
+    reference = "https://docs.pytorch.org/docs/stable/"
+    links = {link.astext(): (link["refuri"], link.get("reftitle")) for link in doctree.findall(nodes.reference)}
+    assert links == {
+        "torch.no_grad()": (f"{reference}generated/torch.no_grad.html", "PyTorch reference"),
+        "nn.Linear(1024, 1024)": (f"{reference}generated/torch.nn.Linear.html", "PyTorch reference"),
+        "Tensor.detach()": (f"{reference}generated/torch.Tensor.detach.html", "PyTorch reference"),
+        "optimizer.step()": (f"{reference}generated/torch.optim.Optimizer.step.html", "PyTorch reference"),
+        "torch.enable_grad()": ("https://example.org/own", None),
+    }, links

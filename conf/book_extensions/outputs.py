@@ -6,7 +6,7 @@ a run of two or more spaces after its first character (columns; not after a full
 message separates sentences), starts with four spaces, or opens a matrix (``tensor([[``). Any other
 line is a message: its token's class ends in ``-Message``, which book.css lets wrap.
 
-Sphinx: ``add_lexer``. Tests: none reads the tokens yet.
+Sphinx: ``add_lexer``. Tests: tests/test_output_lexer.py.
 """
 
 from __future__ import annotations
