@@ -36,9 +36,11 @@ SNIPPETS = {
     "divides-by-zero.py": "import math\n\nratio = math.pi / 0\nprint(ratio)\n",
     "hangs.py": "import time\n\nprint('started')\nwhile True:\n    time.sleep(0.1)\n",
     "floods.py": "while True:\n    print('x' * 80)\n",
-    # a child that outlives the run and holds its output pipe: what a hung DDP worker does
+    # a child that outlives the run and holds its output pipe (as a hung DDP worker would), the run hanging or not
     "leaves-a-child.py": "import os\nimport time\n\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n"
                          "print('parent waits')\nwhile True:\n    time.sleep(0.1)\n",
+    "leaves-a-child-and-ends.py": "import os\nimport time\n\nif os.fork() == 0:\n    time.sleep(60)\n"
+                                  "    os._exit(0)\nprint('parent done')\n",
 }
 TIMEOUT_SECONDS = 3  # the scratch builds' per-snippet limit; the book's is limits.TIMEOUT_SECONDS
 SHORT_LIMIT = ("-D", f"nb_execution_timeout={TIMEOUT_SECONDS}")
@@ -156,6 +158,10 @@ def test_a_snapshot_run_that_leaves_a_child_holding_its_output_still_stops(scrat
     with pytest.raises(limits.TooSlow, match=r"demo/leaves-a-child.py was still running after 2 s"):
         run_snippet(scratch / "snippets" / "demo" / "leaves-a-child.py", launch)
     assert time.monotonic() - start < 20
+    monkeypatch.setattr(limits, "TIMEOUT_SECONDS", 10)
+    start = time.monotonic()
+    run = run_snippet(scratch / "snippets" / "demo" / "leaves-a-child-and-ends.py", launch)
+    assert (run.returncode, run.output, time.monotonic() - start < 5) == (0, "parent done\n", True), run
 
 
 def test_sybil_names_the_snippet_line_of_an_unexpected_error(scratch):

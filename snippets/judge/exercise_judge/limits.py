@@ -86,7 +86,8 @@ def in_process(name: str) -> Iterator[None]:
 
 def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[], bool]] = None,
           startup: float = 0) -> tuple[str, Optional[str]]:
-    """What `process` printed (stdout, stderr merged in) until it ended, and why it was killed: None,
+    """What `process` printed (stdout, stderr merged in) until it ended (a second more while a child it
+    left behind holds the pipe; that child's later output is not read), and why it was killed: None,
     "timeout" `seconds` (TIMEOUT_SECONDS) after `began()` first held (after now without `began`),
     "slow-start" if it did not hold within `startup` seconds, or "flood" past OUTPUT_LIMIT.
 
@@ -94,11 +95,14 @@ def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[],
     descriptor, unbuffered: a child the run left behind may hold the pipe open for ever, and closing
     `process.stdout` must not wait for that thread, nor the run's last words wait for a full buffer."""
     chunks: list[bytes] = []
-    descriptor = os.dup(process.stdout.fileno())
+    descriptor, done = os.dup(process.stdout.fileno()), threading.Event()
 
-    def read() -> None:
+    def read() -> None:  # up to the output limit, and not after watch returned: a left-behind child is not drained
         try:
-            while chunk := os.read(descriptor, 65536):
+            while not done.is_set() and sum(map(len, chunks)) <= 4 * OUTPUT_LIMIT:  # bytes: a character takes up to four
+                chunk = os.read(descriptor, 65536)
+                if not chunk:
+                    break
                 chunks.append(chunk)
         finally:
             os.close(descriptor)
@@ -106,16 +110,20 @@ def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[],
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     launched = time.monotonic()
-    started, stopped = (None if began else launched), None
+    started, stopped, ended = (None if began else launched), None, None
     while reader.is_alive() or process.poll() is None:
         now = time.monotonic()
+        if process.poll() is not None:  # it ended; a child it left behind may hold the pipe: a second, then go
+            ended = ended or now
+            if now - ended > 1:
+                break
         if started is None and began():
             started = now
         if started is None and now - launched > startup:
             stopped = "slow-start"
         elif started is not None and now - started > (seconds or TIMEOUT_SECONDS):
             stopped = "timeout"
-        elif sum(map(len, chunks)) > 4 * OUTPUT_LIMIT:  # bytes: a character takes up to four
+        elif sum(map(len, chunks)) > 4 * OUTPUT_LIMIT:
             stopped = "flood"
         if stopped:
             process.kill()
@@ -125,8 +133,10 @@ def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[],
         else:
             time.sleep(0.01)
     process.wait()
-    reader.join(1)  # what a killed run wrote last; a child it left behind may hold the pipe open
+    if stopped:
+        reader.join(1)  # what a killed run wrote last; a child it left behind may hold the pipe open
+    done.set()
     # as a text pipe reads it: the stream's encoding, and universal newlines
-    output = b"".join(chunks).decode(getattr(process.stdout, "encoding", None) or "utf-8", errors="replace")
+    output = b"".join(list(chunks)).decode(getattr(process.stdout, "encoding", None) or "utf-8", errors="replace")
     output = output.replace("\r\n", "\n").replace("\r", "\n")
     return output, stopped or ("flood" if len(output) > OUTPUT_LIMIT else None)
