@@ -65,8 +65,6 @@ module.exports = {
         chromeFlags,
         onlyCategories: ["performance", ...judged],
         disableFullPageScreenshot: true, // no budget reads it
-        // weight 0 in performance and judged nowhere; its gatherer leaves the page and comes back
-        skipAudits: ["bf-cache"],
         throttling: { cpuSlowdownMultiplier: Number(process.env.BOOK_CPU_SLOWDOWN) },
         // GitHub Pages answers gzip whatever the browser offers; lhci's server would answer brotli.
         extraHeaders: { "Accept-Encoding": "gzip" },
