@@ -60,7 +60,8 @@ def setup(app):
     from book_extensions import pages
 
     register_catalogs(app)
-    pages.every_page_depends_on(app, *(LOCALES / app.config.language / "LC_MESSAGES").glob("*.po"))
+    # Every language's: a page's language switch speaks the other one (languages.in_language).
+    pages.every_page_depends_on(app, *LOCALES.glob("*/LC_MESSAGES/*.po"))
     app.connect("build-finished", replace_hard_coded)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": ENV_VERSION}
