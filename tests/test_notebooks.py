@@ -232,7 +232,7 @@ def test_the_download_menu_offers_the_notebook(site, language, name, page):
     notebook = Path(name).with_suffix(notebooks.SUFFIX).name
     assert notebook in hrefs, f"{language}/{name}: the download menu links {hrefs}"
     assert hrefs.index(notebook) == hrefs.index(f"_sources/{Path(name).with_suffix('.md')}") + 1, hrefs
-    tooltip = {"zh": "下载本章的 Jupyter 笔记本（可运行）", "en": "Download this chapter as a Jupyter notebook you can run"}[language]
+    tooltip = notebooks.STRINGS[pages.LANGUAGES[language]]["download"]
     assert f'title="{tooltip}"' in menu.group(1), f"{language}/{name}: the notebook's entry is not labelled {tooltip!r}"
 
 

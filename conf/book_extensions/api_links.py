@@ -17,7 +17,7 @@ from sphinx.transforms import SphinxTransform
 
 from book_extensions import ENV_VERSION
 from book_extensions import pages
-from book_extensions.languages import _
+from book_extensions.languages import text
 
 REFERENCE = "https://docs.pytorch.org/docs/stable/"
 CALL = re.compile(r"^(?P<name>[A-Za-z_][\w.]*?)(?:\(.*\))?$")
@@ -47,7 +47,7 @@ class LinkPytorchNames(SphinxTransform):
             match = CALL.match(literal.astext().strip())
             url = urls.get(match["name"]) if match else None
             if url:
-                link = nodes.reference("", "", refuri=url, classes=["pytorch-api"], reftitle=_("PyTorch reference"))
+                link = nodes.reference("", "", refuri=url, classes=["pytorch-api"], reftitle=text(self.env, "api-link-title"))
                 literal.replace_self(link)
                 link += literal
 

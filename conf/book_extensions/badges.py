@@ -11,11 +11,11 @@ from datetime import datetime, timezone
 
 from docutils import nodes
 from myst_nb.sphinx_ import NbMetadataCollector
-from sphinx.locale import get_translator
 
 import book_settings
 from book_extensions import ENV_VERSION
 from book_extensions import pages
+from book_extensions.languages import text
 
 
 def add_badge(app, doctree):
@@ -24,11 +24,9 @@ def add_badge(app, doctree):
         return
     cells = len(pages.page_of(app.env).code_cells)
     ran = datetime.fromtimestamp(data["mtime"], tz=timezone.utc)
-    line = get_translator("book").ngettext(
-        "Executed with torch {torch} on {date}: {cells} snippet, {seconds:.1f} s",
-        "Executed with torch {torch} on {date}: {cells} snippets, {seconds:.1f} s", cells).format(
-        torch=app.config.book_torch, date=f"{ran:%Y-%m-%d %H:%M} UTC", cells=cells,
-        seconds=data.get("runtime") or 0.0)
+    line = text(app.env, "badge").format(
+        torch=app.config.book_torch, date=f"{ran:%Y-%m-%d %H:%M} UTC",
+        cells=cells, plural="" if cells == 1 else "s", seconds=data.get("runtime") or 0.0)  # zh has no plural
     badge = nodes.paragraph("", line, classes=["execution-badge"])
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is not None:

@@ -25,7 +25,7 @@ import book_settings
 from book_extensions import ENV_VERSION
 from book_extensions import pages
 from book_extensions.glossary import NOT_CHAPTERS
-from book_extensions.languages import _
+from book_extensions.languages import text
 
 # Reading speeds for technical text: Chinese characters, English words, lines of code.
 CHARACTERS_PER_MINUTE = 300
@@ -37,15 +37,22 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 
 class Callout(SphinxDirective):
-    """pitfall, stop-here: an admonition of that class, titled in the page's language."""
-
     has_content = True
+    css_class = ""
 
     def run(self):
-        node = nodes.admonition(classes=["admonition", self.name])
-        node += nodes.title(text={"pitfall": _("Pitfall"), "stop-here": _("You can stop here")}[self.name])
+        node = nodes.admonition(classes=["admonition", self.css_class])
+        node += nodes.title(text=text(self.env, self.name))
         self.state.nested_parse(self.content, self.content_offset, node)
         return [node]
+
+
+class Pitfall(Callout):
+    css_class = "pitfall"
+
+
+class StopHere(Callout):
+    css_class = "stop-here"
 
 
 class OftenSaid(SphinxDirective):
@@ -60,9 +67,9 @@ class OftenSaid(SphinxDirective):
             raise self.error("often-said needs the claim (first paragraph) and what was measured (the rest)")
         claim, *measured = body.children
         node = nodes.admonition(classes=["admonition", "often-said"], ids=[f"often-said-{self.arguments[0]}"])
-        node += nodes.title(text=_("Often said"))
+        node += nodes.title(text=text(self.env, "often-said"))
         node += nodes.container("", claim, classes=["claim"])
-        node += nodes.rubric(text=_("Measured"))
+        node += nodes.rubric(text=text(self.env, "measured"))
         node += nodes.container("", *measured, classes=["measurement"])
         return [node]
 
@@ -82,8 +89,7 @@ def reading_time(page: pages.Page, language: str) -> tuple[int, int, int]:
 class ReadingTime(SphinxRole):
     def run(self):
         minutes, units, code = reading_time(pages.page_of(self.env), self.env.config.language)
-        line = _("About {minutes} min to read ({prose} words of prose, {code} lines of code)").format(
-            minutes=minutes, prose=units, code=code)
+        line = text(self.env, "reading-time").format(minutes=minutes, prose=units, code=code)
         return [nodes.inline(line, line, classes=["reading-time"])], []
 
 
@@ -103,7 +109,7 @@ class ChapterTimes(SphinxDirective):
 def fill_chapter_times(app, doctree, docname):
     """Each chapter the page's toctrees include (the appendix pages are no chapters), linked, with its
     reading time, and the total."""
-    env = app.env
+    env, say = app.env, lambda key, **kw: text(app.env, key).format(**kw)
     for placeholder in list(doctree.findall(chapter_times)):
         rows, total = [], 0
         for number, chapter in enumerate((d for d in env.toctree_includes.get(docname, []) if d not in NOT_CHAPTERS),
@@ -112,10 +118,10 @@ def fill_chapter_times(app, doctree, docname):
             total += minutes
             link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, chapter))
             link += env.titles[chapter].deepcopy().children
-            rows.append([str(number), nodes.paragraph("", "", link), _("about {minutes} min").format(minutes=minutes)])
-        hours = _("about {hours} hours ({minutes} min)").format(hours=f"{total / 60:.1f}", minutes=total)
-        rows.append(["", nodes.strong(text=_("Total")), nodes.strong(text=hours)])
-        placeholder.replace_self(_table(["", _("Chapter"), _("Reading time")], rows, ["chapter-times"]))
+            rows.append([str(number), nodes.paragraph("", "", link), say("minutes", minutes=minutes)])
+        rows.append(["", nodes.strong(text=say("total")), nodes.strong(text=say("hours", hours=f"{total / 60:.1f}",
+                                                                                  minutes=total))])
+        placeholder.replace_self(_table(["", say("col-chapter"), say("col-reading-time")], rows, ["chapter-times"]))
 
 
 def _table(header: list[str], rows: list[list], classes: list[str]) -> nodes.table:
@@ -135,8 +141,8 @@ def _table(header: list[str], rows: list[list], classes: list[str]) -> nodes.tab
 
 
 def setup(app):
-    app.add_directive("pitfall", Callout)
-    app.add_directive("stop-here", Callout)
+    app.add_directive("pitfall", Pitfall)
+    app.add_directive("stop-here", StopHere)
     app.add_directive("often-said", OftenSaid)
     app.add_role("reading-time", ReadingTime())
     app.add_node(chapter_times)

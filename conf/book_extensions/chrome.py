@@ -1,10 +1,9 @@
-"""The catalogs of interface words in the page's language, the themes' and the book's.
+"""The themes' own interface words in the page's language.
 
 - conf/locales/<language>/LC_MESSAGES/sphinx.po: words the themes translate through Sphinx's catalog
   (conf.py's ``locale_dirs`` comes before the themes' catalogs).
-- <domain>.po beside it, for a theme's own domain (booktheme) and the book's (book, see
-  ``languages``): compiled and registered in setup(), which conf.py runs before the theme's, so that
-  ours is consulted first.
+- <domain>.po beside it, for a theme's own domain (booktheme): compiled and registered in setup(),
+  which conf.py runs before the theme's, so that ours is consulted first.
 - ``HARD_CODED``: words the themes' templates hard-code (aria labels, tooltips), replaced in the
   written pages on ``build-finished``; a copied template would pin the theme's layout for four words.
 
@@ -32,16 +31,13 @@ HARD_CODED = {
 
 
 def register_catalogs(app) -> None:
-    domains = {"book"}  # in every language: the en build, without a catalog, shows the msgid as a str
     for po in sorted((LOCALES / app.config.language / "LC_MESSAGES").glob("*.po")):
         if po.stem == "sphinx":
             continue  # compiled and loaded by Sphinx itself, from locale_dirs
         catalog = CatalogInfo(str(po.parent), po.stem, "utf-8")
         if catalog.is_outdated():
             catalog.write_mo(app.config.language)
-        domains.add(po.stem)
-    for domain in sorted(domains):
-        app.add_message_catalog(domain, str(LOCALES))
+        app.add_message_catalog(po.stem, str(LOCALES))
 
 
 def replace_hard_coded(app, exception) -> None:
@@ -60,8 +56,7 @@ def setup(app):
     from book_extensions import pages
 
     register_catalogs(app)
-    # Every language's: a page's language switch speaks the other one (languages.in_language).
-    pages.every_page_depends_on(app, *LOCALES.glob("*/LC_MESSAGES/*.po"))
+    pages.every_page_depends_on(app, *(LOCALES / app.config.language / "LC_MESSAGES").glob("*.po"))
     app.connect("build-finished", replace_hard_coded)
     return {"parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": ENV_VERSION}

@@ -30,7 +30,7 @@ from book_extensions import ENV_VERSION
 import book_settings
 from book_extensions import pages
 from book_extensions import rereads
-from book_extensions.languages import _
+from book_extensions.languages import text
 
 logger = logging.getLogger(__name__)
 
@@ -133,16 +133,16 @@ class ClaimRole(SphinxRole):
                          f"with asserts in snippets/{chapter}/{pages.CLAIMS_FILE}", location=self.get_location(),
                          type="claim", subtype="missing")
             return [], []
+        say = lambda key, **kw: text(self.env, key).format(**kw)  # noqa: E731
         versions = passed_on(check, source)
         count = self.env.temp_data["claim_marks"] = self.env.temp_data.get("claim_marks", 0) + 1
         node = claim_mark(
             target=f"claim-{count}",
-            label=_("This sentence is checked: show the check"),
-            title=_("Check {check} (in the chapter's claims.py under snippets/)").format(check=check),
+            label=say("claim-label"),
+            title=say("claim-title", check=check),
             sentence=check_sentence(source, check.partition("/")[2]),
-            close=_("Close"),
-            versions=_("Passed on torch {versions} (from the test records)").format(versions=", ".join(versions))
-            if versions else _("No test record yet shows this code of the check passing"),
+            close=say("claim-close"),
+            versions=say("claim-passed", versions=", ".join(versions)) if versions else say("claim-not-run"),
             code=source,
         )
         return [node], []

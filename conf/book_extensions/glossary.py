@@ -25,7 +25,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from book_extensions import ENV_VERSION
 from book_extensions import pages
-from book_extensions.languages import _, tree_and_other
+from book_extensions.languages import text, tree_and_other
 
 GLOSSARY = pages.DOCS / "glossary.toml"
 NOT_CHAPTERS = {"index", "glossary", "verification"}
@@ -90,7 +90,7 @@ class BookGlossary(SphinxDirective):
             uses = sorted(((count_uses(t, spellings(term, tree), tree), d) for d, t in chapters.items()),
                           reverse=True)
             links = nodes.paragraph(classes=["glossary-uses"])
-            links += nodes.strong(text=_("Used in:"))
+            links += nodes.strong(text=text(self.env, "glossary-used-in"))
             for i, (count, docname) in enumerate(u for u in uses if u[0]):
                 links += nodes.Text(" · " if i else " ")
                 ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}",
@@ -102,7 +102,7 @@ class BookGlossary(SphinxDirective):
             body += links
             if term.get(f"{tree}_avoid"):
                 avoid = nodes.paragraph(classes=["glossary-avoid"])
-                avoid += nodes.strong(text=_("Not used in this book:"))
+                avoid += nodes.strong(text=text(self.env, "glossary-avoid"))
                 avoid += nodes.Text(" " + "、".join(term[f"{tree}_avoid"]) if tree == "zh"
                                     else " " + ", ".join(term[f"{tree}_avoid"]))
                 body += avoid

@@ -40,7 +40,6 @@ import book_settings
 from book_extensions import ENV_VERSION
 from book_extensions import pages
 from book_extensions.claims import all_checks
-from book_extensions.languages import _
 from book_extensions.stand_ins import HELPER_MODULE, HELPERS, helper_imports, stand_in_code
 from book_extensions.snippet_cells import rendered_code_cells
 
@@ -50,6 +49,38 @@ SUFFIX = ".ipynb"
 STAND_IN_CELL_ID = "measured-stand-ins"  # the tests find the stand-in cell by this id
 METADATA_KEY = "autograd_measured"  # the notebook's own metadata: its page, language and torch
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+STRINGS = {
+    "zh_CN": {
+        "download": "下载本章的 Jupyter 笔记本（可运行）",
+        "and": "、",
+        "about": (
+            "本笔记本就是网页[{title}]({url})：正文、按顺序排列的全部代码片段，以及本书构建时用 torch {torch} "
+            "实际运行记录下来的输出。只需安装 `torch` 和 `matplotlib`，在 Jupyter 里从上到下运行即可，"
+            "不需要本书的代码仓库。"),
+        "stand-ins": (
+            "本章的代码片段从本书的辅助模块 `{module}` 导入 {names}。下面这个单元格代替这个模块："
+            "除 `glue` 外都是 `{helpers}` 里的原样代码；`glue` 在书中把数值交给正文显示，这里只把数值存进"
+            "字典 `glued`（正文里的数值就是构建时记录的值）。这个单元格把它们注册为模块 `{module}`，"
+            "所以下面的代码片段与网页上的一字不差。"),
+    },
+    "en": {
+        "download": "Download this chapter as a Jupyter notebook you can run",
+        "and": ", ",
+        "about": (
+            "This notebook is the page [{title}]({url}): its prose, every snippet in order, and the "
+            "outputs the book's build recorded when it ran them with torch {torch}. It runs top to "
+            "bottom in Jupyter with only `torch` and `matplotlib` installed; the book's repository "
+            "is not needed."),
+        "stand-ins": (
+            "This chapter's snippets import {names} from the book's helper module `{module}`. The "
+            "next cell stands in for that module: the code of `{helpers}` as it is, except `glue`, "
+            "which in the book hands a value to the prose and here only keeps it in the dict "
+            "`glued` (the numbers in the prose are the ones the build recorded). The cell registers "
+            "them as the module `{module}`, so the snippets below are exactly the page's."),
+    },
+}
+
 
 # Markdown's inline punctuation, escaped wherever it stands in text; `_` only at a word's edge
 # (inside a word it never starts emphasis); `$`, since Jupyter renders $…$ as mathematics.
@@ -311,7 +342,7 @@ def recorded_code_cells(app, docname: str) -> list[nbformat.NotebookNode]:
     from jupyter_cache import get_cache
 
     staged = nbformat.read(Path(app.outdir).parent / OUTPUT_FOLDER / f"{docname}.ipynb", as_version=4)
-    executed = get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(staged)[1]
+    _, executed = get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(staged)
     cells = [copy.deepcopy(cell) for cell in executed.cells if cell.cell_type == "code"]
     for cell in cells:
         extract_glue_data_cell(cell)  # drops what glue(display=False) published: the page does not show it
@@ -338,6 +369,7 @@ def make_notebook(app, doctree: nodes.document, docname: str) -> nbformat.Notebo
         raise NoMarkdownForm(doctree, f"{len(page.code_cells)} code cells in the page, {len(rendered)} rendered and "
                                       f"{len(recorded)} recorded: they cannot be matched")
     writer = MarkdownWriter(app, docname)
+    strings = STRINGS[app.config.language]
     url = writer.site_url(posixpath.basename(docname) + ".html")
     names = sorted({name for cell in page.code_cells for name in helper_imports(cell.snippet)})
     cells: list[nbformat.NotebookNode] = []
@@ -352,19 +384,11 @@ def make_notebook(app, doctree: nodes.document, docname: str) -> nbformat.Notebo
     def introduce():
         """Before the first snippet: what the notebook is, and the cell that stands in for the helpers."""
         end_prose()
-        prose.append(_(
-            "This notebook is the page [{title}]({url}): its prose, every snippet in order, and the outputs the "
-            "book's build recorded when it ran them with torch {torch}. It runs top to bottom in Jupyter with only "
-            "`torch` and `matplotlib` installed; the book's repository is not needed.").format(
-            title=escape(_title(doctree)), url=url, torch=app.config.book_torch))
+        prose.append(strings["about"].format(title=escape(_title(doctree)), url=url,
+                                             torch=app.config.book_torch))
         if names:
-            prose.append(_(
-                "This chapter's snippets import {names} from the book's helper module `{module}`. The next cell "
-                "stands in for that module: the code of `{helpers}` as it is, except `glue`, which in the book hands "
-                "a value to the prose and here only keeps it in the dict `glued` (the numbers in the prose are the "
-                "ones the build recorded). The cell registers them as the module `{module}`, so the snippets below "
-                "are exactly the page's.").format(module=HELPER_MODULE, helpers=pages.relative(HELPERS),
-                                                  names=_(", ").join(f"`{name}`" for name in names)))
+            prose.append(strings["stand-ins"].format(module=HELPER_MODULE, helpers=pages.relative(HELPERS),
+                                                     names=strings["and"].join(f"`{name}`" for name in names)))
         end_prose()
         if names:
             cells.append(nbformat.v4.new_code_cell(stand_in_code(names), id=STAND_IN_CELL_ID))
@@ -444,7 +468,7 @@ def offer_download(app, pagename, templatename, context, doctree):
                      type="notebook", subtype="download")
         return
     entry = {"type": "link", "url": posixpath.basename(pagename) + SUFFIX, "text": SUFFIX,
-             "tooltip": _("Download this chapter as a Jupyter notebook you can run"), "icon": "fas fa-code",
+             "tooltip": STRINGS[app.config.language]["download"], "icon": "fas fa-code",
              "label": "download-notebook-button"}
     after = next((n for n, button in enumerate(menu["buttons"]) if button.get("label") == "download-source-button"),
                  len(menu["buttons"]) - 1)

@@ -32,7 +32,7 @@ from sphinx.errors import ConfigError
 
 import book_settings
 from book_extensions import ENV_VERSION
-from book_extensions.languages import hreflang, tree_and_other
+from book_extensions.languages import STRINGS, tree_and_other
 from book_extensions.twins import url_in_tree
 
 PROMISE = "book-promise"  # marks the promise's paragraph in the doctree (not written to the HTML)
@@ -87,7 +87,7 @@ def description(app, doctree) -> str | None:
 def alternates(app, pagename: str) -> dict[str, str]:
     """{hreflang: absolute URL} of the page in each language, then x-default (module docstring)."""
     here = urljoin(app.config.html_baseurl, app.builder.get_target_uri(pagename))
-    urls = {hreflang(code): urljoin(here, url_in_tree(pagename, tree))
+    urls = {STRINGS[code]["hreflang"]: urljoin(here, url_in_tree(pagename, tree))
             for tree, code in book_settings.LANGUAGES.items()}
     return {**urls, "x-default": next(iter(urls.values()))}  # LANGUAGES is in the book's order: Chinese first
 

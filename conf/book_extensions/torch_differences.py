@@ -29,7 +29,7 @@ from book_extensions import pages
 from book_extensions import rereads
 from book_extensions import snapshots
 from book_extensions.snippet_cells import rendered_code_cells
-from book_extensions.languages import _
+from book_extensions.languages import text
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +72,7 @@ class CellDifferences(SphinxTransform):
         for node in rendered_code_cells(self.document):
             rendered.setdefault(node["cell_metadata"].get("load"), []).append(node)
         this_torch = snapshots.compared_torch()
+        say = lambda key, **kw: text(self.env, key).format(**kw)  # noqa: E731
         seen: dict[str, int] = {}
         for cell in _page(self.env).code_cells:
             if not cell.snippet or not cell.snippet.is_file():
@@ -88,11 +89,9 @@ class CellDifferences(SphinxTransform):
                 continue
             for versions, diff in found:
                 snapshot = snapshots.expected_snapshot(cell.snippet, versions[0])
-                block = torch_difference(summary=_("Differs on torch {versions}").format(versions=_versions(versions)))
-                block += nodes.paragraph("", _(
-                    "Lines starting with − are what torch {this} printed above; lines starting with + are what "
-                    "torch {versions} prints instead (from the reviewed snapshot {snapshot}).").format(
-                    this=this_torch, versions=_versions(versions), snapshot=pages.relative(snapshot)))
+                block = torch_difference(summary=say("differs-summary", versions=_versions(versions)))
+                block += nodes.paragraph("", say("differs-explained", this=this_torch, versions=_versions(versions),
+                                                 snapshot=pages.relative(snapshot)))
                 diff_text = "\n".join(diff)
                 block += nodes.literal_block(diff_text, diff_text, language="book-output-diff")
                 containers[nth] += block
@@ -119,7 +118,7 @@ class PasteTextWithVersions(PasteTextRole):
                 if shown != pasted[0].astext():  # a difference the format hides is no difference
                     differing.setdefault(shown, []).append(torch)
         for shown, versions in differing.items():
-            note = _(" (torch {versions}: {value})").format(versions=_versions(versions), value=shown)
+            note = text(env, "glue-differs").format(versions=_versions(versions), value=shown)
             pasted.append(nodes.inline(note, note, classes=["torch-glue-difference"]))
         return pasted, messages
 

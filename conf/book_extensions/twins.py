@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from sphinx.util import logging
 
-import book_settings
 from book_extensions import ENV_VERSION, pages
-from book_extensions.languages import hreflang, in_language, tree_and_other
+from book_extensions.languages import STRINGS, tree_and_other
 
 logger = logging.getLogger(__name__)
 
@@ -36,12 +35,11 @@ def url_in_tree(pagename: str, tree: str, target: str | None = None) -> str:
 
 def link_twin(app, pagename, templatename, context, doctree):
     other_tree = tree_and_other(app.config.language)[1]
-    other = book_settings.LANGUAGES[other_tree]
+    other = next(strings for code, strings in STRINGS.items() if code != app.config.language)
     has_twin = pagename in GENERATED_PAGES or (pages.DOCS / other_tree / f"{pagename}.md").is_file()
     context["language_switch"] = {"url": url_in_tree(pagename, other_tree, None if has_twin else "index"),
-                                  "label": in_language("English", other),
-                                  "title": in_language("This page in English", other),
-                                  "hreflang": hreflang(other)}
+                                  "label": other["switch-label"], "title": other["switch-title"],
+                                  "hreflang": other["hreflang"]}
 
 
 def setup(app):

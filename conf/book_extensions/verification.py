@@ -31,7 +31,7 @@ from book_extensions import pages
 from book_extensions import rereads
 from book_extensions.claims import all_checks, check_hash
 from book_extensions import snapshots
-from book_extensions.languages import _
+from book_extensions.languages import text
 from book_extensions.torch_differences import torch_difference
 
 logger = logging.getLogger(__name__)
@@ -97,8 +97,11 @@ class Findings(SphinxDirective):
                          for torch, record in records.items()}
         return snippets, records, statuses, checks, passed_checks
 
+    def say(self, key, **kw) -> str:
+        return text(self.env, key).format(**kw)
+
     @staticmethod
-    def _verdict(statuses, passed_checks, total_checks) -> tuple[str, bool]:
+    def _verdict(statuses, passed_checks, total_checks, say) -> tuple[str, bool]:
         """One sentence, and whether it is the full verdict: every supported torch ran every snippet
         and check; or what did not hold."""
         versions = book_settings.TORCH_VERSIONS
@@ -106,24 +109,20 @@ class Findings(SphinxDirective):
         for torch in versions:
             found = list(statuses[torch].values())
             if "no-record" in found:
-                problems.append(_("torch {torch} has no test record").format(torch=torch))
+                problems.append(say("verdict-no-record", torch=torch))
                 continue
             bad = {status: found.count(status) for status in STATUSES if status not in ("same", "reviewed")
                    and found.count(status)}
             if bad:
-                problems.append(_("torch {torch} has {what}").format(torch=torch, what=", ".join(
-                    f"{count} {status_label(status)}" for status, count in bad.items())))
+                problems.append(say("verdict-snippets", torch=torch, what=", ".join(
+                    f"{count} {say('status-' + status)}" for status, count in bad.items())))
             if passed_checks.get(torch, 0) != total_checks:
-                problems.append(_("torch {torch} passed {passed} of {total} checks").format(
-                    torch=torch, passed=passed_checks.get(torch, 0), total=total_checks))
+                problems.append(say("verdict-checks", torch=torch, passed=passed_checks.get(torch, 0), total=total_checks))
         if problems:
-            return _("Verdict: not verified in full yet: {problems}.").format(problems="; ".join(problems)), False
+            return say("verdict-open", problems="; ".join(problems)), False
         reviewed = sum(any(statuses[torch][name] == "reviewed" for torch in versions) for name in statuses[versions[0]])
-        return _("Verdict: on all {count} supported torch versions ({versions}), all {checks} checks of the prose "
-                 "passed and all {snippets} snippets printed their reviewed output; {reviewed} of them print "
-                 "something else on some version, and each of those differences is reviewed (below).").format(
-            count=len(versions), versions=", ".join(versions), checks=total_checks,
-            snippets=len(statuses[versions[0]]), reviewed=reviewed), True
+        return say("verdict-all", count=len(versions), versions=", ".join(versions), checks=total_checks,
+                   snippets=len(statuses[versions[0]]), reviewed=reviewed), True
 
     @staticmethod
     def _status(record, name, sha, torch) -> str:
@@ -146,7 +145,7 @@ class VerificationVerdict(Findings):
 
     def run(self):
         snippets, records, statuses, checks, passed_checks = self.findings()
-        sentence, verified = self._verdict(statuses, passed_checks, len(checks))
+        sentence, verified = self._verdict(statuses, passed_checks, len(checks), self.say)
         if not verified and self.config.book_publish:
             # A site for readers: a partial record would make most ✓ say "no test record yet".
             logger.error(f"book_publish is set ({book_settings.PUBLISH_ENV}), but the records do not verify the book: "
@@ -157,22 +156,22 @@ class VerificationVerdict(Findings):
 
 class VerificationReport(Findings):
     def run(self):
+        say = self.say
         versions, default = book_settings.TORCH_VERSIONS, book_settings.DEFAULT_TORCH
         snippets, records, statuses, checks, passed_checks = self.findings()
-        this_build = _("This build: torch {torch}, Python {python}, Sphinx {sphinx}, myst-nb {myst_nb}, {date}.").format(
-            torch=self.config.book_torch, python=platform.python_version(), sphinx=version("sphinx"),
-            myst_nb=version("myst-nb"), date=f"{build_time():%Y-%m-%d %H:%M} UTC")
+        this_build = say("report-this-build", torch=self.config.book_torch, python=platform.python_version(),
+                         sphinx=version("sphinx"), myst_nb=version("myst-nb"),
+                         date=f"{build_time():%Y-%m-%d %H:%M} UTC")
         summary = []
         for torch in versions:
             record = records.get(torch)
             if record is None:
-                summary.append([torch, _("no record: this version's tests have not run"), "", "", "", ""])
+                summary.append([torch, say("report-no-record"), "", "", "", ""])
                 continue
             found = list(statuses[torch].values())
-            counts = ", ".join(f"{found.count(s)} {status_label(s)}" for s in STATUSES if found.count(s))
-            counts += "; " + _("{passed} of the prose's {total} checks passed").format(
-                passed=passed_checks[torch], total=len(checks))
-            summary.append([torch + (_(" (default)") if torch == default else ""),
+            counts = ", ".join(f"{found.count(s)} {say('status-' + s)}" for s in STATUSES if found.count(s))
+            counts += "; " + say("report-claims", passed=passed_checks[torch], total=len(checks))
+            summary.append([torch + (say("report-default") if torch == default else ""),
                             _when(record.get("last_passed")), _when(record["updated"]), record["python"],
                             f"Sphinx {record['sphinx']}, myst-nb {record['myst_nb']}", counts])
         differing, same = [], []
@@ -180,7 +179,7 @@ class VerificationReport(Findings):
             row = [name.removeprefix("snippets/")]
             for torch in versions:
                 status = statuses[torch][name]
-                label = status_label(status)
+                label = say("status-" + status)
                 if status == "reviewed":
                     cell = nodes.paragraph()
                     cell += nodes.reference("", label, refid=_diff_id(name, torch), internal=True)
@@ -188,49 +187,37 @@ class VerificationReport(Findings):
                 else:
                     row.append(label)
             (same if all(statuses[torch][name] == "same" for torch in versions) else differing).append(row)
-        header = [_("snippet"), *[f"torch {v}" for v in versions]]
-        folded = torch_difference(summary=_("The other {count} snippets print on every version what torch {default} "
-                                            "prints (unfold to see them)").format(count=len(same), default=default),
+        header = [say("col-snippet"), *[f"torch {v}" for v in versions]]
+        folded = torch_difference(summary=say("report-same-folded", count=len(same), default=default),
                                   classes=["verification-same"])  # not a difference: the rows that have none
         folded += _table(header, same, ["verification-grid"])
         return [
             nodes.paragraph("", this_build),
-            _table(["torch", _("last passed in full"), _("record updated"), "Python", _("tools"), _("result")],
-                   summary, ["verification-summary"]),
-            nodes.paragraph("", _(
-                "Each cell is what that version's output was found to be against the reviewed snapshots. The default, "
-                "torch {default}, owns the shared snapshot; another version has its own only where it really prints "
-                "something else: follow “differs, reviewed” to the difference.").format(default=default)),
+            _table([say("col-torch"), say("col-passed"), say("col-updated"), "Python", say("col-tools"),
+                    say("col-result")], summary, ["verification-summary"]),
+            nodes.paragraph("", say("report-grid-explained", default=default)),
             *([_table(header, differing, ["verification-grid"])] if differing else []),
             *([folded] if same else []),
-            *self._reviewed_differences(snippets, default),
+            *self._reviewed_differences(snippets, default, say),
         ]
 
-    def _reviewed_differences(self, snippets, default) -> list[nodes.Node]:
+    def _reviewed_differences(self, snippets, default, say) -> list[nodes.Node]:
         """Each reviewed difference from the default torch's output, with the anchor the grid links to."""
         found = []
         for name in snippets:
             for versions, diff in snapshots.differences(pages.ROOT / name, default):
                 title = nodes.paragraph(ids=[_diff_id(name, torch) for torch in versions])
                 title += nodes.literal(text=name.removeprefix("snippets/"))
-                title += nodes.Text(_(": torch {default} → torch {versions}").format(
-                    default=default, versions=", ".join(versions)))
+                title += nodes.Text(say("report-diff-title", default=default, versions=", ".join(versions)))
                 diff_text = "\n".join(diff)
                 found += [title, nodes.literal_block(diff_text, diff_text, language="diff")]
         if not found:
-            return [nodes.paragraph("", _("Every supported version prints what the default, torch {default}, "
-                                          "prints.").format(default=default))]
-        return [nodes.paragraph("", _("Every reviewed difference from the default, torch {default} (− torch "
-                                      "{default}, + the other version):").format(default=default)), *found]
+            return [nodes.paragraph("", say("report-no-differences", default=default))]
+        return [nodes.paragraph("", say("report-differences", default=default)), *found]
 
 
 # In the order the summary counts them.
 STATUSES = ("same", "reviewed", "unreviewed", "failed", "stale", "missing")
-
-
-def status_label(status: str) -> str:
-    return {"same": _("same as default"), "reviewed": _("differs, reviewed"), "unreviewed": _("differs, not reviewed"),
-            "failed": _("failed"), "stale": _("stale"), "missing": _("missing"), "no-record": "—"}[status]
 
 
 @functools.cache
