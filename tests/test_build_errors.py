@@ -152,7 +152,7 @@ def test_a_snapshot_run_stops_a_snippet_that_hangs_or_floods(scratch, monkeypatc
         assert time.monotonic() - start < 20
 
 
-def test_a_snapshot_run_that_leaves_a_child_holding_its_output_still_stops(scratch, monkeypatch, launch):
+def test_a_child_left_holding_a_snapshot_runs_output_holds_up_neither_stop_nor_end(scratch, monkeypatch, launch):
     monkeypatch.setattr(limits, "TIMEOUT_SECONDS", 2)
     start = time.monotonic()
     with pytest.raises(limits.TooSlow, match=r"demo/leaves-a-child.py was still running after 2 s"):

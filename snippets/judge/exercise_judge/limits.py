@@ -96,10 +96,11 @@ def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[],
     `process.stdout` must not wait for that thread, nor the run's last words wait for a full buffer."""
     chunks: list[bytes] = []
     descriptor, done = os.dup(process.stdout.fileno()), threading.Event()
+    too_many_bytes = 4 * OUTPUT_LIMIT  # a character takes up to four: past this, surely past OUTPUT_LIMIT
 
     def read() -> None:  # up to the output limit, and not after watch returned: a left-behind child is not drained
         try:
-            while not done.is_set() and sum(map(len, chunks)) <= 4 * OUTPUT_LIMIT:  # bytes: a character takes up to four
+            while not done.is_set() and sum(map(len, chunks)) <= too_many_bytes:
                 chunk = os.read(descriptor, 65536)
                 if not chunk:
                     break
@@ -123,7 +124,7 @@ def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[],
             stopped = "slow-start"
         elif started is not None and now - started > (seconds or TIMEOUT_SECONDS):
             stopped = "timeout"
-        elif sum(map(len, chunks)) > 4 * OUTPUT_LIMIT:
+        elif sum(map(len, chunks)) > too_many_bytes:
             stopped = "flood"
         if stopped:
             process.kill()
