@@ -303,6 +303,13 @@ def docs(session: nox.Session, torch: str) -> None:
 
 
 @nox.session(venv_backend="none")
+@nox.parametrize("torch", TORCH_VERSIONS, ids=TORCH_IDS)
+def venv(session: nox.Session, torch: str) -> None:
+    """Fill .nox/torch-<v> from its lock, as every session that uses that torch does first."""
+    use_torch_env(session, torch)
+
+
+@nox.session(venv_backend="none")
 def preview(session: nox.Session) -> None:
     """Live preview for authors: nox -s preview [-- en] serves one language on 127.0.0.1:8000 and
     rebuilds it on every save of a page, snippet, helper or conf file (default torch, zh by default).
@@ -328,6 +335,15 @@ def tests(session: nox.Session, torch: str) -> None:
     """Run every page's code (Sybil), the snippet snapshots and the claim checks with this torch; with the
     default torch, also build the site (the one published) and run the site and machinery checks."""
     python = use_torch_env(session, torch)
+    one_shot = bool(os.environ.get("BOOK_DISCARD_VENVS"))
+    # A one-shot clone (.ci/run) runs every torch's tests in order: the next torch's venv is filled
+    # meanwhile, as pip mostly waits on disk and network and the runs' limits are far above their times.
+    later = TORCH_VERSIONS[TORCH_VERSIONS.index(torch) + 1:]
+    if one_shot and later:
+        ahead_log = BUILD / f"venv-torch-{later[0]}.log"
+        ahead_log.parent.mkdir(exist_ok=True)
+        ahead = subprocess.Popen([sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"],
+                                 stdout=ahead_log.open("w"), stderr=subprocess.STDOUT)
     default = torch == DEFAULT_TORCH
     site = build_site(session, python, torch) if default else None
     # One pytest-xdist worker per core, each file's tests on one worker, in order: a page's cells share
@@ -344,12 +360,14 @@ def tests(session: nox.Session, torch: str) -> None:
         # the default torch's site is rebuilt to show it. Not in a one-shot clone (.ci/run sets
         # BOOK_DISCARD_VENVS), where nox -s browser rebuilds it after every torch's tests. There no venv
         # but the default torch's (which the browser tests use) is kept once its tests ran: disk.
-        one_shot = bool(os.environ.get("BOOK_DISCARD_VENVS"))
         if default and not one_shot:
             build_site(session, python, torch)
         elif not default and one_shot:
             session.log(f"BOOK_DISCARD_VENVS: removing {python.parents[1].relative_to(ROOT)}")
             shutil.rmtree(python.parents[1])
+        if one_shot and later:  # a failed fill leaves no stamp: the next session fills its venv again
+            session.log(f"nox -s venv(torch-{later[0]}), run beside these tests, exit {ahead.wait()}:\n"
+                        + ahead_log.read_text())
 
 
 @nox.session(venv_backend="none")
