@@ -335,17 +335,17 @@ def tests(session: nox.Session, torch: str) -> None:
     """Run every page's code (Sybil), the snippet snapshots and the claim checks with this torch; with the
     default torch, also build the site (the one published) and run the site and machinery checks."""
     python = use_torch_env(session, torch)
-    one_shot = bool(os.environ.get("BOOK_DISCARD_VENVS"))
-    # A one-shot clone (.ci/run) runs every torch's tests in order: the next torch's venv is filled
-    # meanwhile, as pip mostly waits on disk and network and the runs' limits are far above their times.
-    later = TORCH_VERSIONS[TORCH_VERSIONS.index(torch) + 1:]
-    if one_shot and later:
-        ahead_log = BUILD / f"venv-torch-{later[0]}.log"
-        ahead_log.parent.mkdir(exist_ok=True)
-        ahead = subprocess.Popen([sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"],
-                                 stdout=ahead_log.open("w"), stderr=subprocess.STDOUT)
     default = torch == DEFAULT_TORCH
     site = build_site(session, python, torch) if default else None
+    # `BOOK_FILL_NEXT_VENV=1 nox -s tests` (.ci/run) fills the next torch's venv while this one's tests
+    # run: pip mostly waits on disk and network, and the runs' limits are far above their times.
+    later = TORCH_VERSIONS[TORCH_VERSIONS.index(torch) + 1:]
+    filling = None
+    if os.environ.get("BOOK_FILL_NEXT_VENV") and later:
+        fill_log = BUILD / f"venv-torch-{later[0]}.log"
+        with fill_log.open("w") as log:
+            filling = subprocess.Popen([sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"],
+                                       stdout=log, stderr=subprocess.STDOUT)
     # One pytest-xdist worker per core, each file's tests on one worker, in order: a page's cells share
     # a namespace, and a module's fixtures are made once. (Not --dist loadgroup: xdist 3.8 cannot tag
     # its groups under pytest 9.2, which no longer reads the Item._nodeid that xdist rewrites.)
@@ -356,18 +356,20 @@ def tests(session: nox.Session, torch: str) -> None:
     try:
         session.run(str(python), "-m", "pytest", *parallel, *selected, *session.posargs, env=env)
     finally:
+        if filling:  # a failed fill leaves no stamp: the next session fills its venv again
+            session.log(f"nox -s venv(torch-{later[0]}), run beside these tests, exit {filling.wait()}:\n"
+                        + fill_log.read_text())
+            fill_log.unlink()
         # The run just wrote its record, which the site shows (the verification appendix, the claim marks):
         # the default torch's site is rebuilt to show it. Not in a one-shot clone (.ci/run sets
         # BOOK_DISCARD_VENVS), where nox -s browser rebuilds it after every torch's tests. There no venv
         # but the default torch's (which the browser tests use) is kept once its tests ran: disk.
+        one_shot = bool(os.environ.get("BOOK_DISCARD_VENVS"))
         if default and not one_shot:
             build_site(session, python, torch)
         elif not default and one_shot:
             session.log(f"BOOK_DISCARD_VENVS: removing {python.parents[1].relative_to(ROOT)}")
             shutil.rmtree(python.parents[1])
-        if one_shot and later:  # a failed fill leaves no stamp: the next session fills its venv again
-            session.log(f"nox -s venv(torch-{later[0]}), run beside these tests, exit {ahead.wait()}:\n"
-                        + ahead_log.read_text())
 
 
 @nox.session(venv_backend="none")
@@ -387,7 +389,7 @@ def browser(session: nox.Session) -> None:
     session.run(str(python), "-m", "pytest", "-m", "browser", "--numprocesses", "auto", "--durations=10",
                 "--dist", "load", "tests/browser", *session.posargs, env=env)
     if not session.posargs:
-        # Alone, after the rest: Lighthouse's scores move with whatever else the machine is doing.
+        # After the rest: the reported performance score moves with whatever else the machine is doing.
         run_lighthouse(session, site)
 
 
@@ -404,9 +406,9 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
     """Lighthouse CI over every page of `site`, from build/: the judged runs' reports in build/lighthouse,
     the slowest and the heaviest page printed, the session failed by a page over the budgets or without
     a run. Arguments name the pages to run (e.g. en/hooks.html); none, every page."""
-    lhci, config = npm_tools(session) / ".bin" / "lhci", f"--config={NODE_TOOLS / 'lighthouserc.cjs'}"
-    reports = BUILD / "lighthouse"
-    for stale in reports, BUILD / ".lighthouseci":  # a renamed page leaves no stale report or run
+    lhci, config = str(npm_tools(session) / ".bin" / "lhci"), f"--config={NODE_TOOLS / 'lighthouserc.cjs'}"
+    reports, runs = BUILD / "lighthouse", BUILD / ".lighthouseci"
+    for stale in reports, runs, BUILD / "lighthouse-runs":  # a renamed page leaves no stale report or run
         shutil.rmtree(stale, ignore_errors=True)
     pages = {language: [f"{language}/{page}" for page in assemble_site.reader_pages(site, language)]
              for language in LANGUAGES}
@@ -419,23 +421,37 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
     try:
         with session.chdir(BUILD):
             # The host's CPU multiplier is measured once, before two collecting processes share the cores.
-            probe = session.run(
-                "node", "-p", f"require({str(NODE_TOOLS / 'lighthouserc.cjs')!r}), process.env.BOOK_CPU_SLOWDOWN",
-                env=env, external=True, silent=True).split("\n")
-            session.log(probe[0])
-            env["BOOK_CPU_SLOWDOWN"] = probe[1]
-            # A run loads one page at a time, mostly on one core: one collecting process per language.
-            collectors = [subprocess.Popen([str(lhci), "collect", "--additive", config],
-                                           env={**os.environ, **env, "BOOK_PAGES": " ".join(pages[language])})
-                          for language in LANGUAGES if pages[language]]
-            if any([collector.wait() for collector in collectors]):
-                session.error("lhci collect failed (its output is above)")
-            session.run(str(lhci), "upload", config, env=env, external=True)
+            probe = session.run("node", "-p", f"require({str(NODE_TOOLS / 'lighthouserc.cjs')!r}), "
+                                "'BOOK_CPU_SLOWDOWN=' + process.env.BOOK_CPU_SLOWDOWN",
+                                env=env, external=True, silent=True)
+            if not (slowdown := re.search(r"^BOOK_CPU_SLOWDOWN=(\d+(\.\d+)?)$", probe, re.MULTILINE)):
+                session.error(f"the Lighthouse config printed no CPU multiplier:\n{probe}")
+            session.log(probe.strip())
+            env["BOOK_CPU_SLOWDOWN"] = slowdown.group(1)
+        # A run loads one page at a time, mostly on one core: one collecting process per language, each
+        # in its own folder (lhci names a run by its millisecond), their runs then judged together.
+        collectors = {}
+        for language in (language for language in LANGUAGES if pages[language]):
+            folder = BUILD / "lighthouse-runs" / language
+            folder.mkdir(parents=True)
+            command = [lhci, "collect", config]
+            session.log(f"{language}: {' '.join(command)} (beside the other language's)")
+            collectors[language] = subprocess.Popen(command, cwd=folder, env={
+                **command_environment(session), **env, "BOOK_PAGES": " ".join(pages[language])})
+        if failed := [language for language, collector in collectors.items() if collector.wait()]:
+            session.error(f"lhci collect failed for {', '.join(failed)} (its output is above)")
+        runs.mkdir()
+        for number, run in enumerate(sorted((BUILD / "lighthouse-runs").glob("*/.lighthouseci/lhr-*.json"))):
+            run.rename(runs / f"lhr-{number}.json")
+        with session.chdir(BUILD):
+            session.run(lhci, "upload", config, env=env, external=True)
             ran = {entry["url"].split(urllib.parse.urlsplit(book_settings.SITE_URL).path)[-1]
                    for entry in json.loads((reports / "manifest.json").read_text())}
-            if missing := set(env["BOOK_PAGES"].split()) - ran:
-                session.error(f"Lighthouse has no run of {' '.join(sorted(missing))}")
-            session.run(str(lhci), "assert", config, env=env, external=True)
+            try:
+                session.run(lhci, "assert", config, env=env, external=True)
+            finally:
+                if missing := set(env["BOOK_PAGES"].split()) - ran:
+                    session.error(f"Lighthouse has no run of {' '.join(sorted(missing))}")
     finally:
         if (reports / "manifest.json").is_file():
             medians = [entry for entry in json.loads((reports / "manifest.json").read_text())

@@ -1,11 +1,11 @@
 // Lighthouse CI over every reader-facing page of the built site (BOOK_SITE; BOOK_PAGES, from
 // conf/assemble_site.py's reader_pages, the pages the browser tests visit), with
 // Lighthouse's mobile profile, as GitHub Pages serves the site: below the path of BOOK_SITE_URL, gzipped.
-// From build/, `lhci collect --additive` with this file (one process per language, side by side), then
-// `lhci upload` and `lhci assert` (nox -s lighthouse; the last step of nox -s browser) run each page
-// once (numberOfRuns: the judged budgets below do not depend on timing; more runs only steady the
-// reported performance score), write its report and build/lighthouse/manifest.json, and judge the
-// budgets on that run.
+// nox (nox -s lighthouse; the last step of nox -s browser) runs `lhci collect` with this file once per
+// language, side by side, then `lhci upload` and `lhci assert` over all the runs from build/: each page
+// runs once (numberOfRuns: the judged budgets below do not depend on timing; more runs only steady the
+// reported performance score), its report and build/lighthouse/manifest.json are written, and the
+// budgets are judged on that run.
 //
 // Judged: accessibility, best practices and SEO at 1, each of their scored audits asserted too so a
 // failure names the audit, and at most 250 KiB transferred. The performance score is reported, not
@@ -27,14 +27,11 @@ const everyPage = process.env.BOOK_PAGES.split(" ").filter(Boolean);  // e.g. en
 if (!everyPage.length) throw new Error(`BOOK_PAGES names no page of ${site}`);
 
 // lhci's server serves its folder from "/": the site is linked at the sub-path inside that folder.
-// A link already to the site is kept: the collecting processes that run side by side share it.
 const host = path.resolve("lighthouse-host");
+fs.rmSync(host, { recursive: true, force: true });
 const link = path.join(host, subPath.replace(/\/$/, ""));
-if (!fs.existsSync(link) || fs.realpathSync(link) !== fs.realpathSync(site)) {
-  fs.rmSync(host, { recursive: true, force: true });
-  fs.mkdirSync(path.dirname(link), { recursive: true });
-  fs.symlinkSync(site, link);
-}
+fs.mkdirSync(path.dirname(link), { recursive: true });
+fs.symlinkSync(site, link);
 
 // Lighthouse slows the CPU by a multiplier of the host's speed; as its throttling guide asks
 // (https://github.com/GoogleChrome/lighthouse/blob/main/docs/throttling.md), the multiplier fits the
