@@ -784,12 +784,18 @@ def under_ddp_a_second_backward_raises_or_is_not_reduced_and_the_sum_runs():
             return F.cross_entropy(a, labels), F.mse_loss(b, targets)
         return F.cross_entropy(a, labels), b.square().mean()
 
-    reduced = []
+    reduced, sent = [], []
 
     def hook(state, bucket):  # what DDP does by default: all-reduce the bucket, then divide by the world size
         reduced.append(1)
-        future = dist.all_reduce(bucket.buffer(), async_op=True).get_future()
-        return future.then(lambda fut: fut.value()[0] / dist.get_world_size())
+        # Waited for here, and the bucket kept until the group is destroyed: destroy_process_group() joins
+        # gloo's threads holding the GIL, so none may be left needing it (to run a then() callback, or to
+        # free a tensor's last reference): that deadlocks.
+        sent.append(bucket.buffer())
+        dist.all_reduce(sent[-1])
+        done = torch.futures.Future()
+        done.set_result(sent[-1] / dist.get_world_size())
+        return done
 
     x, labels, targets = torch.randn(4, 8), torch.tensor([0, 1, 2, 0]), torch.randn(4, 1)
     saved = os.environ.get("GLOO_SOCKET_IFNAME")
@@ -820,10 +826,11 @@ def under_ddp_a_second_backward_raises_or_is_not_reduced_and_the_sum_runs():
                         loss_b.backward()  # no error, and no all-reduce
                         assert not reduced, f"{len(reduced)} all-reduces during the second backward"
                 finally:
-                    # The DDP Reducer goes before its process group: ~ProcessGroupGloo run from a Reducer
-                    # freed after destroy_process_group() can wait forever (seen on 2.13.0).
+                    # The DDP Reducer goes before its process group: a Reducer freed after
+                    # destroy_process_group() runs ~ProcessGroupGloo itself, which can wait forever.
                     model = a = b = loss_a = loss_b = None
                     dist.destroy_process_group()
+                    del sent[:]
     finally:
         if saved is None:
             os.environ.pop("GLOO_SOCKET_IFNAME")
