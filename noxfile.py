@@ -221,7 +221,48 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
     root = out_root(torch)
     with book_settings.exclusive(root / "build.lock",
                                  lambda: session.log(f"waiting for another build into {root.relative_to(ROOT)}")):
-        return _build_site(session, python, torch, root)
+        # Once every page is in the execution cache, the languages only read it and build side by side,
+        # each one's output shown when it ends, zh first. A page that failed ahead is executed again by
+        # Sphinx to name its failing line; two Sphinx runs executing one page would write the same cache
+        # entry at once, so then the languages build one after the other.
+        side_by_side = execute_pages_ahead(session, python, torch)
+        env = command_environment(session)
+        running, broken = {}, []
+
+        def finish(language: str) -> None:
+            process, output = running.pop(language)
+            process.wait()
+            output.seek(0)
+            print(output.read(), end="", flush=True)
+            output.close()
+            if process.returncode:
+                broken.append(language)
+            else:
+                (root / language / "last-build-failed").unlink()
+
+        for language in LANGUAGES:
+            out = root / language
+            failed = out / "last-build-failed"
+            # Sphinx re-reads only changed pages, so a page that failed would pass unchanged
+            # next time: after a failure, read everything again (executions stay cached).
+            fresh = ["-E"] if failed.exists() else []
+            shutil.rmtree(out / "html" / "reports", ignore_errors=True)
+            failed.parent.mkdir(parents=True, exist_ok=True)
+            failed.touch()
+            command = [str(python), *book_settings.sphinx_args(language, out, *fresh)]
+            session.log(" ".join(command))
+            output = tempfile.TemporaryFile("w+", encoding="utf-8")
+            running[language] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+                                                 text=True), output
+            if not side_by_side:
+                finish(language)
+        for language in list(running):
+            finish(language)
+        if broken:
+            session.error(f"the {' and '.join(broken)} build failed: see its output above")
+        site = assemble_site.assemble(root, build_judge_wheel(session))
+        session.log(f"site: {site / 'index.html'}")
+        return site
 
 
 def execute_pages_ahead(session: nox.Session, python: Path, torch: str) -> bool:
@@ -249,50 +290,6 @@ def execute_pages_ahead(session: nox.Session, python: Path, torch: str) -> bool:
         stamp.write_text(digest.hexdigest())
     return ahead.returncode == 0
 
-
-def _build_site(session: nox.Session, python: Path, torch: str, root: Path) -> Path:
-    # Once every page is in the execution cache, the languages only read it and build side by side,
-    # each one's output shown when it ends, zh first. A page that failed ahead is executed again by
-    # Sphinx to name its failing line; two Sphinx runs executing one page would write the same cache
-    # entry at once, so then the languages build one after the other.
-    side_by_side = execute_pages_ahead(session, python, torch)
-    env = command_environment(session)
-    running, broken = {}, []
-
-    def finish(language: str) -> None:
-        process, output = running.pop(language)
-        process.wait()
-        output.seek(0)
-        print(output.read(), end="", flush=True)
-        output.close()
-        if process.returncode:
-            broken.append(language)
-        else:
-            (root / language / "last-build-failed").unlink()
-
-    for language in LANGUAGES:
-        out = root / language
-        failed = out / "last-build-failed"
-        # Sphinx re-reads only changed pages, so a page that failed would pass unchanged
-        # next time: after a failure, read everything again (executions stay cached).
-        fresh = ["-E"] if failed.exists() else []
-        shutil.rmtree(out / "html" / "reports", ignore_errors=True)
-        failed.parent.mkdir(parents=True, exist_ok=True)
-        failed.touch()
-        command = [str(python), *book_settings.sphinx_args(language, out, *fresh)]
-        session.log(" ".join(command))
-        output = tempfile.TemporaryFile("w+", encoding="utf-8")
-        running[language] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
-                                             text=True), output
-        if not side_by_side:
-            finish(language)
-    for language in list(running):
-        finish(language)
-    if broken:
-        session.error(f"the {' and '.join(broken)} build failed: see its output above")
-    site = assemble_site.assemble(root, build_judge_wheel(session))
-    session.log(f"site: {site / 'index.html'}")
-    return site
 
 
 @nox.session(venv_backend="none")

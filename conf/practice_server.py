@@ -8,6 +8,7 @@ then stops it. Not a Sphinx extension. Tests: tests/browser/test_practice.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -115,9 +116,11 @@ def stop(server: Server, seconds: float = 20) -> None:
     started = descendants(server.process.pid)
     group = server.process.pid  # its own session: the group's id is its pid
     for signal_number, wait in ((signal.SIGTERM, seconds), (signal.SIGKILL, 5)):
-        _signal_group(group, signal_number)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal_number)
         for pid in started if signal_number == signal.SIGKILL else ():
-            _signal(pid, signal_number)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal_number)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             server.process.poll()  # reaps the server itself: a zombie still counts as the group's
@@ -155,16 +158,3 @@ def running(pid: int) -> bool:
     state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
     return bool(state) and not state.startswith("Z")
 
-
-def _signal_group(group: int, signal_number: int) -> None:
-    try:
-        os.killpg(group, signal_number)
-    except ProcessLookupError:
-        pass
-
-
-def _signal(pid: int, signal_number: int) -> None:
-    try:
-        os.kill(pid, signal_number)
-    except ProcessLookupError:
-        pass

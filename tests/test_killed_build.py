@@ -6,6 +6,7 @@ then edited, and the next build must succeed and show the edited snippet's outpu
 the killed run.
 """
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import book_settings
+from practice_server import descendants
 from scratch_book import FRONT_MATTER, build, cell, scratch_book
 
 pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
@@ -25,15 +27,6 @@ PAGES = {
     "second.md": FRONT_MATTER + "# Second\n\n" + cell("../../snippets/demo/slow.py"),
 }
 SLOW = "import pathlib, time\n\npathlib.Path('started').write_text('yes')\ntime.sleep(120)\nprint('the killed run')\n"
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid`, from /proc (Linux)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        for child in (task / "children").read_text().split():
-            found += [int(child), *descendants(int(child))]
-    return found
 
 
 def test_a_build_killed_mid_execution_leaves_the_next_build_right(tmp_path):
@@ -51,10 +44,8 @@ def test_a_build_killed_mid_execution_leaves_the_next_build_right(tmp_path):
         # Sphinx and everything it started: jupyter_client gives the kernel a session of its own, so
         # killing Sphinx's process group alone would leave the kernel to notice by itself.
         for pid in [killed.pid, *descendants(killed.pid)]:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         killed.wait()
     (root / "snippets" / "demo" / "slow.py").write_text("print('the edited run')\n")
     done = build(root, "zh")

@@ -212,14 +212,6 @@ def test_its_links_into_the_site_lead_to_a_page_and_place_there(site, language, 
     assert not wrong, f"{language}/{name}:\n" + "\n".join(wrong)
 
 
-def test_no_kernel_or_install_paths_in_the_notebooks(site):
-    """As on the pages (test_site.py): a reader sees no path of the machine that built the book."""
-    leaks = [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*" + notebooks.SUFFIX)
-             for m in re.finditer(r"/tmp/ipykernel_\d+|site-packages/|" + re.escape(str(pages.ROOT)),
-                                  p.read_text(encoding="utf-8"))]
-    assert not leaks, "\n".join(leaks[:20])
-
-
 DOWNLOAD_MENU = re.compile(r'<div class="dropdown dropdown-download-buttons">(.*?)</ul>', re.DOTALL)
 
 

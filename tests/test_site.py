@@ -238,9 +238,9 @@ def test_the_site_serves_the_judge_to_pip(site):
     assert "exercise_judge/__init__.py" in installed and "exercise_judge/checks/_shared.py" in installed
 
 
-def test_no_kernel_or_install_paths_in_outputs(site):
+def test_no_kernel_or_install_paths_in_pages_or_notebooks(site):
     """Normalisation hides these in the comparisons; a reader must not see them either."""
-    leaks = [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*.html")
+    leaks = [f"{pages.relative(p)}: {m.group(0)}" for p in [*site.rglob("*.html"), *site.rglob("*.ipynb")]
              for m in re.finditer(r"/tmp/ipykernel_\d+|site-packages/|" + re.escape(str(pages.ROOT)),
                                   p.read_text(encoding="utf-8"))]
     assert not leaks, "\n".join(leaks[:20])

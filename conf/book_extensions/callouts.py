@@ -121,14 +121,16 @@ def fill_chapter_times(app, doctree, docname):
             rows.append([str(number), nodes.paragraph("", "", link), say("minutes", minutes=minutes)])
         rows.append(["", nodes.strong(text=say("total")), nodes.strong(text=say("hours", hours=f"{total / 60:.1f}",
                                                                                   minutes=total))])
-        placeholder.replace_self(_table(["", say("col-chapter"), say("col-reading-time")], rows, ["chapter-times"]))
+        placeholder.replace_self(table(["", say("col-chapter"), say("col-reading-time")], rows, ["chapter-times"],
+                                        widths=(1, 10, 3)))
 
 
-def _table(header: list[str], rows: list[list], classes: list[str]) -> nodes.table:
-    table = nodes.table(classes=classes)
+def table(header: list, rows: list[list], classes: list[str], widths: tuple[int, ...] = ()) -> nodes.table:
+    """A docutils table; each cell a string, an inline node or a paragraph, each column `widths` wide (1 if none)."""
+    grid = nodes.table(classes=classes)
     group = nodes.tgroup(cols=len(header))
-    table += group
-    group.extend(nodes.colspec(colwidth=width) for width in (1, 10, 3))
+    grid += group
+    group.extend(nodes.colspec(colwidth=width) for width in widths or [1] * len(header))
     for part, lines in ((nodes.thead(), [header]), (nodes.tbody(), rows)):
         for cells in lines:
             row = nodes.row()
@@ -137,7 +139,7 @@ def _table(header: list[str], rows: list[list], classes: list[str]) -> nodes.tab
                     [cell] if isinstance(cell, nodes.Node) else [nodes.Text(cell)])))
             part += row
         group += part
-    return table
+    return grid
 
 
 def setup(app):

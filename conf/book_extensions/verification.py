@@ -29,6 +29,7 @@ from book_extensions import ENV_VERSION
 import book_settings
 from book_extensions import pages
 from book_extensions import rereads
+from book_extensions.callouts import table
 from book_extensions.claims import all_checks, check_hash
 from book_extensions import snapshots
 from book_extensions.languages import text
@@ -37,25 +38,6 @@ from book_extensions.torch_differences import torch_difference
 logger = logging.getLogger(__name__)
 
 RECORDS = book_settings.RECORDS
-
-
-def _cell(content) -> nodes.Node:
-    return content if isinstance(content, nodes.Node) else nodes.paragraph("", content)
-
-
-def _table(header: list[str], rows: list[list], classes: list[str]) -> nodes.table:
-    table = nodes.table(classes=classes)
-    group = nodes.tgroup(cols=len(header))
-    table += group
-    group.extend(nodes.colspec(colwidth=1) for _ in header)
-    for part, lines in ((nodes.thead(), [header]), (nodes.tbody(), rows)):
-        for cells in lines:
-            row = nodes.row()
-            for cell in cells:
-                row += nodes.entry("", _cell(cell))
-            part += row
-        group += part
-    return table
 
 
 def _diff_id(snippet: str, torch: str) -> str:
@@ -190,13 +172,13 @@ class VerificationReport(Findings):
         header = [say("col-snippet"), *[f"torch {v}" for v in versions]]
         folded = torch_difference(summary=say("report-same-folded", count=len(same), default=default),
                                   classes=["verification-same"])  # not a difference: the rows that have none
-        folded += _table(header, same, ["verification-grid"])
+        folded += table(header, same, ["verification-grid"])
         return [
             nodes.paragraph("", this_build),
-            _table([say("col-torch"), say("col-passed"), say("col-updated"), "Python", say("col-tools"),
+            table([say("col-torch"), say("col-passed"), say("col-updated"), "Python", say("col-tools"),
                     say("col-result")], summary, ["verification-summary"]),
             nodes.paragraph("", say("report-grid-explained", default=default)),
-            *([_table(header, differing, ["verification-grid"])] if differing else []),
+            *([table(header, differing, ["verification-grid"])] if differing else []),
             *([folded] if same else []),
             *self._reviewed_differences(snippets, default, say),
         ]
