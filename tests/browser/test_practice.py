@@ -7,11 +7,14 @@ Screenshots: build/screenshots/practice-jupyterlab-<lang>.png.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
 import time
+import urllib.request
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -57,7 +60,7 @@ def page(browser):
     context.close()
 
 
-def run_all(page) -> None:
+def run_all(page, server) -> None:
     """Run → Run All Cells, as a reader does, and returns once the judge cell is queued or has run (its
     prompt changed). JupyterLab greys the item out while the notebook is not its current widget, and
     a click on a greyed item does nothing: then the reader's next move, a click in the notebook and
@@ -68,21 +71,21 @@ def run_all(page) -> None:
     before = prompt.inner_text()
     deadline = time.monotonic() + WAIT_MS / 1000
     while time.monotonic() < deadline:
-        accept_kernel_chooser(page)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        item = page.locator(".lm-Menu-item", has=page.locator(".lm-Menu-itemLabel", has_text=RUN_ALL))
-        if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
-            item.click()
-            try:
+        try:
+            no_dialog(page, server)
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click(timeout=5_000)
+            item = page.locator(".lm-Menu-item", has=page.locator(".lm-Menu-itemLabel", has_text=RUN_ALL))
+            if "lm-mod-disabled" not in (item.get_attribute("class", timeout=5_000) or ""):
+                item.click(timeout=5_000)
                 page.wait_for_function("([element, text]) => element.innerText !== text",
                                        arg=[prompt.element_handle(), before], timeout=20_000)
                 return
-            except PlaywrightTimeout:
-                pass
-        if not accept_kernel_chooser(page):
             page.keyboard.press("Escape")
-            cell(page, 0).click()
-    pytest.fail(f"Run All Cells did not start the notebook within {WAIT_MS // 1000} s (judge cell prompt {before!r})")
+            cell(page, 0).click(timeout=5_000)
+        except PlaywrightTimeout:  # a dialog in the way, or the cells not queued yet: look again
+            pass
+    stuck(page, server, f"Run All Cells did not start the notebook within {WAIT_MS // 1000} s "
+                        f"(judge cell prompt {before!r})")
 
 
 def cell(page, n: int):
@@ -98,61 +101,69 @@ def replace_code(page, n: int, code: str) -> None:
 
 
 def verdict(page, words: str, server) -> str:
-    """The judge cell's output once it shows `words`; when it does not in time, fails with what every
-    cell shows instead, the kernel's state and the end of the server's log."""
+    """The judge cell's output once it shows `words`; when it does not in time, fails (stuck)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     output = cell(page, JUDGE_CELL).locator(".jp-OutputArea-output", has_text=words)
     deadline = time.monotonic() + WAIT_MS / 1000
-    while True:
+    while time.monotonic() < deadline:
         try:
             output.wait_for(timeout=2_000)
             return output.inner_text()
         except PlaywrightTimeout:
-            if time.monotonic() > deadline:
-                break
-            if accept_kernel_chooser(page):
-                run_all(page)
+            no_dialog(page, server)
+    stuck(page, server, f"no {words!r} in the judge cell after {WAIT_MS // 1000} s")
+
+
+def no_dialog(page, server) -> None:
+    """Fails if JupyterLab shows a dialog (a "Select Kernel" one means Run All found no kernel)."""
+    dialog = page.locator(".jp-Dialog").first
+    if dialog.is_visible():
+        stuck(page, server, f"JupyterLab shows a dialog: {dialog.inner_text()!r}")
+
+
+def stuck(page, server, what: str) -> NoReturn:
+    """Fails with `what`, what every cell shows, the kernel's state and the end of the server's log."""
     cells = page.locator(".jp-Notebook .jp-Cell")
     shown = [cells.nth(n).locator(".jp-OutputArea-output").all_inner_texts() for n in range(cells.count())]
     status = page.evaluate("document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status ?? 'not shown'")
     log = server.log.read_text(encoding="utf-8", errors="replace")[-3000:]
-    pytest.fail(f"no {words!r} in the judge cell after {WAIT_MS // 1000} s; kernel {status}; "
-                f"cell outputs {shown}; end of {server.log}:\n{log}")
+    pytest.fail(f"{what}; kernel {status}; cell outputs {shown}; end of {server.log}:\n{log}")
 
 
-def accept_kernel_chooser(page) -> bool:
-    """Clicks Select in JupyterLab's "Select Kernel" dialog, as a reader would, if it is open. JupyterLab
-    opens it, and clears the cells' execution, when Run All finds the session without a kernel: a race
-    with the kernel's start on a busy machine. True when it was open (the cells must be run again)."""
-    dialog = page.locator(".jp-Dialog")
-    if not dialog.is_visible():
-        return False
-    if "Select Kernel" not in dialog.locator(".jp-Dialog-header").inner_text():
-        pytest.fail(f"JupyterLab shows a dialog: {dialog.inner_text()!r}")
-    dialog.locator(".jp-Dialog-button.jp-mod-accept").click()
-    dialog.wait_for(state="detached", timeout=20_000)
-    kernel_idle(page)
-    return True
+def execution_count(page) -> int:
+    """The judge cell's execution count, from its prompt ("[12]:")."""
+    prompt = cell(page, JUDGE_CELL).locator(".jp-InputPrompt").inner_text()
+    return int(re.search(r"\d+", prompt).group())
 
 
-def kernel_idle(page) -> None:
-    """Waits until the notebook's kernel has started and is idle, so that the verdict's wait is the judge's."""
-    page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').first.wait_for(timeout=WAIT_MS)
+def kernel_idle(page, server) -> None:
+    """Waits until the server's session of the notebook has a kernel, idle, that a page is connected to.
+    A Run All sent before can find the session without a kernel, and JupyterLab then opens its kernel
+    chooser instead of running the cells. (The page's execution indicator says idle before that.)"""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"{server.base}api/sessions?token={server.token}", timeout=10) as answer:
+            sessions = json.load(answer)
+        if any(session["path"].endswith(NOTEBOOK) and session["kernel"]["execution_state"] == "idle"
+               and session["kernel"]["connections"] for session in sessions):
+            return
+        time.sleep(0.5)
+    stuck(page, server, f"no idle kernel connected to {NOTEBOOK} after {WAIT_MS // 1000} s: sessions {sessions}")
 
 
 def open_notebook(page, server, app: str) -> None:
     path = "lab/tree" if app == "lab" else "notebooks"
     page.goto(f"{server.base}{path}/{NOTEBOOK}?token={server.token}")
     cell(page, JUDGE_CELL).wait_for(timeout=WAIT_MS)
-    kernel_idle(page)
+    kernel_idle(page, server)
 
 
 def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(practice, page):
     language, server = practice
     words = WORDS[language]
     open_notebook(page, server, "lab")
-    run_all(page)
+    run_all(page, server)
     failed = verdict(page, words["fail"], server)
     assert "✘" in failed and "Traceback" not in failed, failed
     cell(page, JUDGE_CELL).scroll_into_view_if_needed()
@@ -161,24 +172,27 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(practice, page):
 
     solution = exercise_file(EXERCISE, solution=True).read_text(encoding="utf-8")
     replace_code(page, SOLUTION_CELL, f"%%writefile {FILE}\n{solution}")
-    run_all(page)
+    run_all(page, server)
     passed = verdict(page, words["pass"], server)
     assert "✘" not in passed, passed
 
     replace_code(page, SOLUTION_CELL, f"%%writefile {FILE}\nwhile True:\n    pass\n")
     replace_code(page, JUDGE_CELL, "from exercise_judge import judge\n\n"
                                    f"print(judge({EXERCISE!r}, {FILE!r}, language={language!r}, timeout=5).text)")
-    run_all(page)
+    run_all(page, server)
     verdict(page, words["hang"], server)
+    count = execution_count(page)
     replace_code(page, JUDGE_CELL, "print('kernel', 6 * 7)")
-    run_all(page)
-    cell(page, JUDGE_CELL).locator(".jp-OutputArea-output", has_text="kernel 42").wait_for(timeout=WAIT_MS)
+    run_all(page, server)
+    verdict(page, "kernel 42", server)
+    assert execution_count(page) > count, (
+        f"the judge cell ran as [{execution_count(page)}] after [{count}]: not in the kernel that ran the hang's judge")
 
 
 def test_notebook_7_judges_the_starter(practice, page):
     language, server = practice
     open_notebook(page, server, "notebook")
-    run_all(page)
+    run_all(page, server)
     failed = verdict(page, WORDS[language]["fail"], server)
     assert "✘" in failed, failed
 
@@ -188,11 +202,9 @@ def test_serve_stops_jupyterlab_and_its_kernel_on_ctrl_c_or_kill(signal_name, tm
     """`nox -s practice` runs practice_server.serve. Started as a background job does it (SIGINT ignored,
     inherited), with a kernel running, Ctrl-C (SIGINT to the caller's process group) or `kill` (SIGTERM)
     ends it: exit 0, the server and the kernel gone."""
-    import json
     import os
     import signal
     import subprocess
-    import urllib.request
 
     (tmp_path / "notebooks").mkdir()
     serve = ("import sys; from pathlib import Path; import practice_server as p; "
