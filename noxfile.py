@@ -291,7 +291,6 @@ def execute_pages_ahead(session: nox.Session, python: Path, torch: str) -> bool:
     return ahead.returncode == 0
 
 
-
 @nox.session(venv_backend="none")
 @nox.parametrize("torch", TORCH_VERSIONS, ids=TORCH_IDS)
 def docs(session: nox.Session, torch: str) -> None:

@@ -3,7 +3,8 @@
 Standard library only: the noxfile (outside the venvs) and the browser tests start it with a venv's
 Python. It listens on 127.0.0.1 only, on a free port, with a random token, in a session of its own:
 ``stop`` ends it and every kernel it started, and Ctrl-C reaches only the caller, whose ``serve``
-then stops it. Not a Sphinx extension. Tests: tests/browser/test_practice.py.
+then stops it. Not a Sphinx extension. Tests: tests/browser/test_practice.py (tests/test_killed_build.py
+uses ``descendants``).
 """
 
 from __future__ import annotations
@@ -157,4 +158,3 @@ def alive(group: int, pids: list[int]) -> bool:
 def running(pid: int) -> bool:
     state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
     return bool(state) and not state.startswith("Z")
-
