@@ -45,12 +45,21 @@ def practice(request, site, tmp_path_factory):
     shutil.copytree(site / language / exercises.FOLDER, folder)
     server = practice_server.start(Path(sys.executable), folder, home / "jupyter")
     try:
-        yield language, server
+        yield language, server, folder
     finally:
         started = practice_server.descendants(server.process.pid)
         practice_server.stop(server)
         left = [pid for pid in [server.process.pid, *started] if practice_server.running(pid)]
         assert not left, f"still running after the server was stopped: {left}"
+
+
+@pytest.fixture
+def served(practice, site):
+    """`practice`'s language and server, its notebook restored from the site first: JupyterLab autosaves
+    an edited notebook, and each test must open the one a reader downloads."""
+    language, server, folder = practice
+    shutil.copyfile(site / language / exercises.FOLDER / NOTEBOOK, folder / NOTEBOOK)
+    return language, server
 
 
 @pytest.fixture
@@ -123,33 +132,45 @@ def no_dialog(page, server) -> None:
 
 
 def stuck(page, server, what: str) -> NoReturn:
-    """Fails with `what`, what every cell shows, the kernel's state and the end of the server's log."""
+    """Fails with `what`, what every cell shows, the server's sessions and the end of the server's log."""
     cells = page.locator(".jp-Notebook .jp-Cell")
     shown = [cells.nth(n).locator(".jp-OutputArea-output").all_inner_texts() for n in range(cells.count())]
-    status = page.evaluate("document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status ?? 'not shown'")
+    try:
+        kernels = [(s["path"], s["kernel"]["execution_state"], s["kernel"]["connections"]) for s in sessions(server)]
+    except OSError as error:
+        kernels = f"unreadable: {error}"
     log = server.log.read_text(encoding="utf-8", errors="replace")[-3000:]
-    pytest.fail(f"{what}; kernel {status}; cell outputs {shown}; end of {server.log}:\n{log}")
+    pytest.fail(f"{what}; sessions (path, kernel state, connections) {kernels}; cell outputs {shown}; "
+                f"end of {server.log}:\n{log}")
+
+
+def sessions(server) -> list[dict]:
+    with urllib.request.urlopen(f"{server.base}api/sessions?token={server.token}", timeout=10) as answer:
+        return json.load(answer)
 
 
 def execution_count(page) -> int:
-    """The judge cell's execution count, from its prompt ("[12]:")."""
-    prompt = cell(page, JUDGE_CELL).locator(".jp-InputPrompt").inner_text()
-    return int(re.search(r"\d+", prompt).group())
+    """The judge cell's execution count, once its prompt shows one ("[12]:"; "[*]:" until the kernel's
+    reply, which may come after the output)."""
+    from playwright.sync_api import expect
+
+    prompt = cell(page, JUDGE_CELL).locator(".jp-InputPrompt")
+    expect(prompt).to_have_text(re.compile(r"^\[\d+\]:$"), timeout=WAIT_MS)
+    return int(re.search(r"\d+", prompt.inner_text()).group())
 
 
 def kernel_idle(page, server) -> None:
-    """Waits until the server's session of the notebook has a kernel, idle, that a page is connected to.
+    """Waits until the server's session of the notebook has a kernel, idle, with a client connected.
     A Run All sent before can find the session without a kernel, and JupyterLab then opens its kernel
     chooser instead of running the cells. (The page's execution indicator says idle before that.)"""
     deadline = time.monotonic() + WAIT_MS / 1000
     while time.monotonic() < deadline:
-        with urllib.request.urlopen(f"{server.base}api/sessions?token={server.token}", timeout=10) as answer:
-            sessions = json.load(answer)
         if any(session["path"].endswith(NOTEBOOK) and session["kernel"]["execution_state"] == "idle"
-               and session["kernel"]["connections"] for session in sessions):
+               and session["kernel"]["connections"] for session in sessions(server)):
             return
+        no_dialog(page, server)
         time.sleep(0.5)
-    stuck(page, server, f"no idle kernel connected to {NOTEBOOK} after {WAIT_MS // 1000} s: sessions {sessions}")
+    stuck(page, server, f"no idle kernel connected to {NOTEBOOK} after {WAIT_MS // 1000} s")
 
 
 def open_notebook(page, server, app: str) -> None:
@@ -159,8 +180,8 @@ def open_notebook(page, server, app: str) -> None:
     kernel_idle(page, server)
 
 
-def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(practice, page):
-    language, server = practice
+def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(served, page):
+    language, server = served
     words = WORDS[language]
     open_notebook(page, server, "lab")
     run_all(page, server)
@@ -189,8 +210,8 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(practice, page):
         f"the judge cell ran as [{execution_count(page)}] after [{count}]: not in the kernel that ran the hang's judge")
 
 
-def test_notebook_7_judges_the_starter(practice, page):
-    language, server = practice
+def test_notebook_7_judges_the_starter(served, page):
+    language, server = served
     open_notebook(page, server, "notebook")
     run_all(page, server)
     failed = verdict(page, WORDS[language]["fail"], server)
