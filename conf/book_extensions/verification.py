@@ -176,7 +176,7 @@ class VerificationReport(Findings):
         return [
             nodes.paragraph("", this_build),
             table([say("col-torch"), say("col-passed"), say("col-updated"), "Python", say("col-tools"),
-                    say("col-result")], summary, ["verification-summary"]),
+                   say("col-result")], summary, ["verification-summary"]),
             nodes.paragraph("", say("report-grid-explained", default=default)),
             *([table(header, differing, ["verification-grid"])] if differing else []),
             *([folded] if same else []),

@@ -206,8 +206,8 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(served, page):
     replace_code(page, JUDGE_CELL, "print('kernel', 6 * 7)")
     run_all(page, server)
     verdict(page, "kernel 42", server)
-    assert execution_count(page) > count, (
-        f"the judge cell ran as [{execution_count(page)}] after [{count}]: not in the kernel that ran the hang's judge")
+    after = execution_count(page)
+    assert after > count, f"the judge cell ran as [{after}] after [{count}]: not in the kernel that ran the hang's judge"
 
 
 def test_notebook_7_judges_the_starter(served, page):
