@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 
 import torch
@@ -24,6 +25,19 @@ def explained(fragment: str, text: tuple[str, str], expected: tuple[str, str], h
         shortened = message if len(message) <= 120 else message[:120] + "..."
         raise Fail(*text, expected=expected, found=f"RuntimeError: {shortened}", hint_en=hint[0],
                    hint_zh=hint[1]) from None
+
+
+@contextlib.contextmanager
+def collecting_only_what_follows():
+    """Inside the block, gc.collect() and gc.get_objects() see only the objects made inside it: what
+    existed before (torch, the judge, the reader's module, the model) outlives the block anyway, and
+    frozen (gc.freeze) it is not scanned again by each collection."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def hint_for(found: float, mistakes: dict[float, tuple[str, str]], otherwise: tuple[str, str],

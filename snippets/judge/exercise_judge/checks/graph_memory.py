@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from exercise_judge.checking import Fail, exercise, times
+from exercise_judge.checks._shared import collecting_only_what_follows
 from exercise_judge.spies import autograd_passes, counted
 
 
@@ -191,12 +192,13 @@ def storages_alive_after(model, run):
         refs.append(weakref.ref(output.untyped_storage()))
 
     handles = [module.register_forward_hook(note) for module in model.modules()]
-    try:
-        run()
-    finally:
-        for handle in handles:
-            handle.remove()
-    gc.collect()
+    with collecting_only_what_follows():
+        try:
+            run()
+        finally:
+            for handle in handles:
+                handle.remove()
+        gc.collect()
     return sum(ref() is not None for ref in refs), len(refs)
 
 
@@ -223,9 +225,12 @@ def forwards_inside_hooks(model, run):
     return forwards
 
 
-def live_tensors():
-    gc.collect()
-    return sum(1 for o in gc.get_objects() if issubclass(type(o), torch.Tensor))
+def tensors_alive_after(run):
+    """run(), then count the tensors it made that are still alive after a garbage collection."""
+    with collecting_only_what_follows():
+        run()
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if issubclass(type(o), torch.Tensor))
 
 
 @exercise("graph-memory/saved-bytes",
@@ -276,10 +281,7 @@ def saved_bytes(solution, check):
 
     model, x = model_and_input(4)
     check("three calls of saved_bytes leave no packed tensor alive", "调用三次 saved_bytes 之后，没有打包的张量还活着")
-    before = live_tensors()
-    for _ in range(3):
-        solution.saved_bytes(model, x)
-    leaked = live_tensors() - before
+    leaked = tensors_alive_after(lambda: [solution.saved_bytes(model, x) for _ in range(3)])
     if leaked > 0:
         raise Fail("tensors saved during the forwards are still alive after the calls returned",
                    "调用返回之后，前向时保存的张量仍然活着",

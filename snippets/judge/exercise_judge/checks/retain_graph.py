@@ -12,7 +12,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from exercise_judge.checking import Fail, described, exercise, shown
-from exercise_judge.checks._shared import explained, graph_nodes
+from exercise_judge.checks._shared import collecting_only_what_follows, explained, graph_nodes
 from exercise_judge.spies import TorchCalls, autograd_passes, counted
 
 BATCH = 16
@@ -115,23 +115,24 @@ class _Epoch:
 
         self.model[0].register_forward_pre_hook(before)
         self.model[0].register_forward_hook(after)
-        with explained("second time",
-                       ("the backward pass ran through a graph that an earlier backward pass had already freed",
-                        "反向传播走进了一张已经被之前的反向传播释放过的图"),
-                       ("one loss.backward() per batch, on that batch's loss",
-                        "每个批次一次 loss.backward()，只对这个批次的损失"),
-                       ("the tensor you called backward() on holds earlier batches' graphs "
-                        "(a total summed as a tensor?): call backward() only on each batch's own loss, and sum "
-                        "the losses with loss.item()",
-                        "你调用 backward() 的那个张量挂着之前批次的图（用张量累加的总损失？）："
-                        "只对每个批次自己的损失调用 backward()，累加损失用 loss.item()")), \
-                torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor), \
-                autograd_passes() as passes:
-            self.found = solution.train_epoch(self.model, optimizer, batches)
-        self.retained = [found.retain_graph for found in passes]
-        self.grads = [found for found in passes if found.kind != "backward()"]
-        gc.collect()
-        self.graphs_after = len(graphs)
+        with collecting_only_what_follows():
+            with explained("second time",
+                           ("the backward pass ran through a graph that an earlier backward pass had already freed",
+                            "反向传播走进了一张已经被之前的反向传播释放过的图"),
+                           ("one loss.backward() per batch, on that batch's loss",
+                            "每个批次一次 loss.backward()，只对这个批次的损失"),
+                           ("the tensor you called backward() on holds earlier batches' graphs "
+                            "(a total summed as a tensor?): call backward() only on each batch's own loss, and sum "
+                            "the losses with loss.item()",
+                            "你调用 backward() 的那个张量挂着之前批次的图（用张量累加的总损失？）："
+                            "只对每个批次自己的损失调用 backward()，累加损失用 loss.item()")), \
+                    torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor), \
+                    autograd_passes() as passes:
+                self.found = solution.train_epoch(self.model, optimizer, batches)
+            self.retained = [found.retain_graph for found in passes]
+            self.grads = [found for found in passes if found.kind != "backward()"]
+            gc.collect()
+            self.graphs_after = len(graphs)
 
 
 def _returns_a_float(run):
