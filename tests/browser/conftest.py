@@ -119,9 +119,10 @@ class Tab:
             pytest.fail("\n".join(problems), pytrace=False)
 
     def screenshot(self, name: str) -> None:
-        out = SCREENSHOTS / f"{name}.png"
+        """The whole page, for a reviewer's eye: JPEG, which Chromium encodes in half the time of PNG."""
+        out = SCREENSHOTS / f"{name}.jpg"
         out.parent.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=out, full_page=True, animations="disabled")
+        self.page.screenshot(path=out, full_page=True, animations="disabled", quality=80)
         TOTALS.screenshots += 1
 
 
