@@ -31,6 +31,9 @@ from book_settings import (BUILD, DEFAULT_TORCH, JUDGE, JUDGE_SITE_FOLDER, LANGU
 
 PYPROJECT = book_settings.PYPROJECT
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
+# `nox -s tests` runs the default torch first: its session (the site's build and checks too) is the
+# longest, and the first venv is the only one made while nothing else runs (BOOK_FILL_NEXT_VENV).
+TESTS_ORDER = [DEFAULT_TORCH, *(version for version in TORCH_VERSIONS if version != DEFAULT_TORCH)]
 # Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
 # from torch==<v> and these dependency groups (together, everything any session uses), installed by pip-sync.
 LOCK_GROUPS = ("browser", "practice", "preview")
@@ -326,7 +329,7 @@ def preview(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
-@nox.parametrize("torch", TORCH_VERSIONS, ids=TORCH_IDS)
+@nox.parametrize("torch", TESTS_ORDER, ids=[f"torch-{version}" for version in TESTS_ORDER])
 def tests(session: nox.Session, torch: str) -> None:
     """Run every page's code (Sybil), the snippet snapshots and the claim checks with this torch; with the
     default torch, also build the site (the one published) and run the site and machinery checks."""
@@ -335,7 +338,7 @@ def tests(session: nox.Session, torch: str) -> None:
     site = build_site(session, python, torch) if default else None
     # `BOOK_FILL_NEXT_VENV=1 nox -s tests` (.ci/run) fills the next torch's venv while this one's tests
     # run: pip mostly waits on disk and network, and the runs' limits are far above their times.
-    later = TORCH_VERSIONS[TORCH_VERSIONS.index(torch) + 1:]
+    later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1:]
     filling = None
     if os.environ.get("BOOK_FILL_NEXT_VENV") and later:
         fill_log = BUILD / f"venv-torch-{later[0]}.log"
