@@ -29,9 +29,10 @@ def explained(fragment: str, text: tuple[str, str], expected: tuple[str, str], h
 
 @contextlib.contextmanager
 def collecting_only_what_follows():
-    """Inside the block, gc.collect() and gc.get_objects() see only the objects made inside it: what
-    existed before (torch, the judge, the reader's module, the model) outlives the block anyway, and
-    frozen (gc.freeze) it is not scanned again by each collection."""
+    """What is alive when the block begins (torch, the judge, the reader's module, the model) is
+    frozen (gc.freeze) until it ends: gc.collect() scans only what came after, and gc.get_objects()
+    lists only that. A frozen object is taken to stay alive: one that becomes cyclic garbage inside
+    the block, and what it holds, are collected only after it. Not nested: gc.unfreeze() thaws all."""
     gc.collect()
     gc.freeze()
     try:
