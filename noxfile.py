@@ -361,7 +361,7 @@ def tests(session: nox.Session, torch: str) -> None:
             fill_log.unlink()
         # The run just wrote its record, which the site shows (the verification appendix, the claim marks):
         # the default torch's site is rebuilt to show it (the other torches' records, written after it,
-        # reach the site with the next nox -s docs). Not in a one-shot clone (.ci/run sets
+        # reach the site with its next build: nox -s docs, browser). Not in a one-shot clone (.ci/run sets
         # BOOK_DISCARD_VENVS), where nox -s browser rebuilds it after every torch's tests. There no venv
         # but the default torch's (which the browser tests use) is kept once its tests ran: disk.
         one_shot = bool(os.environ.get("BOOK_DISCARD_VENVS"))

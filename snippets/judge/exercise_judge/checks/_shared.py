@@ -32,7 +32,8 @@ def collecting_only_what_follows():
     """What is alive when the block begins (torch, the judge, the reader's module, the model) is
     frozen (gc.freeze) until it ends: gc.collect() scans only what came after, and gc.get_objects()
     lists only that. A frozen object is taken to stay alive: one that becomes cyclic garbage inside
-    the block, and what it holds, are collected only after it. Not nested: gc.unfreeze() thaws all."""
+    the block, and what it holds, wait for the first full collection after it. Not nested:
+    gc.unfreeze() thaws all."""
     gc.collect()
     gc.freeze()
     try:
