@@ -6,6 +6,7 @@ prose code, line by line (tests/twin_lines.py), and every commit since the recor
 their lines together; each page passes Page.problems(), every snippet is loaded by a page, and each
 correction of the sources has its "often said / measured" callout in both languages."""
 
+import re
 import subprocess
 from collections import Counter
 
@@ -20,6 +21,7 @@ from book_extensions import pages
 ZH, EN = (pages.book_pages(language) for language in pages.LANGUAGES)
 ALL_PAGES = [page for tree in (ZH, EN) for page in tree.values()]
 prose_code = Sybil(parsers=[PythonCodeBlockParser()])
+SYBIL_COMMENT = re.compile(r"^\s*(%|<!--)\s*(skip|clear-namespace|invisible-code-block)\b")
 
 
 def test_both_languages_hold_the_same_pages():
@@ -33,7 +35,7 @@ TWINS = sorted(ZH.keys() & EN.keys())
 
 @pytest.mark.parametrize("name", TWINS)
 @pytest.mark.parametrize("what", ["labels", "snippets", "references", "cell tags", "glue keys", "often-said ids",
-                                  "torch-version claims", "prose code"])
+                                  "torch-version claims", "prose code", "Sybil comments"])
 def test_twins_agree(name, what):
     def facts(page):
         if what == "labels":
@@ -50,6 +52,9 @@ def test_twins_agree(name, what):
             return page.directive_arguments("often-said")
         if what == "torch-version claims":
             return sorted(claim for _, claim in page.version_claims)
+        if what == "Sybil comments":  # skip, clear-namespace, invisible blocks: the same lines
+            return [(number, line.strip()) for number, line in enumerate(page.text.splitlines(), start=1)
+                    if SYBIL_COMMENT.match(line)]
         document = prose_code.parse(page.path)
         return [document.text[example.region.start:example.region.end] for example in document]
 
