@@ -333,18 +333,31 @@ def preview(session: nox.Session) -> None:
 def tests(session: nox.Session, torch: str) -> None:
     """Run every page's code (Sybil), the snippet snapshots and the claim checks with this torch; with the
     default torch, also build the site (the one published) and run the site and machinery checks."""
+    # `BOOK_FILL_NEXT_VENV=1 nox -s tests` (.ci/run) fills the next torch's venv from the session's start:
+    # beside this torch's own pip (one core), its build and its tests (the runs' limits are far above
+    # their times). The pip-tools venv, which both use, is made first.
+    later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1:]
+    if not (os.environ.get("BOOK_FILL_NEXT_VENV") and later):
+        run_tests(session, torch)
+        return
+    pip_tools(session)
+    fill_log = BUILD / f"venv-torch-{later[0]}.log"
+    fill_log.parent.mkdir(exist_ok=True)
+    with fill_log.open("w") as log:
+        filling = subprocess.Popen([sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"],
+                                   stdout=log, stderr=subprocess.STDOUT)
+    try:
+        run_tests(session, torch)
+    finally:  # a failed fill leaves no stamp: the next session fills its venv again
+        session.log(f"nox -s venv(torch-{later[0]}), run beside this session, exit {filling.wait()}:\n"
+                    + fill_log.read_text())
+        fill_log.unlink()
+
+
+def run_tests(session: nox.Session, torch: str) -> None:
     python = use_torch_env(session, torch)
     default = torch == DEFAULT_TORCH
     site = build_site(session, python, torch) if default else None
-    # `BOOK_FILL_NEXT_VENV=1 nox -s tests` (.ci/run) fills the next torch's venv while this one's tests
-    # run: pip mostly waits on disk and network, and the runs' limits are far above their times.
-    later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1:]
-    filling = None
-    if os.environ.get("BOOK_FILL_NEXT_VENV") and later:
-        fill_log = BUILD / f"venv-torch-{later[0]}.log"
-        with fill_log.open("w") as log:
-            filling = subprocess.Popen([sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"],
-                                       stdout=log, stderr=subprocess.STDOUT)
     # One pytest-xdist worker per core, each file's tests on one worker, in order: a page's cells share
     # a namespace, and a module's fixtures are made once. (Not --dist loadgroup: xdist 3.8 cannot tag
     # its groups under pytest 9.2, which no longer reads the Item._nodeid that xdist rewrites.)
@@ -355,10 +368,6 @@ def tests(session: nox.Session, torch: str) -> None:
     try:
         session.run(str(python), "-m", "pytest", *parallel, *selected, *session.posargs, env=env)
     finally:
-        if filling:  # a failed fill leaves no stamp: the next session fills its venv again
-            session.log(f"nox -s venv(torch-{later[0]}), run beside these tests, exit {filling.wait()}:\n"
-                        + fill_log.read_text())
-            fill_log.unlink()
         # The run just wrote its record, which the site shows (the verification appendix, the claim marks):
         # the default torch's site is rebuilt to show it (the other torches' records, written after it,
         # reach the site with its next build: nox -s docs, browser). Not in a one-shot clone (.ci/run sets
