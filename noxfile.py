@@ -55,6 +55,7 @@ PYTORCH_INDEX = "https://download.pytorch.org/whl/{}"
 JUDGE_WHEELS = BUILD / "judge"
 JUDGE_EPOCH = "315532800"
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
+LIGHTHOUSE_COLLECTORS = 3  # `lhci collect` processes side by side; each run is mostly one core's work, with waits
 # Every command a session runs sees the one-thread settings, and can `import book_settings`.
 RUN_ENV = {**book_settings.RUN_ENV, "PYTHONPATH": str(ROOT / "conf")}
 
@@ -419,17 +420,15 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
     reports, runs = BUILD / "lighthouse", BUILD / ".lighthouseci"
     for stale in reports, runs, BUILD / "lighthouse-runs":  # a renamed page leaves no stale report or run
         shutil.rmtree(stale, ignore_errors=True)
-    pages = {language: [f"{language}/{page}" for page in assemble_site.reader_pages(site, language)]
-             for language in LANGUAGES}
-    if unknown := set(session.posargs) - set(sum(pages.values(), [])):
+    pages = [f"{language}/{page}" for language in LANGUAGES for page in assemble_site.reader_pages(site, language)]
+    if unknown := set(session.posargs) - set(pages):
         session.error(f"no such page of {site}: {' '.join(sorted(unknown))}")
-    pages = {language: [page for page in pages[language] if page in session.posargs or not session.posargs]
-             for language in LANGUAGES}
+    pages = [page for page in pages if page in session.posargs or not session.posargs]
     env = {"BOOK_SITE": str(site), "BOOK_SITE_URL": book_settings.SITE_URL, "BOOK_CHROMIUM": str(CHROMIUM),
-           "BOOK_PAGES": " ".join(sum(pages.values(), []))}
+           "BOOK_PAGES": " ".join(pages)}
     try:
         with session.chdir(BUILD):
-            # The host's CPU multiplier is measured once, before two collecting processes share the cores.
+            # The host's CPU multiplier is measured once, before the collecting processes share the cores.
             probe = session.run("node", "-p", f"require({str(NODE_TOOLS / 'lighthouserc.cjs')!r}), "
                                 "'BOOK_CPU_SLOWDOWN=' + process.env.BOOK_CPU_SLOWDOWN",
                                 env=env, external=True, silent=True)
@@ -437,18 +436,19 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
                 session.error(f"the Lighthouse config printed no CPU multiplier:\n{probe}")
             session.log(probe.strip())
             env["BOOK_CPU_SLOWDOWN"] = slowdown.group(1)
-        # A run loads one page at a time, mostly on one core: one collecting process per language, each
-        # in its own folder (lhci names a run by its millisecond), their runs then judged together.
-        collectors = {}
-        for language in (language for language in LANGUAGES if pages[language]):
-            folder = BUILD / "lighthouse-runs" / language
+        # A run loads one page at a time, mostly on one core, and waits on its page part of the time:
+        # LIGHTHOUSE_COLLECTORS collecting processes side by side, each with every so-many-th page in its
+        # own folder (lhci names a run by its millisecond), their runs then judged together.
+        collectors, count = [], min(LIGHTHOUSE_COLLECTORS, len(pages))
+        for number in range(count):
+            folder = BUILD / "lighthouse-runs" / str(number)
             folder.mkdir(parents=True)
-            command = [lhci, "collect", config]
-            session.log(f"{language}: {' '.join(command)} (beside the other language's)")
-            collectors[language] = subprocess.Popen(command, cwd=folder, env={
-                **command_environment(session), **env, "BOOK_PAGES": " ".join(pages[language])})
-        if failed := [language for language, collector in collectors.items() if collector.wait()]:
-            session.error(f"lhci collect failed for {', '.join(failed)} (its output is above)")
+            share = pages[number::count]
+            session.log(f"lhci collect {config} in {folder.relative_to(ROOT)}: {len(share)} page(s), one of {count}")
+            collectors.append(subprocess.Popen([lhci, "collect", config], cwd=folder, env={
+                **command_environment(session), **env, "BOOK_PAGES": " ".join(share)}))
+        if failed := [str(number) for number, collector in enumerate(collectors) if collector.wait()]:
+            session.error(f"lhci collect failed in build/lighthouse-runs/ {', '.join(failed)} (its output is above)")
         runs.mkdir()
         for number, run in enumerate(sorted((BUILD / "lighthouse-runs").glob("*/.lighthouseci/lhr-*.json"))):
             run.rename(runs / f"lhr-{number}.json")

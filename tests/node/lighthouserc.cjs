@@ -1,11 +1,11 @@
 // Lighthouse CI over every reader-facing page of the built site (BOOK_SITE; BOOK_PAGES, from
 // conf/assemble_site.py's reader_pages, the pages the browser tests visit), with
 // Lighthouse's mobile profile, as GitHub Pages serves the site: below the path of BOOK_SITE_URL, gzipped.
-// nox (nox -s lighthouse; the last step of nox -s browser) runs `lhci collect` with this file once per
-// language, side by side, then `lhci upload` and `lhci assert` over all the runs from build/: each page
-// runs once (numberOfRuns: the judged budgets below do not depend on timing; more runs only steady the
-// reported performance score), its report and build/lighthouse/manifest.json are written, and the
-// budgets are judged on that run.
+// nox (nox -s lighthouse; the last step of nox -s browser) runs `lhci collect` with this file in a few
+// processes side by side, each over a share of the pages, then `lhci upload` and `lhci assert` over all
+// the runs from build/: each page runs once (numberOfRuns: the judged budgets below do not depend on
+// timing; more runs only steady the reported performance score), its report and
+// build/lighthouse/manifest.json are written, and the budgets are judged on that run.
 //
 // Judged: accessibility, best practices and SEO at 1, each of their scored audits asserted too so a
 // failure names the audit, and at most 250 KiB transferred. The performance score is reported, not
