@@ -1,8 +1,9 @@
-"""Sybil runs every page's code: code cells, ```python blocks, doctests, hidden asserts.
+"""Sybil runs the code of every zh page: code cells, ```python blocks, doctests, hidden asserts.
 
-The zh pages only: tests/test_pages.py holds each en page to its zh twin's snippets, cell tags,
-prose code and Sybil comments, line by line, so running the en page would run the same code again.
-This file sits in docs/ because pytest asks only the conftest files above a path to collect it.
+The en pages run through their twins: tests/test_pages.py holds each en page to its zh twin's
+snippets, cell tags, prose examples (code, doctest source and expected output) and Sybil's skip and
+clear-namespace comments, line by line. This file sits in docs/ because pytest asks only the
+conftest files above a path to collect it.
 """
 
 import os
@@ -16,5 +17,6 @@ os.environ.setdefault("MPLBACKEND", "Agg")  # snippets that plot must not open a
 
 pytest_collect_file = Sybil(
     parsers=[CodeCellParser(), PythonCodeBlockParser(), SkipParser(), ClearNamespaceParser()],
-    patterns=["zh/*.md"],
+    path="zh",
+    patterns=["*.md"],
 ).pytest()

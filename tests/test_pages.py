@@ -1,18 +1,19 @@
 """The two language trees mirror each other, and every page follows the book's rules.
 
 Read from the Markdown sources by the page model (conf/book_extensions/pages.py), no build needed:
-both trees hold the same pages; twins agree in labels, snippets, cell tags, glue keys, claims and
-prose code, line by line (tests/twin_lines.py), and every commit since the recorded base edited
-their lines together; each page passes Page.problems(), every snippet is loaded by a page, and each
-correction of the sources has its "often said / measured" callout in both languages."""
+both trees hold the same pages; twins agree in labels, snippets, cell tags, glue keys, claims, prose
+code and Sybil's comments, line by line (tests/twin_lines.py), so Sybil runs the zh pages only
+(docs/conftest.py); every commit since the recorded base edited their lines together; each page
+passes Page.problems(), every snippet is loaded by a page, and each correction of the sources has
+its "often said / measured" callout in both languages."""
 
-import re
+import doctest
 import subprocess
 from collections import Counter
 
 import pytest
 from sybil import Sybil
-from sybil.parsers.myst import PythonCodeBlockParser
+from sybil.parsers.myst import ClearNamespaceParser, PythonCodeBlockParser, SkipParser
 
 import book_settings
 import twin_lines
@@ -21,7 +22,13 @@ from book_extensions import pages
 ZH, EN = (pages.book_pages(language) for language in pages.LANGUAGES)
 ALL_PAGES = [page for tree in (ZH, EN) for page in tree.values()]
 prose_code = Sybil(parsers=[PythonCodeBlockParser()])
-SYBIL_COMMENT = re.compile(r"^\s*(%|<!--)\s*(skip|clear-namespace|invisible-code-block)\b")
+sybil_comments = Sybil(parsers=[SkipParser(), ClearNamespaceParser()])
+
+
+def what_sybil_runs(example) -> object:
+    """A prose example as Sybil runs it: a doctest's source, expected output and exception, or a block's code."""
+    parsed = example.parsed
+    return (parsed.source, parsed.want, parsed.exc_msg) if isinstance(parsed, doctest.Example) else str(parsed)
 
 
 def test_both_languages_hold_the_same_pages():
@@ -52,11 +59,11 @@ def test_twins_agree(name, what):
             return page.directive_arguments("often-said")
         if what == "torch-version claims":
             return sorted(claim for _, claim in page.version_claims)
-        if what == "Sybil comments":  # skip, clear-namespace, invisible blocks: the same lines
-            return [(number, line.strip()) for number, line in enumerate(page.text.splitlines(), start=1)
-                    if SYBIL_COMMENT.match(line)]
-        document = prose_code.parse(page.path)
-        return [document.text[example.region.start:example.region.end] for example in document]
+        if what == "Sybil comments":  # skip and clear-namespace, in any form Sybil reads, on the same lines
+            document = sybil_comments.parse(page.path)
+            return [(document.text.count("\n", 0, example.region.start) + 1, str(example.parsed))
+                    for example in document]
+        return [what_sybil_runs(example) for example in prose_code.parse(page.path)]
 
     zh, en = facts(ZH[name]), facts(EN[name])
     assert zh == en, f"docs/zh/{name} and docs/en/{name} differ in their {what}:\n  zh: {zh}\n  en: {en}"
