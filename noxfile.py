@@ -32,7 +32,8 @@ from book_settings import (BUILD, DEFAULT_TORCH, JUDGE, JUDGE_SITE_FOLDER, LANGU
 PYPROJECT = book_settings.PYPROJECT
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
 # `nox -s tests` runs the default torch first: its session (the site's build and checks too) is the
-# longest, and the first venv is the only one made while nothing else runs (BOOK_FILL_NEXT_VENV).
+# longest, and its venv (no CUDA libraries) is the quickest to make, the only one a run waits for
+# (each other is filled beside the session before it: BOOK_FILL_NEXT_VENV).
 TESTS_ORDER = [DEFAULT_TORCH, *(version for version in TORCH_VERSIONS if version != DEFAULT_TORCH)]
 # Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
 # from torch==<v> and these dependency groups (together, everything any session uses), installed by pip-sync.
@@ -334,9 +335,10 @@ def preview(session: nox.Session) -> None:
 def tests(session: nox.Session, torch: str) -> None:
     """Run every page's code (Sybil), the snippet snapshots and the claim checks with this torch; with the
     default torch, also build the site (the one published) and run the site and machinery checks."""
-    # `BOOK_FILL_NEXT_VENV=1 nox -s tests` (.ci/run) fills the next torch's venv from the session's start:
-    # beside this torch's own pip (one core), its build and its tests (the runs' limits are far above
-    # their times). The pip-tools venv, which both use, is made first.
+    # `BOOK_FILL_NEXT_VENV=1 nox -s tests` (.ci/run) fills the next torch's venv from the session's start,
+    # beside this torch's tests and, when this venv is new (the first torch's), its pip on one core, and
+    # the default torch's build (the runs' limits are far above their times). The pip-tools venv, which
+    # both use, is made first.
     later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1:]
     if not (os.environ.get("BOOK_FILL_NEXT_VENV") and later):
         run_tests(session, torch)
@@ -447,8 +449,9 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
             session.log(f"lhci collect {config} in {folder.relative_to(ROOT)}: {len(share)} page(s), one of {count}")
             collectors.append(subprocess.Popen([lhci, "collect", config], cwd=folder, env={
                 **command_environment(session), **env, "BOOK_PAGES": " ".join(share)}))
-        if failed := [str(number) for number, collector in enumerate(collectors) if collector.wait()]:
-            session.error(f"lhci collect failed in build/lighthouse-runs/ {', '.join(failed)} (its output is above)")
+        if failed := [number for number, collector in enumerate(collectors) if collector.wait()]:
+            session.error("lhci collect failed (the output above): " + "; ".join(
+                f"build/lighthouse-runs/{number}, pages {' '.join(pages[number::count])}" for number in failed))
         runs.mkdir()
         for number, run in enumerate(sorted((BUILD / "lighthouse-runs").glob("*/.lighthouseci/lhr-*.json"))):
             run.rename(runs / f"lhr-{number}.json")
