@@ -32,8 +32,8 @@ from book_settings import (BUILD, DEFAULT_TORCH, JUDGE, JUDGE_SITE_FOLDER, LANGU
 PYPROJECT = book_settings.PYPROJECT
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
 # `nox -s tests` runs the default torch first: its session (the site's build and checks too) is the
-# longest, and its venv (no CUDA libraries) is the quickest to make, the only one a run waits for
-# (each other is filled beside the session before it: BOOK_FILL_NEXT_VENV).
+# longest, and its venv (no CUDA libraries) is the quickest to make, the one a run waits for whole
+# (each other is filled beside the session before it, BOOK_FILL_NEXT_VENV, mostly before it ends).
 TESTS_ORDER = [DEFAULT_TORCH, *(version for version in TORCH_VERSIONS if version != DEFAULT_TORCH)]
 # Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
 # from torch==<v> and these dependency groups (together, everything any session uses), installed by pip-sync.
@@ -333,12 +333,13 @@ def preview(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 @nox.parametrize("torch", TESTS_ORDER, ids=[f"torch-{version}" for version in TESTS_ORDER])
 def tests(session: nox.Session, torch: str) -> None:
-    """Run every page's code (Sybil), the snippet snapshots and the claim checks with this torch; with the
-    default torch, also build the site (the one published) and run the site and machinery checks."""
+    """Run every page's code (Sybil over the zh pages, to which the en pages are held), the snippet
+    snapshots and the claim checks with this torch; with the default torch, also build the site (the
+    one published) and run the site and machinery checks."""
     # `BOOK_FILL_NEXT_VENV=1 nox -s tests` (.ci/run) fills the next torch's venv from the session's start,
     # beside this torch's tests and, when this venv is new (the first torch's), its pip on one core, and
     # the default torch's build (the runs' limits are far above their times). The pip-tools venv, which
-    # both use, is made first.
+    # this venv's pip-sync and the fill both use, is made first.
     later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1:]
     if not (os.environ.get("BOOK_FILL_NEXT_VENV") and later):
         run_tests(session, torch)

@@ -1,4 +1,5 @@
-"""A Sybil parser for the book's code cells: ```{code-cell} ipython3 with `:load:`.
+"""A Sybil parser for the book's code cells: ```{code-cell} ipython3 with `:load:`, and the parsers
+Sybil reads a page with (docs/conftest.py; the twin tests compare what they find).
 
 Sybil knows neither `:load:` nor myst-nb's `raises-exception` tag. Each cell becomes one
 example that runs the loaded snippet in the page's namespace, compiled under the snippet's
@@ -12,6 +13,7 @@ import os
 
 from exercise_judge import limits
 from sybil import Document, Example, Region
+from sybil.parsers.myst import ClearNamespaceParser, PythonCodeBlockParser, SkipParser
 
 from book_extensions import pages
 
@@ -47,3 +49,8 @@ def evaluate_cell(example: Example) -> None:
         raise
     if cell.raises:
         raise AssertionError(f"{cell.where}: the cell is tagged raises-exception, but {snippet} did not raise")
+
+
+def page_parsers() -> list:
+    """Everything Sybil runs on a page: code cells, ```python blocks and doctests, skips, namespace clears."""
+    return [CodeCellParser(), PythonCodeBlockParser(), SkipParser(), ClearNamespaceParser()]

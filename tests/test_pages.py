@@ -1,11 +1,12 @@
 """The two language trees mirror each other, and every page follows the book's rules.
 
 Read from the Markdown sources by the page model (conf/book_extensions/pages.py), no build needed:
-both trees hold the same pages; twins agree in labels, snippets, cell tags, glue keys, claims, prose
-code and Sybil's comments, line by line (tests/twin_lines.py), so Sybil runs the zh pages only
-(docs/conftest.py); every commit since the recorded base edited their lines together; each page
-passes Page.problems(), every snippet is loaded by a page, and each correction of the sources has
-its "often said / measured" callout in both languages."""
+both trees hold the same pages; twins agree in labels, snippets, cell tags, glue keys and claims,
+hold every example Sybil reads (cells, code blocks, doctests, skips) on the same line, so Sybil runs
+the zh pages only (docs/conftest.py), and are line-aligned (tests/twin_lines.py); every commit since
+the recorded base edited their lines together; each page passes Page.problems(), every snippet is
+loaded by a page, and each correction of the sources has its "often said / measured" callout in
+both languages."""
 
 import doctest
 import subprocess
@@ -13,22 +14,30 @@ from collections import Counter
 
 import pytest
 from sybil import Sybil
-from sybil.parsers.myst import ClearNamespaceParser, PythonCodeBlockParser, SkipParser
 
 import book_settings
 import twin_lines
 from book_extensions import pages
+from code_cells import page_parsers
 
 ZH, EN = (pages.book_pages(language) for language in pages.LANGUAGES)
 ALL_PAGES = [page for tree in (ZH, EN) for page in tree.values()]
-prose_code = Sybil(parsers=[PythonCodeBlockParser()])
-sybil_comments = Sybil(parsers=[SkipParser(), ClearNamespaceParser()])
+page_examples = Sybil(parsers=page_parsers())  # as docs/conftest.py reads the zh pages
 
 
-def what_sybil_runs(example) -> object:
-    """A prose example as Sybil runs it: a doctest's source, expected output and exception, or a block's code."""
-    parsed = example.parsed
-    return (parsed.source, parsed.want, parsed.exc_msg) if isinstance(parsed, doctest.Example) else str(parsed)
+def what_sybil_runs(document) -> list[tuple]:
+    """Each example Sybil finds on a page: its line, what runs it, and what it runs (a cell's snippet and
+    tags; a doctest's source, expected output and exception; a block's code; a skip's arguments)."""
+    found = []
+    for example in document:
+        parsed, evaluator = example.parsed, example.region.evaluator
+        if isinstance(parsed, pages.CodeCell):
+            parsed = (pages.relative(parsed.snippet), parsed.tags)
+        elif isinstance(parsed, doctest.Example):
+            parsed = (parsed.source, parsed.want, parsed.exc_msg)
+        found.append((document.text.count("\n", 0, example.region.start) + 1,
+                      getattr(evaluator, "__name__", type(evaluator).__name__), str(parsed)))
+    return found
 
 
 def test_both_languages_hold_the_same_pages():
@@ -42,7 +51,7 @@ TWINS = sorted(ZH.keys() & EN.keys())
 
 @pytest.mark.parametrize("name", TWINS)
 @pytest.mark.parametrize("what", ["labels", "snippets", "references", "cell tags", "glue keys", "often-said ids",
-                                  "torch-version claims", "prose code", "Sybil comments"])
+                                  "torch-version claims", "what Sybil runs"])
 def test_twins_agree(name, what):
     def facts(page):
         if what == "labels":
@@ -59,11 +68,7 @@ def test_twins_agree(name, what):
             return page.directive_arguments("often-said")
         if what == "torch-version claims":
             return sorted(claim for _, claim in page.version_claims)
-        if what == "Sybil comments":  # skip and clear-namespace, in any form Sybil reads, on the same lines
-            document = sybil_comments.parse(page.path)
-            return [(document.text.count("\n", 0, example.region.start) + 1, str(example.parsed))
-                    for example in document]
-        return [what_sybil_runs(example) for example in prose_code.parse(page.path)]
+        return what_sybil_runs(page_examples.parse(page.path))  # Sybil runs the en page's code as its zh twin's
 
     zh, en = facts(ZH[name]), facts(EN[name])
     assert zh == en, f"docs/zh/{name} and docs/en/{name} differ in their {what}:\n  zh: {zh}\n  en: {en}"
