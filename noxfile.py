@@ -32,8 +32,8 @@ from book_settings import (BUILD, DEFAULT_TORCH, JUDGE, JUDGE_SITE_FOLDER, LANGU
 PYPROJECT = book_settings.PYPROJECT
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
 # `nox -s tests` runs the default torch first: its session (the site's build and checks too) is the
-# longest, and its venv (no CUDA libraries) is the quickest to make, the one a run waits for whole
-# (each other is filled beside the session before it, BOOK_FILL_NEXT_VENV, mostly before it ends).
+# longest, and its venv (no CUDA libraries) is the quickest to make: with BOOK_FILL_NEXT_VENV (.ci/run),
+# the one a run waits for whole (each other is filled beside the session before it, mostly in time).
 TESTS_ORDER = [DEFAULT_TORCH, *(version for version in TORCH_VERSIONS if version != DEFAULT_TORCH)]
 # Every torch venv holds exactly its lock, conf/locks/torch-<v>.txt, written by pip-compile (`nox -s lock`)
 # from torch==<v> and these dependency groups (together, everything any session uses), installed by pip-sync.

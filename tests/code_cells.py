@@ -21,9 +21,9 @@ from book_extensions import pages
 class CodeCellParser:
     def __call__(self, document: Document):
         page = pages.read_page(document.path, document.text)
-        line_starts = [0]
-        for line in document.text.splitlines(keepends=True):
-            line_starts.append(line_starts[-1] + len(line))
+        line_starts = [0]  # lines end at "\n" only, as the Markdown parser counts them
+        for line in document.text.split("\n"):
+            line_starts.append(line_starts[-1] + len(line) + 1)
         for cell in page.code_cells:
             start = line_starts[cell.line - 1]
             end = line_starts[min(cell.end_line, len(line_starts) - 1)]

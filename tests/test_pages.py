@@ -1,12 +1,12 @@
 """The two language trees mirror each other, and every page follows the book's rules.
 
 Read from the Markdown sources by the page model (conf/book_extensions/pages.py), no build needed:
-both trees hold the same pages; twins agree in labels, snippets, cell tags, glue keys and claims,
-hold every example Sybil reads (cells, code blocks, doctests, skips) on the same line, so Sybil runs
-the zh pages only (docs/conftest.py), and are line-aligned (tests/twin_lines.py); every commit since
-the recorded base edited their lines together; each page passes Page.problems(), every snippet is
-loaded by a page, and each correction of the sources has its "often said / measured" callout in
-both languages."""
+both trees hold the same pages; twins agree in labels, snippets, cell tags, glue keys, claims and
+front matter, hold every example Sybil reads (cells, code blocks, doctests, skips, namespace clears)
+on the same line, so Sybil runs the zh pages only (docs/conftest.py), and are line-aligned
+(tests/twin_lines.py); every commit since the recorded base edited their lines together; each page
+passes Page.problems(), every snippet is loaded by a page, and each correction of the sources has
+its "often said / measured" callout in both languages."""
 
 import doctest
 import subprocess
@@ -31,12 +31,12 @@ def what_sybil_runs(document) -> list[tuple]:
     found = []
     for example in document:
         parsed, evaluator = example.parsed, example.region.evaluator
-        if isinstance(parsed, pages.CodeCell):
-            parsed = (pages.relative(parsed.snippet), parsed.tags)
+        if isinstance(parsed, pages.CodeCell):  # a cell without :load: has no snippet (Page.problems says so)
+            parsed = (pages.relative(parsed.snippet) if parsed.snippet else None, parsed.tags)
         elif isinstance(parsed, doctest.Example):
             parsed = (parsed.source, parsed.want, parsed.exc_msg)
         found.append((document.text.count("\n", 0, example.region.start) + 1,
-                      getattr(evaluator, "__name__", type(evaluator).__name__), str(parsed)))
+                      getattr(evaluator, "__qualname__", type(evaluator).__qualname__), str(parsed)))
     return found
 
 
@@ -51,7 +51,7 @@ TWINS = sorted(ZH.keys() & EN.keys())
 
 @pytest.mark.parametrize("name", TWINS)
 @pytest.mark.parametrize("what", ["labels", "snippets", "references", "cell tags", "glue keys", "often-said ids",
-                                  "torch-version claims", "what Sybil runs"])
+                                  "torch-version claims", "front matter", "what Sybil runs"])
 def test_twins_agree(name, what):
     def facts(page):
         if what == "labels":
@@ -68,6 +68,8 @@ def test_twins_agree(name, what):
             return page.directive_arguments("often-said")
         if what == "torch-version claims":
             return sorted(claim for _, claim in page.version_claims)
+        if what == "front matter":  # myst-nb's settings for the page's run (kernel, mystnb: execution_…)
+            return page.front_matter
         return what_sybil_runs(page_examples.parse(page.path))  # Sybil runs the en page's code as its zh twin's
 
     zh, en = facts(ZH[name]), facts(EN[name])
