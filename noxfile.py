@@ -16,6 +16,7 @@ import sys
 import tempfile
 import urllib.parse
 from pathlib import Path
+from unittest import mock
 
 import nox
 
@@ -55,6 +56,7 @@ PYTORCH_INDEX = "https://download.pytorch.org/whl/{}"
 # time unless SOURCE_DATE_EPOCH says otherwise (1980-01-01, the earliest a zip holds), so two builds are equal.
 JUDGE_WHEELS = BUILD / "judge"
 JUDGE_EPOCH = "315532800"
+CLEAN_BUILD_SITE = BUILD / "clean-build-site"  # a copy of a clean build's site, for nox -s reproducible
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
 LIGHTHOUSE_COLLECTORS = 3  # `lhci collect` processes side by side; each run is mostly one core's work, with waits
 # Every command a session runs sees the one-thread settings, and can `import book_settings`.
@@ -361,7 +363,17 @@ def tests(session: nox.Session, torch: str) -> None:
 def run_tests(session: nox.Session, torch: str) -> None:
     python = use_torch_env(session, torch)
     default = torch == DEFAULT_TORCH
-    site = build_site(session, python, torch) if default else None
+    one_shot = bool(os.environ.get("BOOK_DISCARD_VENVS"))
+    site = None
+    if default:
+        # In a clean one-shot clone (.ci/run), this first build is made as nox -s reproducible makes its
+        # clean builds: a copy spares that check one (`nox -s reproducible -- build/clean-build-site`).
+        shutil.rmtree(CLEAN_BUILD_SITE, ignore_errors=True)
+        clean = one_shot and not any((BUILD / name).exists() for name in ("cache", "records", "site", *LANGUAGES))
+        with mock.patch.dict(os.environ, book_settings.reproducible_build_env() if clean else {}):
+            site = build_site(session, python, torch)  # build_judge_wheel, too, reads os.environ
+        if clean:
+            shutil.copytree(site, CLEAN_BUILD_SITE, symlinks=True)
     # One pytest-xdist worker per core, each file's tests on one worker, in order: a page's cells share
     # a namespace, and a module's fixtures are made once. (Not --dist loadgroup: xdist 3.8 cannot tag
     # its groups under pytest 9.2, which no longer reads the Item._nodeid that xdist rewrites.)
@@ -377,7 +389,6 @@ def run_tests(session: nox.Session, torch: str) -> None:
         # reach the site with its next build: nox -s docs, browser). Not in a one-shot clone (.ci/run sets
         # BOOK_DISCARD_VENVS), where nox -s browser rebuilds it after every torch's tests. There no venv
         # but the default torch's (which the browser tests use) is kept once its tests ran: disk.
-        one_shot = bool(os.environ.get("BOOK_DISCARD_VENVS"))
         if default and not one_shot:
             build_site(session, python, torch)
         elif not default and one_shot:
@@ -647,7 +658,7 @@ def workflows(session: nox.Session) -> None:
 def reproducible(session: nox.Session) -> None:
     """Build the default torch's site twice from scratch and compare: only tests/reproducible.py's list may differ."""
     use_torch_env(session, DEFAULT_TORCH)  # the scratch copies share this venv
-    session.run(sys.executable, "tests/reproducible.py")
+    session.run(sys.executable, "tests/reproducible.py", *session.posargs)
 
 
 @nox.session(venv_backend="none")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import sys
 import tomllib
 from collections.abc import Callable, Iterator
@@ -102,6 +103,13 @@ def lock_file(torch: str) -> Path:
 def out_root(torch: str) -> Path:
     """The default torch builds build/<lang>/ and build/site; any other under build/torch-<v>/."""
     return BUILD if torch == DEFAULT_TORCH else BUILD / f"torch-{torch}"
+
+
+def reproducible_build_env() -> dict[str, str]:
+    """The environment of a build that nox -s reproducible compares: SOURCE_DATE_EPOCH is the last
+    commit's time (the reproducible-builds convention), the date the verification page states."""
+    epoch = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True).stdout
+    return {**os.environ, "SOURCE_DATE_EPOCH": epoch.strip() or "0"}
 
 
 def execution_cache(torch: str, helpers_hash: str) -> Path:

@@ -2,8 +2,10 @@
 except for what a run of the snippets changes by nature. Exits 1 and shows the lines otherwise.
 
 Each build runs `nox -s docs` for the default torch in its own scratch copy (empty build/, empty
-execution cache, no test records, SOURCE_DATE_EPOCH = the last commit's time, which the verification
-page states as its build date). Allowed to differ, and nothing else:
+execution cache, no test records, book_settings.reproducible_build_env()). `nox -s reproducible --
+build/clean-build-site` compares that folder, a copy of such a build (.ci/run's first, made by nox -s
+tests in its clean clone), with one more; without the folder it makes both builds and says so.
+Allowed to differ, and nothing else:
 
 1. the execution badge's date and duration (`Executed with torch 2.13.0 on <date>: 9 snippets, <s> s`):
    they come from the page's execution record, i.e. when and how fast that build ran it;
@@ -18,14 +20,13 @@ page states as its build date). Allowed to differ, and nothing else:
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from bench import ROOT, book_settings, scratch_copy
+from bench import book_settings, scratch_copy
 
 BADGE = re.compile(r'(class="execution-badge">[^<]*?)\d{4}-\d{2}-\d{2} \d{2}:\d{2}( UTC)?([^<]*?)\d+\.\d+( s| 秒)')
 ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
@@ -71,24 +72,26 @@ def differences(first: Path, second: Path) -> list[str]:
     return problems
 
 
-def main() -> None:
+def main(made: Path | None) -> None:
     torch = book_settings.DEFAULT_TORCH
-    # The date a page states for its build (the verification page) is this, in both builds: the last
-    # commit's time, the reproducible-builds convention.
-    epoch = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    env = {**os.environ, "SOURCE_DATE_EPOCH": epoch or "0"}
-    sites = []
+    sites, scratches = [], []
+    if made and made.is_dir():
+        sites.append(made)
+        print(f"clean build: {made}", flush=True)
+    elif made:
+        print(f"no {made}: both clean builds made here", flush=True)
     try:
-        for attempt in (1, 2):
+        while len(sites) < 2:
             scratch = scratch_copy()
+            scratches.append(scratch)  # a whole build: never left behind on the disk
             sites.append(scratch / "build" / "site")
-            print(f"clean build {attempt} in {scratch}", flush=True)
+            print(f"clean build in {scratch}", flush=True)
             subprocess.run([sys.executable, "-m", "nox", "--no-color", "-s", f"docs(torch-{torch})"], cwd=scratch,
-                           check=True, stdout=subprocess.DEVNULL, env=env)
+                           check=True, stdout=subprocess.DEVNULL, env=book_settings.reproducible_build_env())
         problems = differences(*sites)
     finally:
-        for site in sites:  # each holds a whole build: never left behind on the disk
-            shutil.rmtree(site.parents[1], ignore_errors=True)
+        for scratch in scratches:
+            shutil.rmtree(scratch, ignore_errors=True)
     if problems:
         print(f"{len(problems)} difference(s) between two clean builds beyond the allowed ones "
               f"(tests/reproducible.py):\n" + "\n".join(problems))
@@ -97,4 +100,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 2:
+        sys.exit("usage: reproducible.py [SITE OF A CLEAN BUILD]")
+    main(Path(sys.argv[1]) if len(sys.argv) == 2 else None)
