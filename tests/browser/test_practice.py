@@ -8,6 +8,7 @@ Screenshots: build/screenshots/practice-jupyterlab-<lang>.png.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -188,8 +189,9 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(served, page):
     failed = verdict(page, words["fail"], server)
     assert "✘" in failed and "Traceback" not in failed, failed
     cell(page, JUDGE_CELL).scroll_into_view_if_needed()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"practice-jupyterlab-{language}.png")
+    if not os.environ.get("BOOK_NO_SCREENSHOTS"):  # as the pages' (conftest.Tab.screenshot)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=SCREENSHOTS / f"practice-jupyterlab-{language}.png")
 
     solution = exercise_file(EXERCISE, solution=True).read_text(encoding="utf-8")
     replace_code(page, SOLUTION_CELL, f"%%writefile {FILE}\n{solution}")
