@@ -664,7 +664,8 @@ def workflows(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def reproducible(session: nox.Session) -> None:
-    """Build the default torch's site twice from scratch and compare: only tests/reproducible.py's list may differ."""
+    """Build the default torch's site twice from scratch and compare: only tests/reproducible.py's list may differ.
+    `-- build/clean-build-site` (.ci/run): that copy of a clean build is one of the two."""
     use_torch_env(session, DEFAULT_TORCH)  # the scratch copies share this venv
     session.run(sys.executable, "tests/reproducible.py", *session.posargs)
 
