@@ -54,9 +54,10 @@ EXECUTION_LEFT_TO_SPHINX = 3
 # torch builds with a local label (2.13.0+cpu) are on PyTorch's own index, one per label, never on PyPI.
 PYTORCH_INDEX = "https://download.pytorch.org/whl/{}"
 # The judge's wheel (snippets/judge) is built here, from a copy of its sources; its zip entries carry this
-# time unless SOURCE_DATE_EPOCH says otherwise (1980-01-01, the earliest a zip holds), so two builds are equal.
+# time (1980-01-01, the earliest a zip holds), whatever date a build states, so every build's wheel is equal.
 JUDGE_WHEELS = BUILD / "judge"
 JUDGE_EPOCH = "315532800"
+REMOVALS: list[tuple[Path, subprocess.Popen]] = []  # discarded venvs being removed (BOOK_DISCARD_VENVS)
 CLEAN_BUILD_SITE = BUILD / "clean-build-site"  # a copy of a clean build's site, for nox -s reproducible
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright's own browser download is never used
 LIGHTHOUSE_COLLECTORS = 3  # `lhci collect` processes side by side; each run is mostly one core's work, with waits
@@ -125,7 +126,6 @@ def build_judge_wheel(session: nox.Session) -> Path:
     digest = hashlib.sha256()
     for path in sources:
         digest.update(f"{path.relative_to(JUDGE).as_posix()}\0".encode() + path.read_bytes() + b"\0")
-    digest.update(os.environ.get("SOURCE_DATE_EPOCH", JUDGE_EPOCH).encode())
     with book_settings.exclusive(JUDGE_WHEELS / "build.lock"):
         stamp, wheels = JUDGE_WHEELS / "sources.sha256", sorted(JUDGE_WHEELS.glob("*.whl"))
         if stamp.is_file() and stamp.read_text() == digest.hexdigest() and len(wheels) == 1:
@@ -139,7 +139,7 @@ def build_judge_wheel(session: nox.Session) -> Path:
             shutil.copytree(JUDGE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
             session.run(str(tools / "python"), "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                         "--wheel-dir", str(JUDGE_WHEELS), str(copy),
-                        env={"SOURCE_DATE_EPOCH": os.environ.get("SOURCE_DATE_EPOCH", JUDGE_EPOCH)})
+                        env={"SOURCE_DATE_EPOCH": JUDGE_EPOCH})
         (wheel,) = JUDGE_WHEELS.glob("*.whl")
         stamp.write_text(digest.hexdigest())
         return wheel
@@ -345,7 +345,11 @@ def tests(session: nox.Session, torch: str) -> None:
     # this venv's pip-sync and the fill both use, is made first.
     later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1:]
     if not (os.environ.get("BOOK_FILL_NEXT_VENV") and later):
-        run_tests(session, torch)
+        try:
+            run_tests(session, torch)
+        finally:
+            if not later:
+                finish_removals(session)
         return
     pip_tools(session)
     fill_log = BUILD / f"venv-torch-{later[0]}.log"
@@ -368,11 +372,12 @@ def run_tests(session: nox.Session, torch: str) -> None:
     site = None
     if default:
         # In a clean one-shot clone (.ci/run), this first build is made as nox -s reproducible makes its
-        # clean builds: a copy spares that check one (`nox -s reproducible -- build/clean-build-site`).
+        # clean builds (stating the last commit's date): a copy spares that check one (`nox -s
+        # reproducible -- build/clean-build-site`). The browser tests' build, later, states its own.
         shutil.rmtree(CLEAN_BUILD_SITE, ignore_errors=True)
         clean = one_shot and not any((BUILD / name).exists() for name in ("cache", "records", "site", *LANGUAGES))
-        with mock.patch.dict(os.environ, book_settings.reproducible_build_env() if clean else {}):
-            site = build_site(session, python, torch)  # build_judge_wheel, too, reads os.environ
+        with mock.patch.dict(session.env, {"SOURCE_DATE_EPOCH": book_settings.last_commit_time()} if clean else {}):
+            site = build_site(session, python, torch)
         if clean:
             shutil.copytree(site, CLEAN_BUILD_SITE, symlinks=True)
     # One pytest-xdist worker per core, each file's tests on one worker, in order: a page's cells share
@@ -393,28 +398,46 @@ def run_tests(session: nox.Session, torch: str) -> None:
         if default and not one_shot:
             build_site(session, python, torch)
         elif not default and one_shot:
-            # Removed beside the next session (rm: about one core for 15-20 s), which starts at once.
-            venv = python.parents[1]
-            discarded = venv.with_name(f"discarded-{venv.name}")
-            session.log(f"BOOK_DISCARD_VENVS: removing {venv.relative_to(ROOT)}, beside what follows")
-            shutil.rmtree(discarded, ignore_errors=True)
-            venv.rename(discarded)
-            subprocess.Popen(["rm", "-rf", str(discarded)])
+            discard_venv(session, python.parents[1])
+
+
+def discard_venv(session: nox.Session, venv: Path) -> None:
+    """Remove a torch venv beside the next session, which starts at once (rm: about one core for up to
+    20 s); finish_removals waits for it, before the next removal and after the last torch's tests."""
+    finish_removals(session)
+    discarded = venv.with_name(f"discarded-{venv.name}")
+    session.log(f"BOOK_DISCARD_VENVS: removing {venv.relative_to(ROOT)}, beside what follows")
+    if discarded.exists():  # left by an interrupted run
+        shutil.rmtree(discarded)
+    venv.rename(discarded)
+    REMOVALS.append((discarded, subprocess.Popen(["rm", "-rf", str(discarded)])))
+
+
+def finish_removals(session: nox.Session) -> None:
+    """Wait for the venv removals started earlier; one that failed fails the session, naming its folder."""
+    while REMOVALS:
+        folder, removal = REMOVALS.pop()
+        if removal.wait():
+            session.error(f"rm -rf {folder.relative_to(ROOT)} exited {removal.returncode}: the venv is still on the disk")
 
 
 @nox.session(venv_backend="none")
 def browser(session: nox.Session) -> None:
-    """Drive chromium over the default torch's site: every page in both languages, screenshots in build/screenshots,
+    """Drive chromium over the default torch's site: every page in both languages, screenshots in build/screenshots
+    (none with BOOK_NO_SCREENSHOTS=1),
     then Lighthouse's budgets on every page (build/lighthouse). With arguments (`-- -k search`), those
     pytest arguments select among the Playwright tests and Lighthouse does not run."""
     # Without a Chinese font the zh pages would be screenshotted as boxes.
     if not CHROMIUM.is_file() or not subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout:
         session.error(f"no {CHROMIUM} or no Chinese font: run apt-get install chromium fonts-noto-cjk")
     python = use_torch_env(session, DEFAULT_TORCH)
-    with ThreadPoolExecutor(1) as beside:  # npm ci, mostly downloading, beside the build
+    with ThreadPoolExecutor(1) as beside:  # npm ci beside the build: it mostly waits on the network and disk
         tools = beside.submit(npm_tools, session)
         site = build_site(session, python, DEFAULT_TORCH)
-        axe = tools.result() / "axe-core"
+        try:
+            axe = tools.result() / "axe-core"
+        except nox.command.CommandFailed:
+            session.error("npm ci, run beside the build, failed: its output is above, among the build's")
     shutil.rmtree(BUILD / "screenshots", ignore_errors=True)  # a renamed page leaves no stale picture
     env = {"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)}
     # One worker (and chromium) per core, any test on any worker: each test opens its own tab.
@@ -664,8 +687,7 @@ def workflows(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def reproducible(session: nox.Session) -> None:
-    """Build the default torch's site twice from scratch and compare: only tests/reproducible.py's list may differ.
-    `-- build/clean-build-site` (.ci/run): that copy of a clean build is one of the two."""
+    """Two clean builds of the default torch's site (or `-- <site of one>`) differ only as tests/reproducible.py allows."""
     use_torch_env(session, DEFAULT_TORCH)  # the scratch copies share this venv
     session.run(sys.executable, "tests/reproducible.py", *session.posargs)
 

@@ -105,11 +105,11 @@ def out_root(torch: str) -> Path:
     return BUILD if torch == DEFAULT_TORCH else BUILD / f"torch-{torch}"
 
 
-def reproducible_build_env() -> dict[str, str]:
-    """The environment of a build that nox -s reproducible compares: SOURCE_DATE_EPOCH is the last
-    commit's time (the reproducible-builds convention), the date the verification page states."""
+def last_commit_time() -> str:
+    """Seconds since 1970 ("0" outside git): the SOURCE_DATE_EPOCH of the builds nox -s reproducible
+    compares (the reproducible-builds convention), which the verification page states as their date."""
     epoch = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True).stdout
-    return {**os.environ, "SOURCE_DATE_EPOCH": epoch.strip() or "0"}
+    return epoch.strip() or "0"
 
 
 def execution_cache(torch: str, helpers_hash: str) -> Path:

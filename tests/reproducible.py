@@ -2,9 +2,9 @@
 except for what a run of the snippets changes by nature. Exits 1 and shows the lines otherwise.
 
 Each build runs `nox -s docs` for the default torch in its own scratch copy (empty build/, empty
-execution cache, no test records, book_settings.reproducible_build_env()). `nox -s reproducible --
-build/clean-build-site` compares that folder, a copy of such a build (.ci/run's first, made by nox -s
-tests in its clean clone), with one more; without the folder it makes both builds and says so.
+execution cache, no test records, SOURCE_DATE_EPOCH = book_settings.last_commit_time()). `nox -s
+reproducible -- build/clean-build-site` compares that folder, a copy of such a build (.ci/run's
+first, made by nox -s tests in its clean clone), with one more; without it, makes both and says so.
 Allowed to differ, and nothing else:
 
 1. the execution badge's date and duration (`Executed with torch 2.13.0 on <date>: 9 snippets, <s> s`):
@@ -20,6 +20,7 @@ Allowed to differ, and nothing else:
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import shutil
 import subprocess
@@ -87,7 +88,8 @@ def main(made: Path | None) -> None:
             sites.append(scratch / "build" / "site")
             print(f"clean build in {scratch}", flush=True)
             subprocess.run([sys.executable, "-m", "nox", "--no-color", "-s", f"docs(torch-{torch})"], cwd=scratch,
-                           check=True, stdout=subprocess.DEVNULL, env=book_settings.reproducible_build_env())
+                           check=True, stdout=subprocess.DEVNULL,
+                           env={**os.environ, "SOURCE_DATE_EPOCH": book_settings.last_commit_time()})
         problems = differences(*sites)
     finally:
         for scratch in scratches:

@@ -49,7 +49,7 @@ def _when(stamp: str | None) -> str:
 
 
 def build_time() -> datetime:
-    """SOURCE_DATE_EPOCH when it is set (a reproducible build: nox -s reproducible sets it), else now."""
+    """SOURCE_DATE_EPOCH when it is set (the builds nox -s reproducible compares), else now."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     return datetime.fromtimestamp(int(epoch), tz=timezone.utc) if epoch else datetime.now(timezone.utc)
 

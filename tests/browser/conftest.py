@@ -30,6 +30,7 @@ SITE = Path(os.environ.get("BOOK_SITE", pages.ROOT / "build" / "site"))
 AXE = Path(os.environ.get("BOOK_AXE", book_settings.NODE_TOOLS / "node_modules" / "axe-core" / "axe.min.js"))
 CHROMIUM = Path(os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = pages.ROOT / "build" / "screenshots"
+SCREENSHOTS_TAKEN = os.environ.get("BOOK_NO_SCREENSHOTS") != "1"
 REPORT = pages.ROOT / "build" / "browser-report.json"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -120,8 +121,9 @@ class Tab:
 
     def screenshot(self, name: str) -> None:
         """The whole page, for a reviewer's eye: JPEG, which Chromium encodes in half the time of PNG.
-        None under BOOK_NO_SCREENSHOTS (.ci/run, whose clone no one looks into)."""
-        if os.environ.get("BOOK_NO_SCREENSHOTS"):
+        None under BOOK_NO_SCREENSHOTS=1 (.ci/run, whose clone no one looks into): the page is loaded and
+        its fonts are ready before any check (goto), with or without one."""
+        if not SCREENSHOTS_TAKEN:
             return
         out = SCREENSHOTS / f"{name}.jpg"
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -265,4 +267,5 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(
         f"{len(TOTALS.pages)} pages visited, {TOTALS.requests} requests checked "
         f"({len(TOTALS.external)} to other hosts), {TOTALS.axe_scans} axe scans: violations {impacts}; "
-        f"{TOTALS.screenshots} screenshots in {pages.relative(SCREENSHOTS)}; report {pages.relative(REPORT)}")
+        f"{TOTALS.screenshots} screenshots in {pages.relative(SCREENSHOTS)}"
+        f"{'' if SCREENSHOTS_TAKEN else ' (BOOK_NO_SCREENSHOTS=1)'}; report {pages.relative(REPORT)}")

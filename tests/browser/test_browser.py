@@ -2,7 +2,8 @@
 
 The pages are found in the built site, so a merged chapter is covered without editing this file.
 Every test ends by failing on any request that left 127.0.0.1 and on any console error.
-Screenshots of every page (light and dark, desktop and phone) land in build/screenshots/.
+Screenshots of every page (light and dark, desktop and phone) land in build/screenshots/ (none with
+BOOK_NO_SCREENSHOTS=1).
 """
 
 import re

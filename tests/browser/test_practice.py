@@ -2,7 +2,7 @@
 notebooks of one language, driven in chromium. The starter's verdict fails with its message; the
 reference solution typed into the starter cell passes; a solution that hangs is stopped with the
 judge's message and the kernel still runs the next cell; stopping the server leaves no process.
-Screenshots: build/screenshots/practice-jupyterlab-<lang>.png.
+Screenshots: build/screenshots/practice-jupyterlab-<lang>.png (none with BOOK_NO_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(served, page):
     failed = verdict(page, words["fail"], server)
     assert "✘" in failed and "Traceback" not in failed, failed
     cell(page, JUDGE_CELL).scroll_into_view_if_needed()
-    if not os.environ.get("BOOK_NO_SCREENSHOTS"):  # as the pages' (conftest.Tab.screenshot)
+    if os.environ.get("BOOK_NO_SCREENSHOTS") != "1":  # as conftest's SCREENSHOTS_TAKEN
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=SCREENSHOTS / f"practice-jupyterlab-{language}.png")
 
