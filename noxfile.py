@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -419,6 +420,18 @@ def finish_removals(session: nox.Session) -> None:
         folder, removal = REMOVALS.pop()
         if removal.wait():
             session.error(f"rm -rf {folder.relative_to(ROOT)} exited {removal.returncode}: the venv is still on the disk")
+
+
+@atexit.register
+def _finish_removals_at_exit() -> None:
+    """A run of some torches only (`nox -s "tests(torch-2.6.0)"`) ends with its last removal running: nox
+    waits for it, and exits 1 if it failed."""
+    while REMOVALS:
+        folder, removal = REMOVALS.pop()
+        if removal.wait():
+            print(f"nox > rm -rf {folder.relative_to(ROOT)} exited {removal.returncode}: the venv is still on the disk",
+                  file=sys.stderr, flush=True)
+            os._exit(1)
 
 
 @nox.session(venv_backend="none")
