@@ -414,24 +414,28 @@ def discard_venv(session: nox.Session, venv: Path) -> None:
     REMOVALS.append((discarded, subprocess.Popen(["rm", "-rf", str(discarded)])))
 
 
-def finish_removals(session: nox.Session) -> None:
-    """Wait for the venv removals started earlier; one that failed fails the session, naming its folder."""
+def failed_removal() -> str | None:
+    """Wait for the venv removals started earlier; what went wrong with the first that failed, if one did."""
     while REMOVALS:
         folder, removal = REMOVALS.pop()
         if removal.wait():
-            session.error(f"rm -rf {folder.relative_to(ROOT)} exited {removal.returncode}: the venv is still on the disk")
+            return f"rm -rf {folder.relative_to(ROOT)} exited {removal.returncode}: the venv is still on the disk"
+    return None
+
+
+def finish_removals(session: nox.Session) -> None:
+    """Wait for the venv removals started earlier; one that failed fails the session, naming its folder."""
+    if problem := failed_removal():
+        session.error(problem)
 
 
 @atexit.register
 def _finish_removals_at_exit() -> None:
     """A run of some torches only (`nox -s "tests(torch-2.6.0)"`) ends with its last removal running: nox
     waits for it, and exits 1 if it failed."""
-    while REMOVALS:
-        folder, removal = REMOVALS.pop()
-        if removal.wait():
-            print(f"nox > rm -rf {folder.relative_to(ROOT)} exited {removal.returncode}: the venv is still on the disk",
-                  file=sys.stderr, flush=True)
-            os._exit(1)
+    if problem := failed_removal():
+        print(f"nox > {problem}", file=sys.stderr, flush=True)
+        os._exit(1)
 
 
 @nox.session(venv_backend="none")

@@ -76,6 +76,7 @@ def differences(first: Path, second: Path) -> list[str]:
 def main(made: Path | None) -> None:
     torch = book_settings.DEFAULT_TORCH
     sites, scratches = [], []
+    env = {**os.environ, "SOURCE_DATE_EPOCH": book_settings.last_commit_time()}
     if made and made.is_dir():
         sites.append(made)
         print(f"clean build: {made}", flush=True)
@@ -88,8 +89,7 @@ def main(made: Path | None) -> None:
             sites.append(scratch / "build" / "site")
             print(f"clean build in {scratch}", flush=True)
             subprocess.run([sys.executable, "-m", "nox", "--no-color", "-s", f"docs(torch-{torch})"], cwd=scratch,
-                           check=True, stdout=subprocess.DEVNULL,
-                           env={**os.environ, "SOURCE_DATE_EPOCH": book_settings.last_commit_time()})
+                           check=True, stdout=subprocess.DEVNULL, env=env)
         problems = differences(*sites)
     finally:
         for scratch in scratches:
