@@ -53,6 +53,18 @@ AXE_RUN = """async () => (await axe.run({ resultTypes: ["violations"] })).violat
   id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,
   targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
 }))"""
+# Before a scan: every folded answer opened (scanned too) and marked, and colours measured after the
+# theme settles (mid-transition colours are not what a reader sees). After it: the page as it was.
+SETTLE_FOR_AXE = """() => {
+  document.querySelectorAll("details:not([open])").forEach((d) => { d.open = true; d.dataset.axeOpened = ""; });
+  const still = document.head.appendChild(document.createElement("style"));
+  still.id = "axe-still";
+  still.textContent = "*, *::before, *::after { transition: none !important; animation: none !important; }";
+}"""
+UNSETTLE_AFTER_AXE = """() => {
+  document.querySelectorAll("details[data-axe-opened]").forEach((d) => { d.open = false; delete d.dataset.axeOpened; });
+  document.getElementById("axe-still").remove();
+}"""
 
 
 # Every icon the reader can see (the theme's <i class="fa-…"> elements and the glyphs its stylesheet
@@ -182,15 +194,16 @@ def test_both_languages_hold_the_same_pages(site_pages):
     assert site_pages["zh"] == site_pages["en"], f"zh has {site_pages['zh']}, en has {site_pages['en']}"
 
 
-def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, book_page):
-    """One desktop tab per page, not a page load per check, in a reader's order: no icon font or icon
-    script is fetched and every icon is painted (icon_masks.py); the light screenshot; the theme's
-    switch turns the page dark; the dark screenshot; a "differs on torch …" fold opens to its diff, a
-    claim's mark opens its check and Escape closes it; the first folded answer opens; the search box
-    finds pages and the search page keeps the reader's dark mode; back on the page, the language
-    switch leads to its twin. A check no later step depends on (icons, folds and claims, answers)
-    is reported at the end, with any other that failed, so one failure hides neither the screenshots
-    nor the remaining checks."""
+def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, axe_script, totals, book_page):
+    """One desktop tab per page, not a page load per check, in a reader's order: axe-core scans the
+    light page; no icon font or icon script is fetched and every icon is painted (icon_masks.py); the
+    light screenshot; the theme's switch turns the page dark; the dark screenshot; a "differs on
+    torch …" fold opens to its diff, a claim's mark opens its check and Escape closes it; the first
+    folded answer opens; the search box finds pages and the search page keeps the reader's dark mode;
+    back on the page, the language switch leads to its twin, still dark, which axe-core scans (so every
+    page is scanned light in its own walk and dark in its twin's). A check no later step depends on
+    (scans, icons, folds and claims, answers) is reported at the end, with any other that failed, so
+    one failure hides neither the screenshots nor the remaining checks."""
     language, name = book_page.split("/", 1)
     failed = []
 
@@ -204,6 +217,7 @@ def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, book_pa
     tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = tab.goto(book_page)
     assert theme(page) == "light", f"{book_page} did not open light on a light system"
+    check(assert_no_serious_accessibility_violation, page, axe_script, totals, book_page, "light")
     check(assert_icons_painted_without_fonts, tab, book_page)
     check(assert_copy_button_copies_the_code, page, book_page)
     tab.screenshot(shot(book_page, "light", "desktop"))
@@ -237,8 +251,29 @@ def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, book_pa
     assert tab.path() == f"{OTHER[language]}/{name}", f"the language switch of {book_page} led to {tab.path()}"
     assert page.evaluate("document.documentElement.lang").startswith(OTHER[language]), (
         f"the language switch of {book_page} led to a page whose lang is not {OTHER[language]}")
+    assert theme(page) == "dark", f"the reader's dark mode did not carry over the language switch of {book_page}"
+    check(assert_no_serious_accessibility_violation, page, axe_script, totals, tab.path(), "dark")
     assert not failed, "\n".join(failed)
     tab.assert_clean()
+
+
+def assert_no_serious_accessibility_violation(page, axe_script: Path, totals, book_page: str, scheme: str) -> None:
+    """axe-core finds no serious or critical violation on the page as shown, with its folded answers
+    open and its colours settled (no transition, fonts ready); then the answers fold and transitions
+    return, as the page was."""
+    page.evaluate(SETTLE_FOR_AXE)
+    page.evaluate("document.fonts.ready.then(() => true)")
+    page.wait_for_timeout(200)
+    page.add_script_tag(path=axe_script)  # inlined into this page only: the site never ships axe
+    violations = page.evaluate(AXE_RUN)
+    page.evaluate(UNSETTLE_AFTER_AXE)
+    totals.axe_scans += 1
+    for violation in violations:
+        totals.impacts[violation["impact"]] += 1
+        totals.violations.append({"page": book_page, "scheme": scheme, **violation})
+    serious = [f"{v['id']} ({v['impact']}, {v['nodes']}×): {v['help']}; e.g. {', '.join(v['targets'][:3])}"
+               for v in violations if v["impact"] in SERIOUS]
+    assert not serious, f"axe on {book_page} ({scheme}):\n" + "\n".join(serious)
 
 
 def copied_code(snippet: Path) -> str:
@@ -472,27 +507,6 @@ def test_a_later_visit_follows_a_changed_system_scheme_from_the_head(open_tab, s
     tab.page.emulate_media(color_scheme=other)
     page = tab.goto(book_page)
     assert_theme_set_once(page, book_page, other)
-    tab.assert_clean()
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_no_serious_accessibility_violation(open_tab, axe_script, totals, book_page, scheme):
-    tab = open_tab("desktop", scheme)
-    page = tab.goto(book_page)
-    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")  # scan the answers too
-    # Colours are measured after the theme settles: mid-transition colours are not what a reader sees.
-    page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important; }")
-    page.evaluate("document.fonts.ready")
-    page.wait_for_timeout(200)
-    page.add_script_tag(path=axe_script)  # inlined into this page only: the site never ships axe
-    violations = page.evaluate(AXE_RUN)
-    totals.axe_scans += 1
-    for violation in violations:
-        totals.impacts[violation["impact"]] += 1
-        totals.violations.append({"page": book_page, "scheme": scheme, **violation})
-    serious = [f"{v['id']} ({v['impact']}, {v['nodes']}×): {v['help']}; e.g. {', '.join(v['targets'][:3])}"
-               for v in violations if v["impact"] in SERIOUS]
-    assert not serious, f"{book_page} ({scheme}):\n" + "\n".join(serious)
     tab.assert_clean()
 
 
