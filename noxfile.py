@@ -342,8 +342,8 @@ def tests(session: nox.Session, torch: str) -> None:
     one published) and run the site and machinery checks."""
     # `BOOK_FILL_NEXT_VENV=1 nox -s tests` (.ci/run) fills the next torch's venv from the session's start,
     # beside this torch's tests and, when this venv is new (the first torch's), its pip on one core, and
-    # the default torch's build, at the lowest priority: on the cores they leave idle, and the rest once
-    # they ended. The pip-tools venv, which this venv's pip-sync and the fill both use, is made first.
+    # the default torch's build (the runs' limits are far above their times). The pip-tools venv, which
+    # this venv's pip-sync and the fill both use, is made first.
     later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1:]
     if not (os.environ.get("BOOK_FILL_NEXT_VENV") and later):
         try:
@@ -356,7 +356,7 @@ def tests(session: nox.Session, torch: str) -> None:
     fill_log = BUILD / f"venv-torch-{later[0]}.log"
     fill_log.parent.mkdir(exist_ok=True)
     with fill_log.open("w") as log:
-        filling = subprocess.Popen(["nice", "-n", "19", sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"],
+        filling = subprocess.Popen([sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"],
                                    stdout=log, stderr=subprocess.STDOUT)
     try:
         run_tests(session, torch)
