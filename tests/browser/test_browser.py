@@ -53,9 +53,12 @@ AXE_RUN = """async () => (await axe.run({ resultTypes: ["violations"] })).violat
   id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,
   targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
 }))"""
-# Before a scan: every folded answer opened (scanned too) and marked, and colours measured after the
-# theme settles (mid-transition colours are not what a reader sees). After it: the page as it was.
+# Before a scan: the page at its top (text under the sticky header would be left unjudged), every
+# closed <details> (answers, version folds) opened and marked, scanned too, and colours measured
+# after the theme settles (mid-transition colours are not what a reader sees). After: as it was.
 SETTLE_FOR_AXE = """() => {
+  window.bookScrollBeforeAxe = window.scrollY;
+  window.scrollTo({top: 0, behavior: "instant"});
   document.querySelectorAll("details:not([open])").forEach((d) => { d.open = true; d.dataset.axeOpened = ""; });
   const still = document.head.appendChild(document.createElement("style"));
   still.id = "axe-still";
@@ -64,6 +67,7 @@ SETTLE_FOR_AXE = """() => {
 UNSETTLE_AFTER_AXE = """() => {
   document.querySelectorAll("details[data-axe-opened]").forEach((d) => { d.open = false; delete d.dataset.axeOpened; });
   document.getElementById("axe-still").remove();
+  window.scrollTo({top: window.bookScrollBeforeAxe, behavior: "instant"});
 }"""
 
 
@@ -218,49 +222,54 @@ def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, axe_scr
     page = tab.goto(book_page)
     assert theme(page) == "light", f"{book_page} did not open light on a light system"
     check(assert_no_serious_accessibility_violation, page, axe_script, totals, book_page, "light")
-    check(assert_icons_painted_without_fonts, tab, book_page)
-    check(assert_copy_button_copies_the_code, page, book_page)
-    tab.screenshot(shot(book_page, "light", "desktop"))
+    try:
+        check(assert_icons_painted_without_fonts, tab, book_page)
+        check(assert_copy_button_copies_the_code, page, book_page)
+        tab.screenshot(shot(book_page, "light", "desktop"))
 
-    page.locator(".theme-switch-button").filter(visible=True).first.click()
-    page.locator(".theme-change-button[data-mode=dark]").filter(visible=True).first.click()
-    assert theme(page) == "dark", f"{book_page}: the theme switch did not turn the page dark"
-    page.mouse.move(0, 0)  # the menu stays open while the pointer hovers it
-    tab.screenshot(shot(book_page, "dark", "desktop"))
+        page.locator(".theme-switch-button").filter(visible=True).first.click()
+        page.locator(".theme-change-button[data-mode=dark]").filter(visible=True).first.click()
+        assert theme(page) == "dark", f"{book_page}: the theme switch did not turn the page dark"
+        page.mouse.move(0, 0)  # the menu stays open while the pointer hovers it
+        tab.screenshot(shot(book_page, "dark", "desktop"))
 
-    check(assert_version_difference_and_claim_check_open, page, book_page)
-    check(assert_first_answer_opens, page, book_page)
+        check(assert_version_difference_and_claim_check_open, page, book_page)
+        check(assert_first_answer_opens, page, book_page)
 
-    page.locator(".search-button-field").filter(visible=True).first.click()
-    box = page.locator("#pst-search-dialog input[name=q]")
-    box.fill(EVERYWHERE)
-    box.press("Enter")
-    page.wait_for_url("**/search.html?q=*")
-    assert search_results(page, language), f"searching {EVERYWHERE!r} from {book_page} found nothing"
-    assert theme(page) == "dark", "the reader's dark mode did not carry over to the search page"
+        page.locator(".search-button-field").filter(visible=True).first.click()
+        box = page.locator("#pst-search-dialog input[name=q]")
+        box.fill(EVERYWHERE)
+        box.press("Enter")
+        page.wait_for_url("**/search.html?q=*")
+        assert search_results(page, language), f"searching {EVERYWHERE!r} from {book_page} found nothing"
+        assert theme(page) == "dark", "the reader's dark mode did not carry over to the search page"
 
-    # Back on the page, the search dialog must be closed, or the language switch behind it is inert.
-    # (Playwright's chromium loads the page afresh: it runs without the back/forward cache, which
-    # would restore the dialog as it was, open.)
-    page.go_back(wait_until="load")
-    assert tab.path() == book_page, f"going back from the search page led to {tab.path()}, not {book_page}"
-    assert not page.locator("#pst-search-dialog").evaluate("dialog => dialog.open"), (
-        f"{book_page}: the search dialog is still open after going back to the page")
-    with page.expect_navigation():
-        page.locator("a.btn-language-switch").filter(visible=True).first.click()
-    assert tab.path() == f"{OTHER[language]}/{name}", f"the language switch of {book_page} led to {tab.path()}"
-    assert page.evaluate("document.documentElement.lang").startswith(OTHER[language]), (
-        f"the language switch of {book_page} led to a page whose lang is not {OTHER[language]}")
-    assert theme(page) == "dark", f"the reader's dark mode did not carry over the language switch of {book_page}"
+        # Back on the page, the search dialog must be closed, or the language switch behind it is inert.
+        # (Playwright's chromium loads the page afresh: it runs without the back/forward cache, which
+        # would restore the dialog as it was, open.)
+        page.go_back(wait_until="load")
+        assert tab.path() == book_page, f"going back from the search page led to {tab.path()}, not {book_page}"
+        assert not page.locator("#pst-search-dialog").evaluate("dialog => dialog.open"), (
+            f"{book_page}: the search dialog is still open after going back to the page")
+        with page.expect_navigation():
+            page.locator("a.btn-language-switch").filter(visible=True).first.click()
+        assert tab.path() == f"{OTHER[language]}/{name}", f"the language switch of {book_page} led to {tab.path()}"
+        assert page.evaluate("document.documentElement.lang").startswith(OTHER[language]), (
+            f"the language switch of {book_page} led to a page whose lang is not {OTHER[language]}")
+        assert theme(page) == "dark", f"the reader's dark mode did not carry over the language switch of {book_page}"
+    except Exception as error:  # a step that stops the walk still reports what the checks before it found
+        if failed:
+            raise AssertionError("\n".join([str(error), *failed])) from error
+        raise
     check(assert_no_serious_accessibility_violation, page, axe_script, totals, tab.path(), "dark")
     assert not failed, "\n".join(failed)
     tab.assert_clean()
 
 
 def assert_no_serious_accessibility_violation(page, axe_script: Path, totals, book_page: str, scheme: str) -> None:
-    """axe-core finds no serious or critical violation on the page as shown, with its folded answers
-    open and its colours settled (no transition, fonts ready); then the answers fold and transitions
-    return, as the page was."""
+    """axe-core finds no serious or critical violation on the page, scanned from its top with every
+    closed <details> open and its colours settled (no transition, fonts ready); then the page is put
+    back as it was (SETTLE_FOR_AXE, UNSETTLE_AFTER_AXE)."""
     page.evaluate(SETTLE_FOR_AXE)
     page.evaluate("document.fonts.ready.then(() => true)")
     page.wait_for_timeout(200)
