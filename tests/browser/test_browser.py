@@ -624,7 +624,7 @@ def test_every_glossary_term_finds_a_chapter_using_it_in_the_top_3(open_tab, lan
 
     tab, missed = open_tab(), []
     # The order is the index's: a result's page, which the search fetches only to quote a summary
-    # from it, is answered with a main block of one word (Sphinx 9 throws on an empty one).
+    # from it, is answered with a main block holding one character (Sphinx 9 throws on an empty one).
     tab.page.route("**/*.html", lambda route: route.fulfill(body='<div role="main">…</div>', content_type="text/html")
                    if route.request.resource_type == "fetch" else route.continue_())
     searches = glossary_searches(language)
