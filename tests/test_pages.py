@@ -20,6 +20,8 @@ import twin_lines
 from book_extensions import pages
 from code_cells import page_parsers
 
+pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
+
 ZH, EN = (pages.book_pages(language) for language in pages.LANGUAGES)
 ALL_PAGES = [page for tree in (ZH, EN) for page in tree.values()]
 page_examples = Sybil(parsers=page_parsers())  # as docs/conftest.py reads the zh pages
@@ -91,7 +93,6 @@ def test_a_misaligned_line_is_named():
     assert "docs/en/t.md 4:" in problems[0] and "docs/zh/t.md:3 and docs/en/t.md:3" in problems[1], problems
 
 
-@pytest.mark.torch_independent
 def test_every_commit_since_the_base_edits_twin_lines_together():
     """History keeps the twins in step: since the recorded base, a commit that changed line N of a
     page changed line N of its twin, or its message waives that page (twin_lines.WAIVER)."""
@@ -100,7 +101,6 @@ def test_every_commit_since_the_base_edits_twin_lines_together():
     assert not unpaired, "\n".join(unpaired)
 
 
-@pytest.mark.torch_independent
 def test_an_unpaired_edit_is_named_with_page_and_line(tmp_path):
     def git(*args):
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,

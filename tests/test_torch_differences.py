@@ -117,6 +117,7 @@ def test_the_appendix_links_every_reviewed_difference(site):
 
 
 @pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
+@pytest.mark.torch_independent
 def test_each_torch_versions_claim_still_holds_on_some_supported_torch(language, name, page):
     from book_extensions.torch_differences import versions_printing
 
@@ -129,6 +130,7 @@ def write_record(folder: Path, torch: str, outputs: dict[str, str]) -> None:
     (folder / f"torch-{torch}.json").write_text(json.dumps({"torch": torch, "snippets": snippets}))
 
 
+@pytest.mark.torch_independent
 def test_drift_lists_exactly_the_differing_snippets_and_whether_each_is_reviewed(tmp_path):
     reviewed = next(snapshots.SNAPSHOTS.rglob("*.torch-*.txt"))
     torch = reviewed.name.rsplit(".torch-", 1)[1].removesuffix(".txt")
@@ -143,6 +145,7 @@ def test_drift_lists_exactly_the_differing_snippets_and_whether_each_is_reviewed
     assert "snippets/x/same.py:" not in report
 
 
+@pytest.mark.torch_independent
 def test_the_canary_report_shows_drift_without_failing_and_fails_on_a_broken_snippet(tmp_path):
     snippet = "snippets/verification/torch-version.py"
     snapshot = snapshots.snapshot_path(pages.ROOT / snippet)
