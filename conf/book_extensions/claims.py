@@ -59,7 +59,10 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
         if isinstance(node, ast.Assign):
             while start > 0 and lines[start - 1].lstrip().startswith("#"):
                 start -= 1
-        return "\n".join(lines[start:node.lineno - 1] + [ast.get_source_segment(source, node)])
+        # The node's own text, as ast.get_source_segment gives it (which splits the whole file on every
+        # call): a top-level node starts at column 0; its end column counts UTF-8 bytes.
+        last = lines[node.end_lineno - 1].encode()[:node.end_col_offset].decode()
+        return "\n".join(lines[start:node.end_lineno - 1] + [last])
 
     return {name: "\n\n".join(shown(definitions[part]) for part in [*sorted(helpers(node, [])), name])
             for name, node in definitions.items() if isinstance(node, ast.FunctionDef) and not name.startswith("_")}
