@@ -36,6 +36,7 @@ extensions = [
     "book_extensions.twins",
     "book_extensions.snippet_cells",
     "book_extensions.outputs",
+    "book_extensions.highlighting",
     "book_extensions.callouts",
     "book_extensions.badges",
     "book_extensions.api_links",
@@ -113,6 +114,9 @@ html_theme_options = {
     # buttons there when a navbar item is set, and binds its drawers to the first button of each
     # class, the hidden one (pydata-sphinx-theme#2451). With no navbar item, none is rendered.
     "navbar_persistent": [],
+    # The theme's own defaults, named here because book_extensions/highlighting.py reads them.
+    "pygments_light_style": "a11y-high-contrast-light",
+    "pygments_dark_style": "a11y-high-contrast-dark",
 }
 
 html_search_scorer = str(Path(__file__).parent / "search-scorer.js")  # a page titled with the searched word comes first

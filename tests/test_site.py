@@ -12,6 +12,7 @@ import difflib
 import html
 import json
 import re
+import runpy
 from ast import literal_eval
 from functools import cache
 from pathlib import Path
@@ -22,8 +23,10 @@ import pytest
 from bs4 import BeautifulSoup
 from docutils import nodes
 from myst_nb.core.variables import format_plain_text
+from pygments.token import STANDARD_TYPES
 
 from book_extensions import pages
+from book_extensions.highlighting import plain_types
 from book_extensions.icon_masks import FONTAWESOME_JS, THEME_STYLESHEET
 from book_extensions.seo import DESCRIPTION_LENGTH
 from book_extensions.snippet_cells import rendered_code_cells
@@ -266,6 +269,42 @@ def test_no_page_loads_the_fontawesome_script(site):
     loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in served for tag, url in Article(p).loads
              if "fontawesome" in url]
     assert not loads, "\n".join(loads[:20])
+
+
+HIGHLIGHTED_PYTHON = re.compile(r'<div class="highlight-(?:ipython3|python) notranslate"><div class="highlight"><pre>'
+                                r'(.*?)</pre>|<code class="claim-check-code highlight">(.*?)</code>', re.DOTALL)
+
+
+def drawn_as_plain_text(site: Path) -> set[str]:
+    """The token classes that the theme's pygments.css draws, in light and in dark, as the code block
+    draws its plain text: no rule of their own, or only the block's own colour."""
+    css = (site / "en" / "_static" / "pygments.css").read_text(encoding="utf-8")
+    rules = {scheme: {} for scheme in ("light", "dark")}
+    for scheme, token, body in re.findall(r'html\[data-theme="(light|dark)"\] \.highlight(?: \.([\w-]+))? \{([^}]*)\}', css):
+        rules[scheme][token] = body.strip()
+    plain = {scheme: re.search(r"color: #\w+", found[""]).group(0) for scheme, found in rules.items()}
+    tokens = set(rules["light"]) | set(rules["dark"]) | set(STANDARD_TYPES.values())
+    return {token for token in tokens - {""} if all(rules[scheme].get(token, plain[scheme]) == plain[scheme]
+                                                     for scheme in rules)}
+
+
+def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
+    """book_extensions/highlighting.py: code cells, Python blocks, doctests and the claims' checks hold
+    no span that both schemes draw as plain text (but those the copy button reads), and what it lexes
+    as plain text is drawn so by both."""
+    conf = runpy.run_path(str(pages.ROOT / "conf" / "conf.py"))
+    read_by_the_copy_button = {name.strip().lstrip(".") for name in conf["copybutton_exclude"].split(",")}
+    plain, spans, kept = drawn_as_plain_text(site) - read_by_the_copy_button, 0, []
+    for path in sorted(site.glob("*/*.html")):
+        for block in HIGHLIGHTED_PYTHON.finditer(path.read_text(encoding="utf-8")):
+            for token in re.findall(r'<span class="([^"]+)">', block.group(1) or block.group(2)):
+                spans += 1
+                if token in plain:
+                    kept.append(f"{pages.relative(path)}: <span class=\"{token}\">")
+    assert spans > 10_000 and not kept, (spans, kept[:10])
+    theme = conf["html_theme_options"]
+    merged = {STANDARD_TYPES[ttype] for ttype in plain_types(theme["pygments_light_style"], theme["pygments_dark_style"])}
+    assert merged and merged <= plain, f"lexed as plain text, drawn otherwise: {sorted(merged - plain)}"
 
 
 def masks(css: str) -> dict[frozenset[str], str]:

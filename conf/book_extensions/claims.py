@@ -22,7 +22,6 @@ from pathlib import Path
 from docutils import nodes
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
@@ -109,7 +108,8 @@ class claim_mark(nodes.Inline, nodes.Element):
 def visit_claim_mark(self, node):
     """A button and its popover, inside the sentence's paragraph: phrasing content only (spans)."""
     target, escape = node["target"], html.escape
-    code = highlight(node["code"], PythonLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")
+    lexer = self.highlighter.get_lexer(node["code"], "python", force=True)  # Sphinx's, as highlighting.py set it
+    code = highlight(node["code"], lexer, HtmlFormatter(nowrap=True)).rstrip("\n")
     self.body.append(  # a word joiner, unbreakable in its span, keeps the mark on the line of the sentence's end
         f'<span class="claim-mark-joiner">\u2060<button type="button" class="claim-mark" popovertarget="{target}"'
         f' aria-label="{escape(node["label"])}" title="{escape(node["label"])}">✓</button></span>'
