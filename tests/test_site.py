@@ -12,7 +12,8 @@ import difflib
 import html
 import json
 import re
-import runpy
+import subprocess
+import sys
 from ast import literal_eval
 from functools import cache
 from pathlib import Path
@@ -26,7 +27,7 @@ from myst_nb.core.variables import format_plain_text
 from pygments.token import STANDARD_TYPES
 
 from book_extensions import pages
-from book_extensions.highlighting import plain_types
+from book_extensions.highlighting import LEXERS, plain_types
 from book_extensions.icon_masks import FONTAWESOME_JS, THEME_STYLESHEET
 from book_extensions.seo import DESCRIPTION_LENGTH
 from book_extensions.snippet_cells import rendered_code_cells
@@ -271,7 +272,7 @@ def test_no_page_loads_the_fontawesome_script(site):
     assert not loads, "\n".join(loads[:20])
 
 
-HIGHLIGHTED_PYTHON = re.compile(r'<div class="highlight-(?:ipython3|python) notranslate"><div class="highlight"><pre>'
+HIGHLIGHTED_PYTHON = re.compile(rf'<div class="highlight-(?:{"|".join(LEXERS)}) notranslate"><div class="highlight"><pre>'
                                 r'(.*?)</pre>|<code class="claim-check-code highlight">(.*?)</code>', re.DOTALL)
 
 
@@ -282,7 +283,7 @@ def drawn_as_plain_text(site: Path) -> set[str]:
     rules = {scheme: {} for scheme in ("light", "dark")}
     for scheme, token, body in re.findall(r'html\[data-theme="(light|dark)"\] \.highlight(?: \.([\w-]+))? \{([^}]*)\}', css):
         rules[scheme][token] = body.strip()
-    plain = {scheme: re.search(r"color: #\w+", found[""]).group(0) for scheme, found in rules.items()}
+    plain = {scheme: re.search(r"(?<![\w-])color: #\w+", found[""]).group(0) for scheme, found in rules.items()}
     tokens = set(rules["light"]) | set(rules["dark"]) | set(STANDARD_TYPES.values())
     return {token for token in tokens - {""} if all(rules[scheme].get(token, plain[scheme]) == plain[scheme]
                                                      for scheme in rules)}
@@ -292,7 +293,11 @@ def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
     """book_extensions/highlighting.py: code cells, Python blocks, doctests and the claims' checks hold
     no span that both schemes draw as plain text (but those the copy button reads), and what it lexes
     as plain text is drawn so by both."""
-    conf = runpy.run_path(str(pages.ROOT / "conf" / "conf.py"))
+    # conf.py run in a process of its own: it sets this process's environment (RUN_ENV, IPYTHONDIR)
+    conf = json.loads(subprocess.run(
+        [sys.executable, "-c", "import json, runpy; conf = runpy.run_path('conf/conf.py'); print(json.dumps("
+         "{name: conf[name] for name in ('copybutton_exclude', 'html_theme_options')}))"],
+        cwd=pages.ROOT, capture_output=True, text=True, check=True).stdout)
     read_by_the_copy_button = {name.strip().lstrip(".") for name in conf["copybutton_exclude"].split(",")}
     plain, spans, kept = drawn_as_plain_text(site) - read_by_the_copy_button, 0, []
     for path in sorted(site.glob("*/*.html")):

@@ -41,7 +41,7 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
     and values assigned at module level (`_ALIVE = []`); a value is shown with the comment lines right
     above it, which say what it is, since it has no docstring."""
     tree = ast.parse(source := claims_file.read_text(encoding="utf-8"))
-    lines = source.splitlines()
+    lines = source.split("\n")  # as ast numbers lines (read_text made every line end "\n")
     definitions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     definitions |= {target.id: node for node in tree.body if isinstance(node, ast.Assign)
                     for target in node.targets if isinstance(target, ast.Name)}
@@ -59,9 +59,11 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
             while start > 0 and lines[start - 1].lstrip().startswith("#"):
                 start -= 1
         # The node's own text, as ast.get_source_segment gives it (which splits the whole file on every
-        # call): a top-level node starts at column 0; its end column counts UTF-8 bytes.
-        last = lines[node.end_lineno - 1].encode()[:node.end_col_offset].decode()
-        return "\n".join(lines[start:node.end_lineno - 1] + [last])
+        # call); its columns count UTF-8 bytes.
+        text = [line.encode() for line in lines[node.lineno - 1:node.end_lineno]]
+        text[-1] = text[-1][:node.end_col_offset]
+        text[0] = text[0][node.col_offset:]
+        return "\n".join(lines[start:node.lineno - 1] + [b"\n".join(text).decode()])
 
     return {name: "\n\n".join(shown(definitions[part]) for part in [*sorted(helpers(node, [])), name])
             for name, node in definitions.items() if isinstance(node, ast.FunctionDef) and not name.startswith("_")}

@@ -1,11 +1,12 @@
-"""Highlighted Python holds an element only where its look changes. A name, punctuation or whitespace
-token that both of the theme's Pygments styles (``pygments_light_style``, ``pygments_dark_style`` in
-``html_theme_options``) draw exactly as plain text is lexed as plain text, which Pygments writes
-without a ``<span>``: the page looks the same with far fewer elements for a phone to lay out and for
-axe-core and Lighthouse to check one by one.
+"""Highlighted Python holds an element only where its look changes. A name, punctuation, operator or
+whitespace token that both of the theme's Pygments styles (``pygments_light_style`` and
+``pygments_dark_style`` in ``html_theme_options``) draw exactly as plain text is lexed as plain
+text, which Pygments writes without a ``<span>``; book.css gives that text the style's colour
+rather than the theme's colour for ``<pre>``. The page looks the same, with far fewer elements for
+a phone to lay out and for axe-core and Lighthouse to check one by one.
 
 Sphinx: ``add_lexer`` for the code cells (``ipython3``), Python blocks and doctests (``pycon``); the
-claims' popovers highlight with the same lexer (claims.py). Tests: tests/test_site.py.
+claims' popovers highlight with the same lexer (claims.py). Tests: tests/test_site.py, the phone walk.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ LEXERS = {"ipython3": {}, "python": {"stripnl": False}, "pycon": {"stripnl": Fal
 MERGEABLE = (Name, Punctuation, Operator, Text)
 
 
-def plain_types(*styles: str) -> frozenset:
+def plain_types(*style_names: str) -> frozenset:
     """The token types that every named style draws exactly as it draws plain text."""
-    styles = [get_style_by_name(name) for name in styles]
+    styles = [get_style_by_name(name) for name in style_names]
     return frozenset(ttype for ttype in STANDARD_TYPES if ttype is not Text and any(ttype in kind for kind in MERGEABLE)
                      and all(style.style_for_token(ttype) == style.style_for_token(Text) for style in styles))
 
