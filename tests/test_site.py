@@ -27,7 +27,7 @@ from myst_nb.core.variables import format_plain_text
 from pygments.token import STANDARD_TYPES
 
 from book_extensions import pages
-from book_extensions.highlighting import LEXERS, plain_types
+from book_extensions.highlighting import BLOCK_LANGUAGES, MERGEABLE, plain_types
 from book_extensions.icon_masks import FONTAWESOME_JS, THEME_STYLESHEET
 from book_extensions.seo import DESCRIPTION_LENGTH
 from book_extensions.snippet_cells import rendered_code_cells
@@ -272,34 +272,29 @@ def test_no_page_loads_the_fontawesome_script(site):
     assert not loads, "\n".join(loads[:20])
 
 
-HIGHLIGHTED_PYTHON = re.compile(rf'<div class="highlight-(?:{"|".join(LEXERS)}) notranslate"><div class="highlight"><pre>'
+HIGHLIGHTED_PYTHON = re.compile(rf'<div class="highlight-(?:{"|".join(BLOCK_LANGUAGES)}) notranslate"><div class="highlight"><pre>'
                                 r'(.*?)</pre>|<code class="claim-check-code highlight">(.*?)</code>', re.DOTALL)
 
 
 def drawn_as_plain_text(site: Path) -> set[str]:
-    """The token classes that the theme's pygments.css draws, in light and in dark, as the code block
-    draws its plain text: no rule of their own, or only the block's own colour."""
+    """The classes of name, punctuation, operator and whitespace tokens that the theme's pygments.css
+    draws, in light and in dark, as the code block draws its plain text: no rule of their own, or only
+    the block's own colour."""
     css = (site / "en" / "_static" / "pygments.css").read_text(encoding="utf-8")
     rules = {scheme: {} for scheme in ("light", "dark")}
     for scheme, token, body in re.findall(r'html\[data-theme="(light|dark)"\] \.highlight(?: \.([\w-]+))? \{([^}]*)\}', css):
         rules[scheme][token] = body.strip()
     plain = {scheme: re.search(r"(?<![\w-])color: #\w+", found[""]).group(0) for scheme, found in rules.items()}
-    tokens = set(rules["light"]) | set(rules["dark"]) | set(STANDARD_TYPES.values())
-    return {token for token in tokens - {""} if all(rules[scheme].get(token, plain[scheme]) == plain[scheme]
+    tokens = {name for ttype, name in STANDARD_TYPES.items() if name and any(ttype in kind for kind in MERGEABLE)}
+    return {token for token in tokens if all(rules[scheme].get(token, plain[scheme]) == plain[scheme]
                                                      for scheme in rules)}
 
 
 def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
     """book_extensions/highlighting.py: code cells, Python blocks, doctests and the claims' checks hold
-    no span that both schemes draw as plain text (but those the copy button reads), and what it lexes
-    as plain text is drawn so by both."""
-    # conf.py run in a process of its own: it sets this process's environment (RUN_ENV, IPYTHONDIR)
-    conf = json.loads(subprocess.run(
-        [sys.executable, "-c", "import json, runpy; conf = runpy.run_path('conf/conf.py'); print(json.dumps("
-         "{name: conf[name] for name in ('copybutton_exclude', 'html_theme_options')}))"],
-        cwd=pages.ROOT, capture_output=True, text=True, check=True).stdout)
-    read_by_the_copy_button = {name.strip().lstrip(".") for name in conf["copybutton_exclude"].split(",")}
-    plain, spans, kept = drawn_as_plain_text(site) - read_by_the_copy_button, 0, []
+    no name, punctuation, operator or whitespace span that both schemes draw as plain text, and what it
+    lexes as plain text is drawn so by both."""
+    plain, spans, kept = drawn_as_plain_text(site), 0, []
     for path in sorted(site.glob("*/*.html")):
         for block in HIGHLIGHTED_PYTHON.finditer(path.read_text(encoding="utf-8")):
             for token in re.findall(r'<span class="([^"]+)">', block.group(1) or block.group(2)):
@@ -307,7 +302,10 @@ def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
                 if token in plain:
                     kept.append(f"{pages.relative(path)}: <span class=\"{token}\">")
     assert spans > 10_000 and not kept, (spans, kept[:10])
-    theme = conf["html_theme_options"]
+    # conf.py run in a process of its own: it sets this process's environment (RUN_ENV, IPYTHONDIR)
+    theme = json.loads(subprocess.run(
+        [sys.executable, "-c", "import json, runpy; print(json.dumps(runpy.run_path('conf/conf.py')['html_theme_options']))"],
+        cwd=pages.ROOT, capture_output=True, text=True, check=True).stdout)
     merged = {STANDARD_TYPES[ttype] for ttype in plain_types(theme["pygments_light_style"], theme["pygments_dark_style"])}
     assert merged and merged <= plain, f"lexed as plain text, drawn otherwise: {sorted(merged - plain)}"
 

@@ -1,14 +1,13 @@
 """Highlighted Python holds an element only where its look changes. A name, punctuation, operator or
 whitespace token that both of the theme's Pygments styles (``pygments_light_style`` and
 ``pygments_dark_style`` in ``html_theme_options``) draw exactly as plain text is lexed as plain
-text, which Pygments writes without a ``<span>``; book.css gives that text the style's colour
-rather than the theme's colour for ``<pre>``. The page looks the same, with far fewer elements for
-a phone to lay out and for axe-core and Lighthouse to check one by one.
+text, which Pygments writes without a ``<span>``, so a phone lays out, and axe-core and Lighthouse
+check, far fewer elements. book.css draws a Python block's text that the style leaves uncoloured
+(these tokens, a doctest's prompt) in the style's text colour, not the theme's colour for ``<pre>``.
 
 Sphinx: ``add_lexer`` for the code cells (``ipython3``), Python blocks and doctests (``pycon``); the
 claims' popovers highlight with the same lexer (claims.py). Tests: tests/test_site.py, the phone walk.
 """
-
 from __future__ import annotations
 
 from pygments.filter import Filter
@@ -23,6 +22,9 @@ from book_extensions import ENV_VERSION
 # CSS and the copy button read their classes (a doctest's prompt, `.gp`).
 LEXERS = {"ipython3": {}, "python": {"stripnl": False}, "pycon": {"stripnl": False}}
 MERGEABLE = (Name, Punctuation, Operator, Text)
+# Every language of a block these lexers draw, as its <div class="highlight-…"> names it (Sphinx
+# reads py, py3, python3 and default as python, pycon3 as pycon); book.css's rule lists the same.
+BLOCK_LANGUAGES = (*LEXERS, "py", "py3", "python3", "default", "pycon3")
 
 
 def plain_types(*style_names: str) -> frozenset:

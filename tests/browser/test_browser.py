@@ -14,7 +14,7 @@ import pytest
 
 import book_settings
 from book_extensions import pages
-from book_extensions.highlighting import LEXERS
+from book_extensions.highlighting import BLOCK_LANGUAGES
 from book_extensions.snippet_cells import glue_lines
 
 pytestmark = pytest.mark.browser
@@ -114,8 +114,8 @@ BROKEN_COLUMNS = """() => {
   }
   return {tables, broken};
 }"""
-# Python blocks whose bare text (what book_extensions/highlighting.py lexes as plain text) is not
-# drawn in the colour the Pygments style gives plain text, the colour of their .highlight box.
+# Python blocks whose uncoloured text (what book_extensions/highlighting.py lexes as plain text) is
+# not drawn in the colour the Pygments style gives plain text, the colour of their .highlight box.
 OFF_COLOUR_CODE = """(languages) => languages.flatMap((language) => [
   ...document.querySelectorAll(`div.highlight-${language} > div.highlight > pre`)])
   .filter((pre) => getComputedStyle(pre).color !== getComputedStyle(pre.parentElement).color)
@@ -393,7 +393,7 @@ def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
         f"{book_page} is {found['scrollWidth']} px wide on a {found['width']} px phone; too wide: {found['culprits']}")
     columns = page.evaluate(BROKEN_COLUMNS)
     assert not columns["broken"], f"{book_page}: table lines wrapped on a phone: {columns['broken'][:5]}"
-    off_colour = page.evaluate(OFF_COLOUR_CODE, list(LEXERS))
+    off_colour = page.evaluate(OFF_COLOUR_CODE, list(BLOCK_LANGUAGES))
     assert not off_colour, f"{book_page}: Python's plain text is not in its style's colour in {off_colour[:3]}"
     reading = page.evaluate(PHONE_READING)
     assert not reading["covering"], f"{book_page}: copy buttons cover the first line of {reading['covering'][:3]}"
