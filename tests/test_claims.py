@@ -69,11 +69,11 @@ def test_a_checks_hash_covers_the_private_helpers_it_uses(tmp_path):
     claims = tmp_path / pages.CLAIMS_FILE
     claims.write_text("def _unused():\n    pass\n\n\nclass _Square:\n    pass\n\n\n"
                       "# not part of the shown value\n\n# side, in cm\n_UNUSED = 3; _SIDE = '²\u2028'  # trailing\n\n\n"
-                      "def _make():\n    return _Square()\n\n\n"
+                      "@functools.cache\ndef _make():\n    return _Square()\n\n\n"
                       "def squares():\n    assert _make() and _SIDE\n\n\ndef alone():\n    assert True\n", encoding="utf-8")
     found = _checks(claims, claims.stat().st_mtime)
     assert sorted(found) == ["alone", "squares"]
     assert found["squares"].startswith("# side, in cm\n_SIDE = '²\u2028'\n\nclass _Square"), found["squares"]
-    assert "def _make" in found["squares"] and found["squares"].endswith("def squares():\n    assert _make() and _SIDE")
+    assert "\n\n@functools.cache\ndef _make" in found["squares"] and found["squares"].endswith("def squares():\n    assert _make() and _SIDE")
     assert "_unused" not in found["squares"] and "_UNUSED" not in found["squares"]
     assert "not part of" not in found["squares"] and "trailing" not in found["squares"] and found["alone"] == "def alone():\n    assert True"

@@ -39,7 +39,7 @@ PAGES = [f"page-{n}" for n in range(6)]
 # What reading a page stores as of ENV_VERSION (the page model's fields, the environment's attributes).
 # A change to it needs ENV_VERSION + 1 in conf/book_extensions/__init__.py, so that Sphinx reads every
 # page anew instead of unpickling models of the old shape; then record the new format here.
-STORED = (1, {
+STORED = (2, {
     "Page": ["path", "text", "front_matter", "code_cells", "labels", "roles", "directives", "prose"],
     "CodeCell": ["page", "line", "end_line", "language", "options", "body"],
     "Role": ["name", "content", "line"],

@@ -38,10 +38,10 @@ logger = logging.getLogger(__name__)
 def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
     """{name: the function's source, after the source of the module's private helpers it uses}: the
     record's hash of a check changes when a helper it uses changes. Helpers are functions, classes
-    and values assigned at module level (`_ALIVE = []`); a value is shown with the comment lines right
-    above it, which say what it is, since it has no docstring."""
+    (with their decorators) and values assigned at module level (`_ALIVE = []`); a value is shown
+    with the comment lines right above it, which say what it is, since it has no docstring."""
     tree = ast.parse(source := claims_file.read_text(encoding="utf-8"))
-    lines = source.split("\n")  # as ast numbers lines (read_text made every line end "\n")
+    lines = source.split("\n")  # as ast numbers lines (read_text turned every line ending into "\n")
     definitions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     definitions |= {target.id: node for node in tree.body if isinstance(node, ast.Assign)
                     for target in node.targets if isinstance(target, ast.Name)}
@@ -54,16 +54,18 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
         return found
 
     def shown(node) -> str:
-        start = node.lineno - 1
+        # A module-level decorator starts its line; else the node's own text, as ast.get_source_segment
+        # gives it (which splits the whole file on every call), its columns counting UTF-8 bytes.
+        decorators = getattr(node, "decorator_list", [])
+        first, column = (decorators[0].lineno, 0) if decorators else (node.lineno, node.col_offset)
+        text = [line.encode() for line in lines[first - 1:node.end_lineno]]
+        text[-1] = text[-1][:node.end_col_offset]
+        text[0] = text[0][column:]
+        start = first - 1
         if isinstance(node, ast.Assign):
             while start > 0 and lines[start - 1].lstrip().startswith("#"):
                 start -= 1
-        # The node's own text, as ast.get_source_segment gives it (which splits the whole file on every
-        # call); its columns count UTF-8 bytes.
-        text = [line.encode() for line in lines[node.lineno - 1:node.end_lineno]]
-        text[-1] = text[-1][:node.end_col_offset]
-        text[0] = text[0][node.col_offset:]
-        return "\n".join(lines[start:node.lineno - 1] + [b"\n".join(text).decode()])
+        return "\n".join(lines[start:first - 1] + [b"\n".join(text).decode()])
 
     return {name: "\n\n".join(shown(definitions[part]) for part in [*sorted(helpers(node, [])), name])
             for name, node in definitions.items() if isinstance(node, ast.FunctionDef) and not name.startswith("_")}

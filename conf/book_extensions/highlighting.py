@@ -2,12 +2,13 @@
 whitespace token that both of the theme's Pygments styles (``pygments_light_style`` and
 ``pygments_dark_style`` in ``html_theme_options``) draw exactly as plain text is lexed as plain
 text, which Pygments writes without a ``<span>``, so a phone lays out, and axe-core and Lighthouse
-check, far fewer elements. book.css draws a Python block's text that the style leaves uncoloured
-(these tokens, a doctest's prompt) in the style's text colour, not the theme's colour for ``<pre>``.
+check, far fewer elements. book.css draws a Python block's text without a class of its own (that
+text, a doctest's prompt and output) in the style's text colour, not the theme's colour for ``<pre>``.
 
 Sphinx: ``add_lexer`` for the code cells (``ipython3``), Python blocks and doctests (``pycon``); the
 claims' popovers highlight with the same lexer (claims.py). Tests: tests/test_site.py, the phone walk.
 """
+
 from __future__ import annotations
 
 from pygments.filter import Filter
@@ -18,17 +19,19 @@ from pygments.token import STANDARD_TYPES, Name, Operator, Punctuation, Text
 from book_extensions import ENV_VERSION
 
 # The languages lexed this way, with the options Sphinx gives each by default (its own Python lexers
-# keep leading and trailing blank lines). Other token kinds (Generic, Error, …) are never merged:
-# CSS and the copy button read their classes (a doctest's prompt, `.gp`).
+# keep leading and trailing blank lines).
 LEXERS = {"ipython3": {}, "python": {"stripnl": False}, "pycon": {"stripnl": False}}
+# The token kinds that may be merged; others (Generic, Error, …) never are: CSS and the copy button
+# read their classes (a doctest's prompt, `.gp`).
 MERGEABLE = (Name, Punctuation, Operator, Text)
-# Every language of a block these lexers draw, as its <div class="highlight-…"> names it (Sphinx
-# reads py, py3, python3 and default as python, pycon3 as pycon); book.css's rule lists the same.
+# The block languages Sphinx lexes with these lexers (it reads py, py3, python3 and default as python,
+# pycon3 as pycon), as a block's <div class="highlight-…"> names them; book.css's rule lists the same.
 BLOCK_LANGUAGES = (*LEXERS, "py", "py3", "python3", "default", "pycon3")
 
 
 def plain_types(*style_names: str) -> frozenset:
-    """The token types that every named style draws exactly as it draws plain text."""
+    """The standard token types of the mergeable kinds that every named style draws exactly as it
+    draws plain text."""
     styles = [get_style_by_name(name) for name in style_names]
     return frozenset(ttype for ttype in STANDARD_TYPES if ttype is not Text and any(ttype in kind for kind in MERGEABLE)
                      and all(style.style_for_token(ttype) == style.style_for_token(Text) for style in styles))
