@@ -114,8 +114,8 @@ BROKEN_COLUMNS = """() => {
   }
   return {tables, broken};
 }"""
-# Python blocks whose uncoloured text (what book_extensions/highlighting.py lexes as plain text) is
-# not drawn in the colour the Pygments style gives plain text, the colour of their .highlight box.
+# Python blocks whose text that pygments.css gives no colour (what book_extensions/highlighting.py lexes
+# as plain text) is not drawn in the style's text colour, the colour of their .highlight box (book.css).
 OFF_COLOUR_CODE = """(languages) => languages.flatMap((language) => [
   ...document.querySelectorAll(`div.highlight-${language} > div.highlight > pre`)])
   .filter((pre) => getComputedStyle(pre).color !== getComputedStyle(pre.parentElement).color)
