@@ -26,7 +26,7 @@ from myst_nb.core.variables import format_plain_text
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
-from pygments.token import STANDARD_TYPES, Name, Operator, Punctuation, Text
+from pygments.token import STANDARD_TYPES, Error, Name, Operator, Punctuation, Text
 
 from book_extensions import pages
 from book_extensions.highlighting import BLOCK_LANGUAGES
@@ -274,7 +274,9 @@ def test_no_page_loads_the_fontawesome_script(site):
     assert not loads, "\n".join(loads[:20])
 
 
-PYTHON_BLOCK = rf'class="(?:[\w-]+ )*highlight-({"|".join(BLOCK_LANGUAGES)}) notranslate"'
+# Every block language Sphinx lexes as Python (PygmentsBridge.get_lexer), and IPython's.
+PYTHON_LANGUAGES = ("ipython3", "python", "py", "py3", "python3", "default", "pycon", "pycon3")
+PYTHON_BLOCK = rf'class="(?:[\w-]+ )*highlight-({"|".join(PYTHON_LANGUAGES)}) notranslate"'
 HIGHLIGHTED_PYTHON = re.compile(rf'<div {PYTHON_BLOCK}[^>]*><div class="highlight"><pre>(.*?)</pre>'
                                 r'|<code class="claim-check-code highlight">(.*?)</code>', re.DOTALL)
 SPAN_CLASS = re.compile(r'<span class="([^"]+)">')
@@ -300,17 +302,23 @@ def drawn_as_plain_text(site: Path) -> set[str]:
 def stock_spans(language: str, code: str) -> Counter:
     """The classes of the spans Pygments' own lexer writes, the one Sphinx's PygmentsBridge.get_lexer
     picks for the block's language and text."""
+    name = "pycon" if language == "pycon3" else language
     if language in ("py", "python", "py3", "python3", "default"):
-        language = "pycon" if code.startswith(">>>") else "python"
-    lexer = "pycon" if language == "pycon3" else language
-    return Counter(SPAN_CLASS.findall(highlight(code, get_lexer_by_name(lexer), HtmlFormatter(nowrap=True))))
+        name = "pycon" if code.startswith(">>>") else "python"
+    lexer = get_lexer_by_name(name, **({} if name == "ipython3" else {"stripnl": False}))
+    if language == "default" and any(ttype in Error for ttype, _ in lexer.get_tokens(code)):
+        return Counter()  # Sphinx writes a default block that does not lex as Python as plain text
+    return Counter(SPAN_CLASS.findall(highlight(code, lexer, HtmlFormatter(nowrap=True))))
 
 
 def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
-    """book_extensions/highlighting.py: every page's code cells, Python blocks, doctests and claim
-    checks hold no name, punctuation, operator or whitespace span that both schemes draw as plain text,
+    """book_extensions/highlighting.py and book.css's rule cover every Python block language; every
+    page's code cells, Python blocks, doctests and claim checks hold no name, punctuation, operator or whitespace span that both schemes draw as plain text,
     and every other span that Pygments' own lexer gives their text (but line numbers and the .hll of
     glue and emphasised lines)."""
+    assert set(BLOCK_LANGUAGES) == set(PYTHON_LANGUAGES), BLOCK_LANGUAGES
+    styled = re.search(r":is\(([^)]*)\) pre \{ color: inherit; \}", (site / "en" / "_static" / "book.css").read_text(encoding="utf-8"))
+    assert styled and set(re.findall(r"div\.highlight-([\w-]+)", styled.group(1))) == set(PYTHON_LANGUAGES)
     plain, blocks, wrong = drawn_as_plain_text(site), 0, []
     for path in sorted(p for p in site.rglob("*.html") if "_static" not in p.parts):
         text = path.read_text(encoding="utf-8")
@@ -324,7 +332,7 @@ def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
             expected = Counter({token: n for token, n in stock_spans(language, code).items() if token not in plain})
             blocks += 1
             if spans != expected:
-                wrong.append(f"{pages.relative(path)}, the block from {code.splitlines()[0][:40]!r}: "
+                wrong.append(f"{pages.relative(path)}, the block from {code[:40]!r}: "
                              f"spans {dict(spans - expected)} more, {dict(expected - spans)} fewer")
     assert plain and blocks and not wrong, (sorted(plain), blocks, wrong[:5])
 

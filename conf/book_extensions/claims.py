@@ -55,7 +55,7 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
 
     def shown(node) -> str:
         # A module-level decorator starts its line; else the node's own text, as ast.get_source_segment
-        # gives it (which splits the whole file on every call), its columns counting UTF-8 bytes.
+        # gives it, its columns counting UTF-8 bytes.
         decorators = getattr(node, "decorator_list", [])
         first, column = (decorators[0].lineno, 0) if decorators else (node.lineno, node.col_offset)
         text = [line.encode() for line in lines[first - 1:node.end_lineno]]

@@ -3,7 +3,8 @@ whitespace token that both of the theme's Pygments styles (``pygments_light_styl
 ``pygments_dark_style`` in ``html_theme_options``) draw exactly as plain text is lexed as plain
 text, which Pygments writes without a ``<span>``, so a phone lays out, and axe-core and Lighthouse
 check, far fewer elements. book.css draws a Python block's text that pygments.css gives no colour
-(that text, a doctest's prompt and output) in the style's text colour, not the theme's for ``<pre>``.
+(that text, and e.g. a doctest's prompt and output) in the style's text colour, not the theme's for
+``<pre>``.
 
 Sphinx: ``add_lexer`` (a table of the whole process) for the code cells (``ipython3``), Python blocks
 and doctests (``pycon``); the claims' popovers highlight with the same lexer (claims.py). Tests:
