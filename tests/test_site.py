@@ -8,6 +8,7 @@ as `pasted-text` inlines; myst-nb writes the glue data it pasted from, collected
 notebook, beside it (<build>/<lang>/jupyter_execute/<page>.glue.json).
 """
 
+import contextlib
 import difflib
 import html
 import json
@@ -25,8 +26,9 @@ from docutils import nodes
 from myst_nb.core.variables import format_plain_text
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
+from pygments.lexers import find_lexer_class_by_name, get_lexer_by_name
 from pygments.token import STANDARD_TYPES, Error, Name, Operator, Punctuation, Text
+from pygments.util import ClassNotFound
 
 from book_extensions import pages
 from book_extensions.highlighting import BLOCK_LANGUAGES
@@ -274,7 +276,8 @@ def test_no_page_loads_the_fontawesome_script(site):
     assert not loads, "\n".join(loads[:20])
 
 
-# Every block language Sphinx lexes as Python (PygmentsBridge.get_lexer), and IPython's.
+# The block languages Sphinx lexes with the ipython3, python or pycon lexer it is given (it reads py,
+# py3, python3 and default as python, or pycon when the block starts ">>>", pycon3 as pycon).
 PYTHON_LANGUAGES = ("ipython3", "python", "py", "py3", "python3", "default", "pycon", "pycon3")
 PYTHON_BLOCK = rf'class="(?:[\w-]+ )*highlight-({"|".join(PYTHON_LANGUAGES)}) notranslate"'
 HIGHLIGHTED_PYTHON = re.compile(rf'<div {PYTHON_BLOCK}[^>]*><div class="highlight"><pre>(.*?)</pre>'
@@ -312,19 +315,26 @@ def stock_spans(language: str, code: str) -> Counter:
 
 
 def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
-    """book_extensions/highlighting.py and book.css's rule cover every Python block language; every
-    page's code cells, Python blocks, doctests and claim checks hold no name, punctuation, operator or whitespace span that both schemes draw as plain text,
-    and every other span that Pygments' own lexer gives their text (but line numbers and the .hll of
-    glue and emphasised lines)."""
+    """book_extensions/highlighting.py and book.css's rule cover those block languages, and no page
+    writes Python under another name (e.g. ipython, python-console); every page's code cells, Python
+    blocks, doctests and claim checks hold no name, punctuation, operator or whitespace span that both
+    schemes draw as plain text, and every other span that Pygments' own lexer gives their text (but
+    line numbers and the .hll of glue and emphasised lines)."""
     assert set(BLOCK_LANGUAGES) == set(PYTHON_LANGUAGES), BLOCK_LANGUAGES
-    styled = re.search(r":is\(([^)]*)\) pre \{ color: inherit; \}", (site / "en" / "_static" / "book.css").read_text(encoding="utf-8"))
+    css = (site / "en" / "_static" / "book.css").read_text(encoding="utf-8")
+    styled = re.search(r":is\(([^)]*)\) pre \{ color: inherit; \}", css)
     assert styled and set(re.findall(r"div\.highlight-([\w-]+)", styled.group(1))) == set(PYTHON_LANGUAGES)
+    python_lexers = {find_lexer_class_by_name(name) for name in ("ipython3", "python", "pycon")}
     plain, blocks, wrong = drawn_as_plain_text(site), 0, []
     for path in sorted(p for p in site.rglob("*.html") if "_static" not in p.parts):
         text = path.read_text(encoding="utf-8")
         found = HIGHLIGHTED_PYTHON.findall(text)
         if len(found) != len(re.findall(PYTHON_BLOCK, text)) + text.count('<code class="claim-check-code'):
             wrong.append(f"{pages.relative(path)}: a Python block or claim check the test does not read")
+        for language in set(re.findall(r'class="(?:[\w-]+ )*highlight-([\w-]+) notranslate"', text)) - set(PYTHON_LANGUAGES):
+            with contextlib.suppress(ClassNotFound):  # the book's own lexers are Sphinx's, not Pygments'
+                if find_lexer_class_by_name(language) in python_lexers:
+                    wrong.append(f"{pages.relative(path)}: a ```{language} block: write python, ipython3 or pycon")
         for language, shown in ((language or "python", block or check) for language, block, check in found):
             spans = Counter(SPAN_CLASS.findall(shown := LINE_NUMBER.sub("", shown)))
             del spans["hll"]

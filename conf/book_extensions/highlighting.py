@@ -27,7 +27,8 @@ LEXERS = {"ipython3": {}, "python": {"stripnl": False}, "pycon": {"stripnl": Fal
 # read their classes (a doctest's prompt, `.gp`).
 MERGEABLE = (Name, Punctuation, Operator, Text)
 # The block languages Sphinx lexes with these lexers (it reads py, py3, python3 and default as python,
-# pycon3 as pycon), as a block's <div class="highlight-…"> names them; book.css's rule lists the same.
+# or pycon when the block starts ">>>", pycon3 as pycon; a default block that is not Python, as text),
+# as a block's <div class="highlight-…"> names them; book.css's rule lists the same.
 BLOCK_LANGUAGES = (*LEXERS, "py", "py3", "python3", "default", "pycon3")
 
 
