@@ -279,9 +279,9 @@ def test_no_page_loads_the_fontawesome_script(site):
 # The block languages Sphinx lexes with the ipython3, python or pycon lexer it is given (it reads py,
 # py3, python3 and default as python, or pycon when the block starts ">>>", pycon3 as pycon).
 PYTHON_LANGUAGES = ("ipython3", "python", "py", "py3", "python3", "default", "pycon", "pycon3")
-PYTHON_BLOCK = rf'class="(?:[\w-]+ )*highlight-({"|".join(PYTHON_LANGUAGES)}) notranslate"'
-HIGHLIGHTED_PYTHON = re.compile(rf'<div {PYTHON_BLOCK}[^>]*><div class="highlight"><pre>(.*?)</pre>'
-                                r'|<code class="claim-check-code highlight">(.*?)</code>', re.DOTALL)
+BLOCK_LANGUAGE = r'class="(?:[\w-]+ )*highlight-([\w-]+) notranslate"'  # a highlighted block's <div>
+HIGHLIGHTED = re.compile(rf'<div {BLOCK_LANGUAGE}[^>]*><div class="highlight"><pre>(.*?)</pre>'
+                         r'|<code class="claim-check-code highlight">(.*?)</code>', re.DOTALL)
 SPAN_CLASS = re.compile(r'<span class="([^"]+)">')
 LINE_NUMBER = re.compile(r'<span class="linenos">[^<]*</span>')  # :linenos:, written inline by Sphinx
 
@@ -328,14 +328,15 @@ def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
     plain, blocks, wrong = drawn_as_plain_text(site), 0, []
     for path in sorted(p for p in site.rglob("*.html") if "_static" not in p.parts):
         text = path.read_text(encoding="utf-8")
-        found = HIGHLIGHTED_PYTHON.findall(text)
-        if len(found) != len(re.findall(PYTHON_BLOCK, text)) + text.count('<code class="claim-check-code'):
-            wrong.append(f"{pages.relative(path)}: a Python block or claim check the test does not read")
-        for language in set(re.findall(r'class="(?:[\w-]+ )*highlight-([\w-]+) notranslate"', text)) - set(PYTHON_LANGUAGES):
+        found, languages = HIGHLIGHTED.findall(text), re.findall(BLOCK_LANGUAGE, text)
+        if len(found) != len(languages) + text.count('<code class="claim-check-code'):
+            wrong.append(f"{pages.relative(path)}: a highlighted block or claim check the test does not read")
+        for language in set(languages) - set(PYTHON_LANGUAGES):
             with contextlib.suppress(ClassNotFound):  # the book's own lexers are Sphinx's, not Pygments'
                 if find_lexer_class_by_name(language) in python_lexers:
                     wrong.append(f"{pages.relative(path)}: a ```{language} block: write python, ipython3 or pycon")
-        for language, shown in ((language or "python", block or check) for language, block, check in found):
+        for language, shown in ((language or "python", block or check) for language, block, check in found
+                                if check or language in PYTHON_LANGUAGES):
             spans = Counter(SPAN_CLASS.findall(shown := LINE_NUMBER.sub("", shown)))
             del spans["hll"]
             code = html.unescape(re.sub(r"<[^>]+>", "", shown))
