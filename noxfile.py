@@ -29,6 +29,7 @@ ROOT = Path(__file__).parent
 sys.path.insert(0, str(ROOT / "conf"))
 import assemble_site  # noqa: E402
 import book_settings  # noqa: E402  (the facts the noxfile shares with conf.py and the tests)
+import build_runs  # noqa: E402
 from book_settings import (BUILD, DEFAULT_TORCH, JUDGE, JUDGE_SITE_FOLDER, LANGUAGES, LOCKS, NODE_TOOLS,  # noqa: E402
                            RECORDS, TORCH_VERSIONS, lock_file, out_root)
 
@@ -127,7 +128,7 @@ def build_judge_wheel(session: nox.Session) -> Path:
     digest = hashlib.sha256()
     for path in sources:
         digest.update(f"{path.relative_to(JUDGE).as_posix()}\0".encode() + path.read_bytes() + b"\0")
-    with book_settings.exclusive(JUDGE_WHEELS / "build.lock"):
+    with build_runs.exclusive(JUDGE_WHEELS / "build.lock"):
         stamp, wheels = JUDGE_WHEELS / "sources.sha256", sorted(JUDGE_WHEELS.glob("*.whl"))
         if stamp.is_file() and stamp.read_text() == digest.hexdigest() and len(wheels) == 1:
             return wheels[0]
@@ -228,7 +229,7 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
     """Build zh then en from the one conf, then assemble <root>/site with nothing but the site;
     a second build of the same torch waits for the first."""
     root = out_root(torch)
-    with book_settings.exclusive(root / "build.lock",
+    with build_runs.exclusive(root / "build.lock",
                                  lambda: session.log(f"waiting for another build into {root.relative_to(ROOT)}")):
         # Once every page is in the execution cache, the languages only read it and build side by side,
         # each one's output shown when it ends, zh first. A page that failed ahead is executed again by
@@ -258,7 +259,7 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
             shutil.rmtree(out / "html" / "reports", ignore_errors=True)
             failed.parent.mkdir(parents=True, exist_ok=True)
             failed.touch()
-            command = [str(python), *book_settings.sphinx_args(language, out, *fresh)]
+            command = [str(python), *build_runs.sphinx_args(language, out, *fresh)]
             session.log(" ".join(command))
             output = tempfile.TemporaryFile("w+", encoding="utf-8")
             running[language] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
@@ -330,7 +331,7 @@ def preview(session: nox.Session) -> None:
     session.run(str(python), "-m", "book_extensions.execution_cache")
     out = BUILD / "preview" / tree  # apart from build/<lang>: a preview never races `nox -s docs`
     session.run(str(python), "-m", "sphinx_autobuild", f"docs/{tree}", str(out / "html"),
-                *book_settings.sphinx_options(tree, out), "--watch", "snippets", "--watch", "conf",
+                *build_runs.sphinx_options(tree, out), "--watch", "snippets", "--watch", "conf",
                 "--ignore", "*/__pycache__/*", "--host", "127.0.0.1", "--port", "8000")
 
 
@@ -377,7 +378,7 @@ def run_tests(session: nox.Session, torch: str) -> None:
         # reproducible -- build/clean-build-site`). The browser tests' build, later, states its own.
         shutil.rmtree(CLEAN_BUILD_SITE, ignore_errors=True)
         clean = one_shot and not any((BUILD / name).exists() for name in ("cache", "records", "site", *LANGUAGES))
-        with mock.patch.dict(session.env, {"SOURCE_DATE_EPOCH": book_settings.last_commit_time()} if clean else {}):
+        with mock.patch.dict(session.env, {"SOURCE_DATE_EPOCH": build_runs.last_commit_time()} if clean else {}):
             site = build_site(session, python, torch)
         if clean:
             shutil.copytree(site, CLEAN_BUILD_SITE, symlinks=True)

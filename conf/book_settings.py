@@ -3,18 +3,14 @@
 The noxfile, conf.py, the extensions in ``book_extensions``, the tests, the exercise judge and the
 GitHub workflow (``python conf/book_settings.py --github-output``) read these names; none of them
 keeps its own copy. Only the standard library is imported here (the noxfile runs outside the venvs,
-the workflow with a bare Python); ``exclusive`` imports filelock, which nox's environment has too.
-The per-run time and output limits are the judge's (exercise_judge.limits), which every venv installs.
+the workflow with a bare Python). How a build runs is build_runs'; the per-run time and output limits
+are the judge's (exercise_judge.limits), which every venv installs.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import subprocess
 import sys
 import tomllib
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,19 +68,6 @@ TREE_OF_SPHINX_LANGUAGE = {code: tree for tree, code in LANGUAGES.items()}
 RUN_ENV: dict[str, str] = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
 
-def kernel_environment() -> dict[str, str]:
-    """What the docs kernels' environment adds to RUN_ENV: an IPython folder under build/ whose startup
-    file is conf/kernel_startup.py (the output limit, exercise_judge.limits)."""
-    startup = BUILD / "ipython" / "profile_default" / "startup" / "00-book-limits.py"
-    wanted = (CONF / "kernel_startup.py").read_text(encoding="utf-8")
-    if not startup.is_file() or startup.read_text(encoding="utf-8") != wanted:
-        startup.parent.mkdir(parents=True, exist_ok=True)
-        partial = startup.with_name(f".{startup.name}.{os.getpid()}")  # a build killed mid-write leaves no half file
-        partial.write_text(wanted, encoding="utf-8")
-        partial.replace(startup)
-    return {"IPYTHONDIR": str(BUILD / "ipython")}
-
-
 LOCKS = CONF / "locks"  # one pip lock file per torch version (`nox -s lock` writes them)
 NODE_TOOLS = TESTS / "node"  # package.json and package-lock.json of the npm tools; `npm ci` there
 
@@ -105,48 +88,11 @@ def out_root(torch: str) -> Path:
     return BUILD if torch == DEFAULT_TORCH else BUILD / f"torch-{torch}"
 
 
-def last_commit_time() -> str:
-    """Seconds since 1970 ("0" outside git): the SOURCE_DATE_EPOCH of the builds nox -s reproducible
-    compares (the reproducible-builds convention), which the verification page states as their date."""
-    epoch = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True).stdout
-    return epoch.strip() or "0"
-
-
 def execution_cache(torch: str, helpers_hash: str) -> Path:
     """Where myst-nb keeps executed notebooks: jupyter-cache keys a notebook by its code only,
     so the path names the torch that ran it and a hash of the helper module every snippet imports
     and of the kernel startup file."""
     return BUILD / "cache" / f"torch-{torch}" / f"helpers-{helpers_hash}"
-
-
-@contextlib.contextmanager
-def exclusive(lock: Path, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
-    """Hold an exclusive lock on the file `lock` for the `with` block; call `waiting` first if another
-    process holds it, then wait for it. Two builds of one output folder must not run at once (they race
-    on the same files); the lock of a killed process is released by the system."""
-    from filelock import FileLock, Timeout  # nox's own environment has it (a dependency of virtualenv)
-
-    held = FileLock(lock)
-    try:
-        acquired = held.acquire(blocking=False)
-    except Timeout:
-        waiting()
-        acquired = held.acquire()
-    with acquired:
-        yield
-
-
-def sphinx_options(tree: str, out: Path, *extra: str) -> list[str]:
-    """The book's Sphinx options for one language tree, doctrees in out/doctrees: every warning
-    fails the build, after all pages were tried."""
-    return ["-W", "--keep-going", "-n", "-b", "html", "-c", "conf", *extra,
-            "-D", f"language={LANGUAGES[tree]}", "-d", str(out / "doctrees")]
-
-
-def sphinx_args(tree: str, out: Path, *extra: str) -> list[str]:
-    """`python -m sphinx …` for one language tree into out/html, run from the repository root
-    (or a scratch checkout laid out like it)."""
-    return ["-m", "sphinx", *sphinx_options(tree, out, *extra), f"docs/{tree}", str(out / "html")]
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--github-output"]:

@@ -18,11 +18,12 @@ from exercise_judge import limits
 sys.path.insert(0, str(Path(__file__).parent))
 
 import book_settings  # noqa: E402
+import build_runs  # noqa: E402
 from book_extensions.execution_cache import cache_path  # noqa: E402
 
 # The kernel inherits these: one thread, so float32 reductions sum in the same order everywhere, and
 # a limit on what a cell may print (conf/kernel_startup.py).
-os.environ.update(book_settings.RUN_ENV, **book_settings.kernel_environment())
+os.environ.update(book_settings.RUN_ENV, **build_runs.kernel_environment())
 
 project = "Autograd, Measured"  # title, author and copyright: per language, in book_extensions/languages.py
 

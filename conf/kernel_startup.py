@@ -1,5 +1,5 @@
 # IPython runs this file when a docs kernel of this book starts (IPYTHONDIR is set by
-# book_settings.kernel_environment, for the build only; a reader's own kernels never see it).
+# build_runs.kernel_environment, for the build only; a reader's own kernels never see it).
 # It leaves no name in the page's namespace. Two things, on sys.stdout and sys.stderr:
 #
 # - A cell that prints more than OUTPUT_LIMIT characters is cut by exercise_judge.limits.Printed,

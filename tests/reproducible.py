@@ -2,7 +2,7 @@
 except for what a run of the snippets changes by nature. Exits 1 and shows the lines otherwise.
 
 Each build runs `nox -s docs` for the default torch in its own scratch copy (empty build/, empty
-execution cache, no test records, SOURCE_DATE_EPOCH = book_settings.last_commit_time()). `nox -s
+execution cache, no test records, SOURCE_DATE_EPOCH = build_runs.last_commit_time()). `nox -s
 reproducible -- build/clean-build-site` compares that folder, a copy of such a build (.ci/run's
 first, made by nox -s tests in its clean clone), with one more; without it, makes both and says so.
 Allowed to differ, and nothing else:
@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from bench import book_settings, scratch_copy
+import build_runs
 
 BADGE = re.compile(r'(class="execution-badge">[^<]*?)\d{4}-\d{2}-\d{2} \d{2}:\d{2}( UTC)?([^<]*?)\d+\.\d+( s| 秒)')
 ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
@@ -76,7 +77,7 @@ def differences(first: Path, second: Path) -> list[str]:
 def main(made: Path | None) -> None:
     torch = book_settings.DEFAULT_TORCH
     sites, scratches = [], []
-    env = {**os.environ, "SOURCE_DATE_EPOCH": book_settings.last_commit_time()}
+    env = {**os.environ, "SOURCE_DATE_EPOCH": build_runs.last_commit_time()}
     if made and made.is_dir():
         sites.append(made)
         print(f"clean build: {made}", flush=True)

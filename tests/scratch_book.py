@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import book_settings
+import build_runs
 from book_extensions import pages
 
 FRONT_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n---\n\n"
@@ -44,7 +44,7 @@ KERNEL_START_RACE = "RuntimeError: Kernel died before replying to kernel_info"
 def build(scratch: Path, tree: str, *options: str, **popen) -> subprocess.CompletedProcess:
     """The book's Sphinx command on the scratch checkout; its output, stdout and stderr together. A build
     stopped by the kernel start race runs once more (Sphinx saved nothing of the stopped run's reading)."""
-    command = [sys.executable, *book_settings.sphinx_args(tree, Path("build") / tree, *options)]
+    command = [sys.executable, *build_runs.sphinx_args(tree, Path("build") / tree, *options)]
     for _ in range(2):
         done = subprocess.run(command, cwd=scratch, text=True, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, timeout=600, **popen)

@@ -1,4 +1,4 @@
-"""Two builds of one output folder never run at once: the second waits (book_settings.exclusive, a
+"""Two builds of one output folder never run at once: the second waits (build_runs.exclusive, a
 filelock taken by the noxfile's build_site), and a build killed with SIGKILL does not leave the lock held."""
 
 import os
@@ -13,8 +13,8 @@ import book_settings
 pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
 
 HOLD = """\
-import sys, time, book_settings
-with book_settings.exclusive(__import__('pathlib').Path(sys.argv[1]), lambda: print('waiting', flush=True)):
+import sys, time, build_runs
+with build_runs.exclusive(__import__('pathlib').Path(sys.argv[1]), lambda: print('waiting', flush=True)):
     print('held', flush=True)
     time.sleep(float(sys.argv[2]))
 print('released', flush=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import book_settings
+import build_runs
 from practice_server import descendants
 from scratch_book import FRONT_MATTER, build, cell, scratch_book
 
@@ -32,7 +32,7 @@ SLOW = "import pathlib, time\n\npathlib.Path('started').write_text('yes')\ntime.
 def test_a_build_killed_mid_execution_leaves_the_next_build_right(tmp_path):
     root = scratch_book(tmp_path, PAGES, {"fine.py": "print('fine')\n", "slow.py": SLOW})
     started = root / "docs" / "zh" / "started"  # the kernel runs in the page's folder
-    command = [sys.executable, *book_settings.sphinx_args("zh", Path("build") / "zh")]
+    command = [sys.executable, *build_runs.sphinx_args("zh", Path("build") / "zh")]
     killed = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120

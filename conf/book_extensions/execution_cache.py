@@ -31,6 +31,7 @@ from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, JupyterExec
 from jupyter_cache.executors.utils import ExecutionResult, single_nb_execution
 
 import book_settings
+import build_runs
 
 LEFT_TO_SPHINX = 3  # the exit status when a page failed here (the noxfile then builds one language at a time)
 MYST_NB_READER = {"type": "plugin", "name": "myst_nb_md"}  # what myst-nb stages a MyST page with
@@ -86,7 +87,7 @@ def execute_missing(cache, pages: list[Path], timeout: int) -> dict[str, list[st
 if __name__ == "__main__":
     from jupyter_cache import get_cache
 
-    os.environ.update(book_settings.RUN_ENV, **book_settings.kernel_environment())  # as conf.py does for Sphinx
+    os.environ.update(book_settings.RUN_ENV, **build_runs.kernel_environment())  # as conf.py does for Sphinx
     path = cache_path()
     cache = get_cache(path)
     cache.db  # creates the folder and the tables when missing
