@@ -3,8 +3,8 @@
 // first what names the query: a searched word in the page's title, every word in the result's own
 // heading, every word before the title's colon, and, breaking ties only (Sphinx's scores are whole
 // numbers), every word in the page's section headings. The weights replace Sphinx's, so they repeat
-// its defaults: the canary search-scorer-defaults in conf/book_extensions/upstream.py fails when those
-// change. Tests: tests/browser/test_browser.py, tests/test_upstream.py.
+// its defaults: the canary search-scorer-defaults (conf/book_extensions/upstream/sphinx_internals.py)
+// fails when those change. Tests: tests/browser/test_browser.py, tests/test_upstream.py.
 function sectionsHoldEveryWord(docname, query) {
   const index = Search._index;
   const file = index.docnames.indexOf(docname);

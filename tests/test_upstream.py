@@ -16,10 +16,10 @@ from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
 
 import book_settings
-from book_extensions import upstream
 from book_extensions.chrome import HARD_CODED
 from book_extensions.snippet_cells import ANSI
-from book_extensions.upstream import WORKAROUNDS
+from book_extensions.upstream import WORKAROUNDS, notebook_stack, sphinx_internals, theme_internals
+from book_extensions.upstream.registry import package_file
 from test_locked_install import pins
 
 # Every torch's lock pins the same release of each package the workarounds read (the test below), so
@@ -32,7 +32,7 @@ PATCHED = sorted({package for workaround in WORKAROUNDS.values() for package in 
 
 @pytest.fixture(scope="module")
 def failed_run():
-    return upstream.failed_run_traceback()
+    return notebook_stack.failed_run_traceback()
 
 
 def read_counting_lines_from_zero(text, **options):
@@ -51,20 +51,20 @@ def myst(**replaced):
 
 
 def themes_with(old, new):
-    templates = upstream._theme_templates()
+    templates = theme_internals.theme_templates()
     return {path: text.replace(old, new) for path, text in templates.items()}
 
 
 def theme_template(template, old, new):
     """The theme's templates as the template-copies canary reads them, one edited."""
-    path = upstream._package_file(upstream.THEME[0]).joinpath(*upstream.THEME[1:], template)
+    path = package_file(theme_internals.THEME[0]).joinpath(*theme_internals.THEME[1:], template)
     text = path.read_text(encoding="utf-8")
     assert old in text, old
     return {template: text.replace(old, new)}
 
 
 def searchtools(old, new):
-    text = upstream._package_file(upstream.SEARCHTOOLS[0]).joinpath(*upstream.SEARCHTOOLS[1:]).read_text()
+    text = package_file(sphinx_internals.SEARCHTOOLS[0]).joinpath(*sphinx_internals.SEARCHTOOLS[1:]).read_text()
     assert old in text
     return text.replace(old, new)
 
@@ -73,7 +73,7 @@ def zh_stemmer_code_fixed_upstream():
     """What sphinx-doc/sphinx#14416 makes Sphinx write: the class named after the stemmer's file."""
     from sphinx.search.zh import SearchChinese
 
-    code = upstream._zh_stemmer_code(SearchChinese)
+    code = sphinx_internals.zh_stemmer_code(SearchChinese)
     assert "window.Stemmer = ChineseStemmer;" in code
     return code.replace("window.Stemmer = ChineseStemmer;", "window.Stemmer = EnglishStemmer;")
 
@@ -145,10 +145,10 @@ SIMULATIONS = [
     ("icon-masks", "FontAwesome gives some icons their glyph inside a longer selector",
      lambda _: theme_files(stylesheet=('}.fa-bell{', '}.navbar .fa-bell{')), "1 of another form"),
     ("staged-notebook", "myst-nb stages the notebooks in another folder",
-     lambda _: staged_notebook(sphinx_ext=(upstream.STAGING_LINE, "Path(app.outdir).joinpath(OUTPUT_FOLDER)")),
+     lambda _: staged_notebook(sphinx_ext=(notebook_stack.STAGING_LINE, "Path(app.outdir).joinpath(OUTPUT_FOLDER)")),
      "myst_nb.sphinx_ext no longer has"),
     ("staged-notebook", "myst-nb names a staged notebook otherwise",
-     lambda _: staged_notebook(sphinx_=(upstream.NAMING_LINE, 'ipynb_path = path[:-1] + [path[-1] + ".nb.ipynb"]')),
+     lambda _: staged_notebook(sphinx_=(notebook_stack.NAMING_LINE, 'ipynb_path = path[:-1] + [path[-1] + ".nb.ipynb"]')),
      "myst_nb.sphinx_ no longer has"),
     ("staged-notebook", "myst-nb's extract_glue_data_cell returns the glue data without dropping it",
      lambda _: staged_notebook(extract=lambda cell: []), "extract_glue_data_cell left"),
@@ -159,7 +159,7 @@ SIMULATIONS = [
                                         "            record_timing=True,\n")), "changed since our copy was made"),
     ("jupyter-cache-worker", "jupyter-cache's worker kills the kernel itself",
      lambda _: parallel_worker(execute=("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
-                                        + upstream.KILLED_KERNEL_EDIT)), "remove our copy"),
+                                        + notebook_stack.KILLED_KERNEL_EDIT)), "remove our copy"),
     ("jupyter-cache-worker", "jupyter-cache's parallel executor names its worker class itself",
      lambda _: parallel_worker(run_and_cache=("self._EXECUTION_WORKER()", "ExecutionWorkerLocalMProc()")),
      "no longer makes its worker from _EXECUTION_WORKER"),
@@ -175,7 +175,7 @@ SIMULATIONS = [
 
 def parallel_worker(**changed):
     """What the jupyter-cache-worker canary reads, one part changed: a source text by (old, new), a value as is."""
-    found = upstream.jupyter_cache_parallel_worker()
+    found = notebook_stack.jupyter_cache_parallel_worker()
     for name, change in changed.items():
         if name in ("execute", "run_and_cache"):
             assert change[0] in getattr(found, name), (name, change[0])
@@ -192,7 +192,7 @@ class script_named_path:
 
 def theme_files(**replaced):
     """The theme files icon_masks.py reads (theme_texts), one of them edited: {which: (old, new)}."""
-    texts = upstream.theme_texts()
+    texts = theme_internals.theme_texts()
     for which, (old, new) in replaced.items():
         assert old in texts[which], (which, old)
         texts[which] = texts[which].replace(old, new)
@@ -202,7 +202,7 @@ def theme_files(**replaced):
 def staged_notebook(extract=None, **edited):
     """What the staged-notebook canary reads from myst-nb (staged_notebook_texts), with a module's source
     edited ({"sphinx_ext" or "sphinx_": (old, new)}) or extract_glue_data_cell replaced."""
-    found = upstream.staged_notebook_texts()
+    found = notebook_stack.staged_notebook_texts()
     for module, (old, new) in edited.items():
         assert old in found[module], old
         found[module] = found[module].replace(old, new)

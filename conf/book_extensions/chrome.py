@@ -7,8 +7,8 @@
 - ``HARD_CODED``: words the themes' templates hard-code (aria labels, tooltips), replaced in the
   written pages on ``build-finished``; a copied template would pin the theme's layout for four words.
 
-Canary: ``theme-hard-coded-strings`` in upstream.py fails when a theme no longer hard-codes one of
-them. Tests: tests/test_upstream.py.
+Canary: ``theme-hard-coded-strings`` in upstream/theme_internals.py fails when a theme no longer
+hard-codes one of them. Tests: tests/test_upstream.py.
 """
 
 from __future__ import annotations

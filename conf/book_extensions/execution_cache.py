@@ -54,8 +54,8 @@ def notebook_pages(tree: str) -> list[Path]:
 
 class KernelKilledWhenDone(ExecutionWorkerLocalMProc):
     """jupyter-cache's worker of its local-parallel executor, but the kernel is killed once the page's
-    last output is in, not asked to exit: a kernel's own exit takes 1.3-3.5 s on 2 cores (measured after
-    `print(1)` alone), with nothing to wait for. upstream.py's canary holds this copy to jupyter-cache's."""
+    last output is in, not asked to exit: its own exit takes seconds and nothing waits for it. The canary
+    jupyter-cache-worker (upstream/notebook_stack.py) holds this copy to jupyter-cache's."""
 
     @staticmethod
     def execute(project_nb: ProjectNb, data: ProcessData) -> ExecutionResult:

@@ -11,7 +11,7 @@
 - With ``html_baseurl`` set, links to the site are absolute, so a downloaded copy still reaches it.
 
 Sphinx: ``doctree-resolved`` writes the notebook; ``html-page-context`` adds it to the theme's
-download menu. Canary: ``staged-notebook`` in upstream.py. Tests: tests/test_notebooks.py.
+download menu. Canary: ``staged-notebook`` in upstream/notebook_stack.py. Tests: tests/test_notebooks.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ index lacks is cut into words it holds (zh_split_query.js).
 Sphinx 9.0.4's zh ``language_data.js`` ends with ``window.Stemmer = ChineseStemmer;``, a class it
 never defines (sphinx-doc/sphinx#14229, fixed by #14416), so every zh search stops at "Searching…".
 Sphinx names the class after ``language_name``: naming the English stemmer, which zh really ships,
-fixes it. The canary ``zh-stemmer-bug`` in upstream.py fails once Sphinx no longer has the bug.
+fixes it. The canary ``zh-stemmer-bug`` (upstream/sphinx_internals.py) fails once Sphinx no longer
+has the bug.
 
 Sphinx: ``add_search_language``. Tests: tests/browser/test_browser.py, tests/test_upstream.py.
 """
