@@ -30,8 +30,19 @@ sys.path.insert(0, str(ROOT / "conf"))
 import assemble_site  # noqa: E402
 import book_settings  # noqa: E402  (the facts the noxfile shares with conf.py and the tests)
 import build_runs  # noqa: E402
-from book_settings import (BUILD, DEFAULT_TORCH, JUDGE, JUDGE_SITE_FOLDER, LANGUAGES, LOCKS, NODE_TOOLS,  # noqa: E402
-                           RECORDS, TORCH_VERSIONS, lock_file, out_root)
+from book_settings import (  # noqa: E402
+    BUILD,
+    DEFAULT_TORCH,
+    JUDGE,
+    JUDGE_SITE_FOLDER,
+    LANGUAGES,
+    LOCKS,
+    NODE_TOOLS,
+    RECORDS,
+    TORCH_VERSIONS,
+    lock_file,
+    out_root,
+)
 
 PYPROJECT = book_settings.PYPROJECT
 TORCH_IDS = [f"torch-{version}" for version in TORCH_VERSIONS]
@@ -48,8 +59,17 @@ TOOLS = ["pip-tools==7.6.2", "ruff==0.17.6"]
 PIP_TOOLS_LOCK = LOCKS / "pip-tools.txt"
 # Every lock: a fresh resolution, plain pins (no extras), setuptools pinned where a package needs it but
 # never pip (each venv keeps its own installer), and nothing of the machine that made it (index, paths).
-PIP_COMPILE = ["--quiet", "--upgrade", "--strip-extras", "--unsafe-package", "pip", "--no-emit-index-url",
-               "--no-emit-find-links", "--no-emit-trusted-host", "--no-config"]
+PIP_COMPILE = [
+    "--quiet",
+    "--upgrade",
+    "--strip-extras",
+    "--unsafe-package",
+    "pip",
+    "--no-emit-index-url",
+    "--no-emit-find-links",
+    "--no-emit-trusted-host",
+    "--no-config",
+]
 # `python -m book_extensions.execution_cache` exits with this when a page failed ahead of Sphinx
 # (its LEFT_TO_SPHINX; the noxfile cannot import it: it runs outside the venvs).
 EXECUTION_LEFT_TO_SPHINX = 3
@@ -72,9 +92,11 @@ def _refuse_unknown_torch() -> None:
     asked = {m.group(1) for arg in sys.argv if (m := re.fullmatch(r"\w+\(torch-(.+)\)", arg))}
     unknown = sorted(asked - set(TORCH_VERSIONS))
     if unknown:
-        sys.exit(f"torch {', '.join(unknown)} is not configured. Supported: {', '.join(TORCH_VERSIONS)} "
-                 "(tool.autograd-measured.torch-versions in pyproject.toml; adding one is one line there, "
-                 "then nox -s lock -- <version> writes its lock).")
+        sys.exit(
+            f"torch {', '.join(unknown)} is not configured. Supported: {', '.join(TORCH_VERSIONS)} "
+            "(tool.autograd-measured.torch-versions in pyproject.toml; adding one is one line there, "
+            "then nox -s lock -- <version> writes its lock)."
+        )
 
 
 _refuse_unknown_torch()
@@ -139,9 +161,19 @@ def build_judge_wheel(session: nox.Session) -> Path:
         with tempfile.TemporaryDirectory() as scratch:
             copy = Path(scratch) / "judge"
             shutil.copytree(JUDGE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
-            session.run(str(tools / "python"), "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                        "--wheel-dir", str(JUDGE_WHEELS), str(copy),
-                        env={"SOURCE_DATE_EPOCH": JUDGE_EPOCH})
+            session.run(
+                str(tools / "python"),
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--no-deps",
+                "--no-build-isolation",
+                "--wheel-dir",
+                str(JUDGE_WHEELS),
+                str(copy),
+                env={"SOURCE_DATE_EPOCH": JUDGE_EPOCH},
+            )
         (wheel,) = JUDGE_WHEELS.glob("*.whl")
         stamp.write_text(digest.hexdigest())
         return wheel
@@ -202,8 +234,17 @@ def sync_to_lock(session: nox.Session, python: Path, lock: Path) -> None:
     if label:
         # PyPI has no 2.13.0+cpu: torch alone from PyTorch's index for its label (asked only when that
         # build is not installed yet; a wheel in pip's find-links serves too), then pip-sync finds it in place.
-        session.run(str(python), "-m", "pip", "install", "--quiet", "--no-deps", f"torch=={torch}",
-                    "--extra-index-url", PYTORCH_INDEX.format(label))
+        session.run(
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            f"torch=={torch}",
+            "--extra-index-url",
+            PYTORCH_INDEX.format(label),
+        )
     session.run(str(tools / "pip-sync"), "--quiet", "--no-config", "--python-executable", str(python), str(lock))
 
 
@@ -229,8 +270,9 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
     """Build zh then en from the one conf, then assemble <root>/site with nothing but the site;
     a second build of the same torch waits for the first."""
     root = out_root(torch)
-    with build_runs.exclusive(root / "build.lock",
-                                 lambda: session.log(f"waiting for another build into {root.relative_to(ROOT)}")):
+    with build_runs.exclusive(
+        root / "build.lock", lambda: session.log(f"waiting for another build into {root.relative_to(ROOT)}")
+    ):
         # Once every page is in the execution cache, the languages only read it and build side by side,
         # each one's output shown when it ends, zh first. A page that failed ahead is executed again by
         # Sphinx to name its failing line; two Sphinx runs executing one page would write the same cache
@@ -262,8 +304,10 @@ def build_site(session: nox.Session, python: Path, torch: str) -> Path:
             command = [str(python), *build_runs.sphinx_args(language, out, *fresh)]
             session.log(" ".join(command))
             output = tempfile.TemporaryFile("w+", encoding="utf-8")
-            running[language] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
-                                                 text=True), output
+            running[language] = (
+                subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True),
+                output,
+            )
             if not side_by_side:
                 finish(language)
         for language in list(running):
@@ -280,8 +324,9 @@ def execute_pages_ahead(session: nox.Session, python: Path, torch: str) -> bool:
     in the cache. Skipped when no page, snippet, conf module or installed lock changed since a run that
     cached every page, and that cache is still there: a rebuild with nothing changed saves its start."""
     installed = python.parents[1] / "installed-lock.txt"  # what use_torch_env installed (the canary: no lock)
-    inputs = sorted([*(ROOT / "docs").rglob("*.md"), *(ROOT / "snippets").rglob("*.py"), *(ROOT / "conf").rglob("*.py"),
-                     installed])
+    inputs = sorted(
+        [*(ROOT / "docs").rglob("*.md"), *(ROOT / "snippets").rglob("*.py"), *(ROOT / "conf").rglob("*.py"), installed]
+    )
     digest = hashlib.sha256()
     for path in inputs:
         digest.update(f"{path}\0".encode() + (path.read_bytes() if path.is_file() else b"<missing>") + b"\0")
@@ -330,9 +375,24 @@ def preview(session: nox.Session) -> None:
     python = use_torch_env(session, DEFAULT_TORCH)
     session.run(str(python), "-m", "book_extensions.execution_cache")
     out = BUILD / "preview" / tree  # apart from build/<lang>: a preview never races `nox -s docs`
-    session.run(str(python), "-m", "sphinx_autobuild", f"docs/{tree}", str(out / "html"),
-                *build_runs.sphinx_options(tree, out), "--watch", "snippets", "--watch", "conf",
-                "--ignore", "*/__pycache__/*", "--host", "127.0.0.1", "--port", "8000")
+    session.run(
+        str(python),
+        "-m",
+        "sphinx_autobuild",
+        f"docs/{tree}",
+        str(out / "html"),
+        *build_runs.sphinx_options(tree, out),
+        "--watch",
+        "snippets",
+        "--watch",
+        "conf",
+        "--ignore",
+        "*/__pycache__/*",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8000",
+    )
 
 
 @nox.session(venv_backend="none")
@@ -345,7 +405,7 @@ def tests(session: nox.Session, torch: str) -> None:
     # beside this torch's tests and, when this venv is new (the first torch's), its pip on one core, and
     # the default torch's build (the runs' limits are far above their times). The pip-tools venv, which
     # this venv's pip-sync and the fill both use, is made first.
-    later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1:]
+    later = TESTS_ORDER[TESTS_ORDER.index(torch) + 1 :]
     if not (os.environ.get("BOOK_FILL_NEXT_VENV") and later):
         try:
             run_tests(session, torch)
@@ -357,13 +417,15 @@ def tests(session: nox.Session, torch: str) -> None:
     fill_log = BUILD / f"venv-torch-{later[0]}.log"
     fill_log.parent.mkdir(exist_ok=True)
     with fill_log.open("w") as log:
-        filling = subprocess.Popen([sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"],
-                                   stdout=log, stderr=subprocess.STDOUT)
+        filling = subprocess.Popen(
+            [sys.executable, "-m", "nox", "-s", f"venv(torch-{later[0]})"], stdout=log, stderr=subprocess.STDOUT
+        )
     try:
         run_tests(session, torch)
     finally:  # a failed fill leaves no stamp: the next session fills its venv again
-        session.log(f"nox -s venv(torch-{later[0]}), run beside this session, exit {filling.wait()}:\n"
-                    + fill_log.read_text())
+        session.log(
+            f"nox -s venv(torch-{later[0]}), run beside this session, exit {filling.wait()}:\n" + fill_log.read_text()
+        )
         fill_log.unlink()
 
 
@@ -459,8 +521,21 @@ def browser(session: nox.Session) -> None:
     shutil.rmtree(BUILD / "screenshots", ignore_errors=True)  # a renamed page leaves no stale picture
     env = {"BOOK_SITE": str(site), "BOOK_AXE": str(axe / "axe.min.js"), "BOOK_CHROMIUM": str(CHROMIUM)}
     # One worker (and chromium) per core, any test on any worker: each test opens its own tab.
-    session.run(str(python), "-m", "pytest", "-m", "browser", "--numprocesses", "auto", "--durations=10",
-                "--dist", "load", "tests/browser", *session.posargs, env=env)
+    session.run(
+        str(python),
+        "-m",
+        "pytest",
+        "-m",
+        "browser",
+        "--numprocesses",
+        "auto",
+        "--durations=10",
+        "--dist",
+        "load",
+        "tests/browser",
+        *session.posargs,
+        env=env,
+    )
     if not session.posargs:
         # After the rest: the reported performance score moves with whatever else the machine is doing.
         run_lighthouse(session, site)
@@ -487,14 +562,24 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
     if unknown := set(session.posargs) - set(pages):
         session.error(f"no such page of {site}: {' '.join(sorted(unknown))}")
     pages = [page for page in pages if page in session.posargs or not session.posargs]
-    env = {"BOOK_SITE": str(site), "BOOK_SITE_URL": book_settings.SITE_URL, "BOOK_CHROMIUM": str(CHROMIUM),
-           "BOOK_PAGES": " ".join(pages)}
+    env = {
+        "BOOK_SITE": str(site),
+        "BOOK_SITE_URL": book_settings.SITE_URL,
+        "BOOK_CHROMIUM": str(CHROMIUM),
+        "BOOK_PAGES": " ".join(pages),
+    }
     try:
         with session.chdir(BUILD):
             # The host's CPU multiplier is measured once, before the collecting processes share the cores.
-            probe = session.run("node", "-p", f"require({str(NODE_TOOLS / 'lighthouserc.cjs')!r}), "
-                                "'BOOK_CPU_SLOWDOWN=' + process.env.BOOK_CPU_SLOWDOWN",
-                                env=env, external=True, silent=True)
+            probe = session.run(
+                "node",
+                "-p",
+                f"require({str(NODE_TOOLS / 'lighthouserc.cjs')!r}), "
+                "'BOOK_CPU_SLOWDOWN=' + process.env.BOOK_CPU_SLOWDOWN",
+                env=env,
+                external=True,
+                silent=True,
+            )
             if not (slowdown := re.search(r"^BOOK_CPU_SLOWDOWN=(\d+(\.\d+)?)$", probe, re.MULTILINE)):
                 session.error(f"the Lighthouse config printed no CPU multiplier:\n{probe}")
             session.log(probe.strip())
@@ -508,11 +593,20 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
             folder.mkdir(parents=True)
             share = pages[number::count]
             session.log(f"lhci collect {config} in {folder.relative_to(ROOT)}: {len(share)} page(s), one of {count}")
-            collectors.append(subprocess.Popen([lhci, "collect", config], cwd=folder, env={
-                **command_environment(session), **env, "BOOK_PAGES": " ".join(share)}))
+            collectors.append(
+                subprocess.Popen(
+                    [lhci, "collect", config],
+                    cwd=folder,
+                    env={**command_environment(session), **env, "BOOK_PAGES": " ".join(share)},
+                )
+            )
         if failed := [number for number, collector in enumerate(collectors) if collector.wait()]:
-            session.error("lhci collect failed (the output above): " + "; ".join(
-                f"build/lighthouse-runs/{number}, pages {' '.join(pages[number::count])}" for number in failed))
+            session.error(
+                "lhci collect failed (the output above): "
+                + "; ".join(
+                    f"build/lighthouse-runs/{number}, pages {' '.join(pages[number::count])}" for number in failed
+                )
+            )
         runs.mkdir()
         for number, run in enumerate(sorted((BUILD / "lighthouse-runs").glob("*/.lighthouseci/lhr-*.json"))):
             run.rename(runs / f"lhr-{number}.json")
@@ -521,17 +615,27 @@ def run_lighthouse(session: nox.Session, site: Path) -> None:
             session.run(lhci, "assert", config, env=env, external=True)
     finally:
         if (reports / "manifest.json").is_file():
-            medians = [entry for entry in json.loads((reports / "manifest.json").read_text())
-                       if entry["isRepresentativeRun"]]
-            page = {entry["url"]: entry["url"].split(urllib.parse.urlsplit(book_settings.SITE_URL).path)[-1]
-                    for entry in medians}
-            kib = {entry["url"]: json.loads(Path(entry["jsonPath"]).read_text())["audits"]["total-byte-weight"]
-                   ["numericValue"] / 1024 for entry in medians}
+            medians = [
+                entry for entry in json.loads((reports / "manifest.json").read_text()) if entry["isRepresentativeRun"]
+            ]
+            page = {
+                entry["url"]: entry["url"].split(urllib.parse.urlsplit(book_settings.SITE_URL).path)[-1]
+                for entry in medians
+            }
+            kib = {
+                entry["url"]: json.loads(Path(entry["jsonPath"]).read_text())["audits"]["total-byte-weight"][
+                    "numericValue"
+                ]
+                / 1024
+                for entry in medians
+            }
             slowest = min(medians, key=lambda entry: entry["summary"]["performance"])
             heaviest = max(kib, key=kib.get)
-            session.log(f"Lighthouse: slowest {page[slowest['url']]}, performance (reported, not judged) "
-                        f"{slowest['summary']['performance']:.2f}; heaviest {page[heaviest]}, {kib[heaviest]:.0f} KiB "
-                        f"transferred; every page's report in {reports.relative_to(ROOT)}")
+            session.log(
+                f"Lighthouse: slowest {page[slowest['url']]}, performance (reported, not judged) "
+                f"{slowest['summary']['performance']:.2f}; heaviest {page[heaviest]}, {kib[heaviest]:.0f} KiB "
+                f"transferred; every page's report in {reports.relative_to(ROOT)}"
+            )
             if missing := set(env["BOOK_PAGES"].split()) - set(page.values()):
                 session.error(f"Lighthouse has no run of {' '.join(sorted(missing))}")
 
@@ -557,14 +661,23 @@ def practice(session: nox.Session) -> None:
     folder = BUILD / "practice" / language
     folder.mkdir(parents=True, exist_ok=True)
     # A notebook already there holds the reader's work: kept. Delete it to start that exercise afresh.
-    fresh = [notebook for notebook in sorted((site / language / "exercises").glob("*.ipynb"))
-             if not (folder / notebook.name).exists()]
+    fresh = [
+        notebook
+        for notebook in sorted((site / language / "exercises").glob("*.ipynb"))
+        if not (folder / notebook.name).exists()
+    ]
     for notebook in fresh:
         shutil.copyfile(notebook, folder / notebook.name)
     session.log(f"{folder.relative_to(ROOT)}: {len(fresh)} notebooks copied, the others kept as you left them")
-    practice_server.serve(python, folder, BUILD / "practice" / f"jupyter-{language}", env=command_environment(session),
-                          announce=lambda server: session.log(f"JupyterLab, the exercises of {language}: {server.url}"
-                                                              "  (Ctrl-C stops it)"))
+    practice_server.serve(
+        python,
+        folder,
+        BUILD / "practice" / f"jupyter-{language}",
+        env=command_environment(session),
+        announce=lambda server: session.log(
+            f"JupyterLab, the exercises of {language}: {server.url}  (Ctrl-C stops it)"
+        ),
+    )
     session.log("JupyterLab and its kernels stopped")
 
 
@@ -595,12 +708,26 @@ def judge_wheel(session: nox.Session) -> None:
         site = BUILD / "judge-wheel" / f"site-{torch}"
         shutil.rmtree(site, ignore_errors=True)
         assemble_site.publish_judge(site / JUDGE_SITE_FOLDER, wheel)
-        server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], cwd=site,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        server = subprocess.Popen(
+            [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"],
+            cwd=site,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         try:
             port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
-            session.run(str(python), "-m", "pip", "install", "--quiet", "--no-index", "--find-links",
-                        f"http://127.0.0.1:{port}/{JUDGE_SITE_FOLDER}/", book_settings.JUDGE_DISTRIBUTION)
+            session.run(
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--no-index",
+                "--find-links",
+                f"http://127.0.0.1:{port}/{JUDGE_SITE_FOLDER}/",
+                book_settings.JUDGE_DISTRIBUTION,
+            )
         finally:
             server.terminate()
             server.wait()
@@ -608,10 +735,13 @@ def judge_wheel(session: nox.Session) -> None:
             made.write_text(wheel.name)
             return
     # From a folder outside the repository, nothing of it on the path (no PYTHONPATH=conf, no project).
-    env = {key: value for key, value in command_environment(session).items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {
+        key: value for key, value in command_environment(session).items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
     with tempfile.TemporaryDirectory() as outside:
-        checked = subprocess.run([str(python), "-I", str(ROOT / "tests" / "judge_wheel.py"), str(ROOT), *options],
-                                 cwd=outside, env=env)
+        checked = subprocess.run(
+            [str(python), "-I", str(ROOT / "tests" / "judge_wheel.py"), str(ROOT), *options], cwd=outside, env=env
+        )
     if os.environ.get("BOOK_DISCARD_VENVS"):  # a one-shot clone (.ci/run): PyPI's torch with CUDA is GBs
         shutil.rmtree(venv)
     if checked.returncode:
@@ -622,8 +752,13 @@ def judge_wheel(session: nox.Session) -> None:
 def drift(session: nox.Session) -> None:
     """List, per torch version last tested, every snippet that prints differently from the default, with the diff."""
     session.env.update(RUN_ENV)
-    session.run(sys.executable, "tests/drift.py", str(RECORDS), DEFAULT_TORCH,
-                *[torch for torch in TORCH_VERSIONS if torch != DEFAULT_TORCH])
+    session.run(
+        sys.executable,
+        "tests/drift.py",
+        str(RECORDS),
+        DEFAULT_TORCH,
+        *[torch for torch in TORCH_VERSIONS if torch != DEFAULT_TORCH],
+    )
 
 
 @nox.session(venv_backend="none")
@@ -633,8 +768,10 @@ def lock(session: nox.Session) -> None:
     if unknown:
         session.error(f"no torch {', '.join(unknown)} in pyproject.toml; supported: {', '.join(TORCH_VERSIONS)}")
     tools = pip_tools(session)
-    inputs = {lock_file(torch): [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, *LOCK_GROUPS)]
-              for torch in session.posargs or TORCH_VERSIONS}
+    inputs = {
+        lock_file(torch): [f"torch=={torch}", *nox.project.dependency_groups(PYPROJECT, *LOCK_GROUPS)]
+        for torch in session.posargs or TORCH_VERSIONS
+    }
     if not session.posargs:
         inputs[PIP_TOOLS_LOCK] = TOOLS
     LOCKS.mkdir(exist_ok=True)
@@ -642,9 +779,13 @@ def lock(session: nox.Session) -> None:
     for lock, requirements in inputs.items():
         session.log(f"pip-compile {lock.relative_to(ROOT)}")
         # The requirements come on stdin ("via -r -" in the lock), so no input file names a path.
-        compiled = subprocess.run([str(tools / "pip-compile"), *PIP_COMPILE, "--output-file",
-                                   str(lock.relative_to(ROOT)), "-"],
-                                  input="\n".join(dict.fromkeys(requirements)), text=True, cwd=ROOT, env=env)
+        compiled = subprocess.run(
+            [str(tools / "pip-compile"), *PIP_COMPILE, "--output-file", str(lock.relative_to(ROOT)), "-"],
+            input="\n".join(dict.fromkeys(requirements)),
+            text=True,
+            cwd=ROOT,
+            env=env,
+        )
         if compiled.returncode:
             session.error(f"pip-compile failed for {lock.relative_to(ROOT)}")
 
@@ -673,13 +814,19 @@ def canary(session: nox.Session) -> None:
     shutil.rmtree(records, ignore_errors=True)
     env = command_environment(session)
     env |= {"BOOK_SITE": str(site), "BOOK_RECORDS": str(records)}
-    tested = subprocess.run([str(python), "-m", "pytest", "--ignore=tests/test_locked_install.py", *session.posargs],
-                            cwd=ROOT, env=env)
+    tested = subprocess.run(
+        [str(python), "-m", "pytest", "--ignore=tests/test_locked_install.py", *session.posargs], cwd=ROOT, env=env
+    )
     # pytest exits 1 when tests fail, as drift makes them; any other failure means it did not run.
     if tested.returncode not in (0, 1):
         session.error(f"the canary's pytest run broke (exit {tested.returncode})")
-    report = subprocess.run([sys.executable, "tests/drift.py", "--record", str(records / f"torch-{newest}.json")],
-                            cwd=ROOT, env=env, capture_output=True, text=True)
+    report = subprocess.run(
+        [sys.executable, "tests/drift.py", "--record", str(records / f"torch-{newest}.json")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     (BUILD / "canary-report.txt").write_text(report.stdout + report.stderr, encoding="utf-8")
     print(report.stdout + report.stderr)
     if report.returncode != 0:  # a snippet raised, or no record was written: not drift, a broken run
@@ -689,8 +836,10 @@ def canary(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def lint(session: nox.Session) -> None:
-    """ruff over the Python files, with the rules in pyproject.toml's tool.ruff."""
-    session.run(str(pip_tools(session) / "ruff"), "check", *session.posargs, external=True)
+    """ruff's rules and its formatter's layout over the Python files (pyproject.toml's tool.ruff)."""
+    ruff = str(pip_tools(session) / "ruff")
+    session.run(ruff, "check", *session.posargs, external=True)
+    session.run(ruff, "format", "--check", *session.posargs, external=True)
 
 
 @nox.session(venv_backend="none")

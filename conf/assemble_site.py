@@ -34,8 +34,7 @@ def assemble(root: Path, judge_wheel: Path) -> Path:
     (site / "index.html").write_text(chooser.substitute(site_url=SITE_URL), encoding="utf-8")
     # GitHub Pages serves 404.html for any miss, at the address missed: the page finds the site's root itself.
     missing = string.Template((CONF / "site-404.html").read_text(encoding="utf-8"))
-    (site / "404.html").write_text(missing.substitute(site_path=urllib.parse.urlsplit(SITE_URL).path),
-                                   encoding="utf-8")
+    (site / "404.html").write_text(missing.substitute(site_path=urllib.parse.urlsplit(SITE_URL).path), encoding="utf-8")
     write_sitemap(site, [root / language / "sitemap.json" for language in LANGUAGES])
     publish_judge(site / JUDGE_SITE_FOLDER, judge_wheel)
     return site
@@ -53,7 +52,9 @@ def publish_judge(folder: Path, wheel: Path) -> None:
         f"<title>{JUDGE_DISTRIBUTION}</title>\n</head>\n<body>\n<h1>{JUDGE_DISTRIBUTION}</h1>\n"
         f'<p><a href="{wheel.name}#sha256={digest}">{wheel.name}</a></p>\n'
         f"<p><code>pip install --find-links {SITE_URL}{JUDGE_SITE_FOLDER}/ {JUDGE_DISTRIBUTION}</code></p>\n"
-        "</body>\n</html>\n", encoding="utf-8")
+        "</body>\n</html>\n",
+        encoding="utf-8",
+    )
 
 
 def write_sitemap(site: Path, page_lists: list[Path]) -> None:
@@ -62,12 +63,16 @@ def write_sitemap(site: Path, page_lists: list[Path]) -> None:
     host's root, so under GitHub project pages the sitemap is submitted to search engines instead."""
     urls = ""
     for page in (page for listed in page_lists for page in json.loads(listed.read_text(encoding="utf-8"))):
-        links = "".join(f'\n    <xhtml:link rel="alternate" hreflang="{hreflang}" href="{xml_escape(url)}"/>'
-                        for hreflang, url in page["alternates"].items())
+        links = "".join(
+            f'\n    <xhtml:link rel="alternate" hreflang="{hreflang}" href="{xml_escape(url)}"/>'
+            for hreflang, url in page["alternates"].items()
+        )
         urls += f"  <url>\n    <loc>{xml_escape(page['url'])}</loc>{links}\n  </url>\n"
     (site / "sitemap.xml").write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-        f' xmlns:xhtml="http://www.w3.org/1999/xhtml">\n{urls}</urlset>\n', encoding="utf-8")
+        f' xmlns:xhtml="http://www.w3.org/1999/xhtml">\n{urls}</urlset>\n',
+        encoding="utf-8",
+    )
     (site / "robots.txt").write_text(f"Sitemap: {SITE_URL}sitemap.xml\n", encoding="utf-8")
 
 
@@ -75,5 +80,8 @@ def reader_pages(site: Path, language: str) -> list[str]:
     """Every reader-facing page of one language in the assembled site, as paths below <lang>/: the
     pages the browser tests and Lighthouse visit."""
     root = site / language
-    return sorted(path.relative_to(root).as_posix() for path in root.rglob("*.html")
-                  if not NOT_PAGES & set(path.relative_to(root).parts) and path.stem not in GENERATED)
+    return sorted(
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.html")
+        if not NOT_PAGES & set(path.relative_to(root).parts) and path.stem not in GENERATED
+    )

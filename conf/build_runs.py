@@ -20,8 +20,20 @@ from book_settings import BUILD, CONF, LANGUAGES, ROOT
 def sphinx_options(tree: str, out: Path, *extra: str) -> list[str]:
     """The book's Sphinx options for one language tree, doctrees in out/doctrees: every warning
     fails the build, after all pages were tried."""
-    return ["-W", "--keep-going", "-n", "-b", "html", "-c", "conf", *extra,
-            "-D", f"language={LANGUAGES[tree]}", "-d", str(out / "doctrees")]
+    return [
+        "-W",
+        "--keep-going",
+        "-n",
+        "-b",
+        "html",
+        "-c",
+        "conf",
+        *extra,
+        "-D",
+        f"language={LANGUAGES[tree]}",
+        "-d",
+        str(out / "doctrees"),
+    ]
 
 
 def sphinx_args(tree: str, out: Path, *extra: str) -> list[str]:

@@ -61,7 +61,9 @@ book_publish = bool(os.environ.get(book_settings.PUBLISH_ENV))
 # book_judge_url (exercises): where readers' pip finds the judge, by default judge/ below book_settings.SITE_URL.
 
 exclude_patterns = ["**/.ipynb_checkpoints"]
-locale_dirs = [str(Path(__file__).parent / "locales")]  # the themes' interface strings in Chinese (see book_extensions/chrome.py)
+locale_dirs = [
+    str(Path(__file__).parent / "locales")
+]  # the themes' interface strings in Chinese (see book_extensions/chrome.py)
 templates_path = ["_templates"]
 
 # --- MyST and notebooks: every code cell is executed at build time, once per torch version.
@@ -84,7 +86,9 @@ nb_ipywidgets_js = {}
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_css_files = ["book.css"]
-html_js_files = [("navigation.js", {"defer": "defer"})]  # drawers close on a tapped link; the language switch keeps the place; wide figures take focus
+html_js_files = [
+    ("navigation.js", {"defer": "defer"})
+]  # drawers close on a tapped link; the language switch keeps the place; wide figures take focus
 html_copy_source = True
 html_show_sourcelink = True
 html_last_updated_fmt = None

@@ -30,7 +30,7 @@ def _limit_and_whole_lines():
             pending[0] += text
             if found := ready.match(pending[0]):
                 write(found.group(0))
-                pending[0] = pending[0][found.end():]
+                pending[0] = pending[0][found.end() :]
             return len(text)
 
         def hand_on_the_rest():

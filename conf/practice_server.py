@@ -54,16 +54,36 @@ def start(python: Path, folder: Path, settings: Path, env: dict[str, str] | None
     (settings / "config" / "jupyter_server_config.json").write_text(json.dumps(LAB_SETTINGS), encoding="utf-8")
     (settings / "config" / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG), encoding="utf-8")
     port, token = free_port(), secrets.token_hex(16)
-    command = [str(python), "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               "--ServerApp.port_retries=0", f"--ServerApp.root_dir={folder}", f"--IdentityProvider.token={token}"]
+    command = [
+        str(python),
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={folder}",
+        f"--IdentityProvider.token={token}",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # Jupyter refuses root without it (containers run as root)
     log = settings / "server.log"
-    environment = {**(env or os.environ), "JUPYTER_CONFIG_DIR": str(settings / "config"),
-                   "JUPYTER_RUNTIME_DIR": str(settings / "runtime")}
+    environment = {
+        **(env or os.environ),
+        "JUPYTER_CONFIG_DIR": str(settings / "config"),
+        "JUPYTER_RUNTIME_DIR": str(settings / "runtime"),
+    }
     with open(log, "w", encoding="utf-8") as output:
-        process = subprocess.Popen(command, cwd=folder, env=environment, stdin=subprocess.DEVNULL, stdout=output,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=folder,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     base = f"http://127.0.0.1:{port}/"
     server = Server(process, f"{base}lab?token={token}", base, token, log)
     deadline = time.monotonic() + START_SECONDS
@@ -81,16 +101,20 @@ def start(python: Path, folder: Path, settings: Path, env: dict[str, str] | None
         stop(server)
         raise
     stop(server)
-    raise RuntimeError(f"JupyterLab did not start (exit {process.returncode}); its log, {log}:\n"
-                       + log.read_text(encoding="utf-8", errors="replace")[-3000:])
+    raise RuntimeError(
+        f"JupyterLab did not start (exit {process.returncode}); its log, {log}:\n"
+        + log.read_text(encoding="utf-8", errors="replace")[-3000:]
+    )
 
 
-def serve(python: Path, folder: Path, settings: Path, announce: Callable[[Server], None],
-          env: dict[str, str] | None = None) -> None:
+def serve(
+    python: Path, folder: Path, settings: Path, announce: Callable[[Server], None], env: dict[str, str] | None = None
+) -> None:
     """`start`, `announce` the server, and wait until it exits or this process gets one of STOP_SIGNALS;
     then `stop` it. The handlers are set here, not inherited: a shell that starts a job in the
     background makes it ignore SIGINT, and Python then never raises KeyboardInterrupt. A second
     Ctrl-C while the kernels shut down is ignored, so that nothing is left running."""
+
     def interrupt(signal_number, frame):
         raise KeyboardInterrupt
 

@@ -41,16 +41,34 @@ import types
 from pathlib import Path
 
 # Read by the interpreter or by `import torch` at start-up: a fork inherits the server's values.
-STARTUP_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTHONHASHSEED", "PYTHONUNBUFFERED", "PYTHONPATH",
-                     "PYTHONWARNINGS", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONSAFEPATH",
-                     "PYTHONDEVMODE", "PYTHONFAULTHANDLER", "PYTHONOPTIMIZE", "PYTHONNOUSERSITE",
-                     "PYTHONINTMAXSTRDIGITS", "LC_ALL", "LC_CTYPE", "LANG")
+STARTUP_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "PYTHONHASHSEED",
+    "PYTHONUNBUFFERED",
+    "PYTHONPATH",
+    "PYTHONWARNINGS",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONIOENCODING",
+    "PYTHONUTF8",
+    "PYTHONSAFEPATH",
+    "PYTHONDEVMODE",
+    "PYTHONFAULTHANDLER",
+    "PYTHONOPTIMIZE",
+    "PYTHONNOUSERSITE",
+    "PYTHONINTMAXSTRDIGITS",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LANG",
+)
 STARTUP_PREFIXES = ("TORCH_", "KMP_", "OMP_", "MKL_")  # read by `import torch` and its thread pools
 MESSAGE_BYTES = 1 << 20  # one request (arguments and environment) fits in one SEQPACKET message
 
 
 def _startup_settings(env: dict[str, str]) -> dict[str, str]:
-    return {name: value for name, value in env.items() if name in STARTUP_VARIABLES or name.startswith(STARTUP_PREFIXES)}
+    return {
+        name: value for name, value in env.items() if name in STARTUP_VARIABLES or name.startswith(STARTUP_PREFIXES)
+    }
 
 
 class StartupMismatch(ValueError):
@@ -59,8 +77,16 @@ class StartupMismatch(ValueError):
 
 def launch_subprocess(args: list[str], *, env: dict[str, str], cwd: Path | str) -> subprocess.Popen:
     """A plain child process, with the pipes `Server.popen` gives (text, stdout and stderr merged)."""
-    return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, errors="replace", env=env, cwd=cwd)
+    return subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        env=env,
+        cwd=cwd,
+    )
 
 
 class Server:
@@ -74,13 +100,20 @@ class Server:
         self._folder = tempfile.TemporaryDirectory(prefix="prewarmed-")
         self.address = str(Path(self._folder.name) / "socket")
         self.startup = _startup_settings(env)
-        self._process = subprocess.Popen([sys.executable, "-m", "prewarmed", self.address, *preload],
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, text=True)
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "prewarmed", self.address, *preload],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
         ready = self._process.stdout.readline()
         if ready != "ready\n":
             self.close()
-            raise RuntimeError(f"the prewarmed server did not start (exit {self._process.returncode}): {ready!r}"
-                               " (a fresh `python FILE` would print what the preload printed, a fork would not)")
+            raise RuntimeError(
+                f"the prewarmed server did not start (exit {self._process.returncode}): {ready!r}"
+                " (a fresh `python FILE` would print what the preload printed, a fork would not)"
+            )
 
     def __enter__(self) -> "Server":
         return self
@@ -104,11 +137,16 @@ class Server:
         if not args or args[0] != sys.executable or len(args) < 2:
             raise ValueError(f"expected [sys.executable, FILE or -m MODULE, ...], got {args!r}")
         asked = _startup_settings(env)
-        differs = {name: (self.startup.get(name), asked.get(name)) for name in {*self.startup, *asked}
-                   if self.startup.get(name) != asked.get(name)}
+        differs = {
+            name: (self.startup.get(name), asked.get(name))
+            for name in {*self.startup, *asked}
+            if self.startup.get(name) != asked.get(name)
+        }
         if differs:
-            raise StartupMismatch("these start-up variables differ from the server's (server, run): "
-                                  + ", ".join(f"{name}={pair!r}" for name, pair in differs.items()))
+            raise StartupMismatch(
+                "these start-up variables differ from the server's (server, run): "
+                + ", ".join(f"{name}={pair!r}" for name, pair in differs.items())
+            )
         if args[1] == "-m":
             request = {"module": args[2], "argv": args[3:]}
         else:
@@ -135,8 +173,12 @@ class Server:
             os.close(stdin_write)
             os.close(output_read)
             raise
-        return Child(json.loads(answer)["pid"], connection,
-                     open(stdin_write, "w", encoding="utf-8"), open(output_read, encoding="utf-8", errors="replace"))
+        return Child(
+            json.loads(answer)["pid"],
+            connection,
+            open(stdin_write, "w", encoding="utf-8"),
+            open(output_read, encoding="utf-8", errors="replace"),
+        )
 
 
 class Child:
@@ -203,6 +245,7 @@ class Child:
 
 
 # The server side: `python -m prewarmed ADDRESS MODULE...`, started by Server.
+
 
 def _serve(address: str, preload: list[str]) -> None:
     try:  # Linux: end with the tests that started it, even if they are killed
@@ -286,11 +329,19 @@ def _run_child(request: dict, stdin: int, output: int) -> None:
         # The encodings and error handlers the interpreter chose at start-up (they follow the locale).
         stdin, stdout, stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
         sys.stdin = open(0, encoding=stdin.encoding, errors=stdin.errors, closefd=False)
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False) if unbuffered else open(1, "wb", closefd=False),
-                                      encoding=stdout.encoding, errors=stdout.errors, write_through=unbuffered)
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False) if unbuffered else open(2, "wb", closefd=False),
-                                      encoding=stderr.encoding, errors=stderr.errors, line_buffering=True,
-                                      write_through=unbuffered)
+        sys.stdout = io.TextIOWrapper(
+            io.FileIO(1, "w", closefd=False) if unbuffered else open(1, "wb", closefd=False),
+            encoding=stdout.encoding,
+            errors=stdout.errors,
+            write_through=unbuffered,
+        )
+        sys.stderr = io.TextIOWrapper(
+            io.FileIO(2, "w", closefd=False) if unbuffered else open(2, "wb", closefd=False),
+            encoding=stderr.encoding,
+            errors=stderr.errors,
+            line_buffering=True,
+            write_through=unbuffered,
+        )
         code = _run(request)
         threading._shutdown()  # as at interpreter exit: non-daemon threads finish, then atexit runs
         atexit._run_exitfuncs()

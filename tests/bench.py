@@ -47,15 +47,18 @@ print(json.dumps({"snippets": len(snippets)}))
 
 def measured(command: list[str], cwd: Path, env: dict[str, str]) -> dict:
     """Run `command` under a fresh wrapper; its wall time, the peak RSS of its largest process, its output."""
-    wrapper = ("import json, resource, subprocess, sys, time\n"
-               "start = time.perf_counter()\n"
-               "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-               "seconds = time.perf_counter() - start\n"
-               "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-               "print(json.dumps({'seconds': seconds, 'peak_kib': peak, 'returncode': done.returncode,"
-               " 'output': done.stdout + done.stderr}))\n")
-    done = subprocess.run([sys.executable, "-c", wrapper, *command], cwd=cwd, env=env, capture_output=True, text=True,
-                          check=True)
+    wrapper = (
+        "import json, resource, subprocess, sys, time\n"
+        "start = time.perf_counter()\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "seconds = time.perf_counter() - start\n"
+        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "print(json.dumps({'seconds': seconds, 'peak_kib': peak, 'returncode': done.returncode,"
+        " 'output': done.stdout + done.stderr}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", wrapper, *command], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
     result = json.loads(done.stdout)
     if result["returncode"]:
         failed = [line for line in result["output"].splitlines() if line.startswith(("FAILED", "ERROR"))]
@@ -66,8 +69,9 @@ def measured(command: list[str], cwd: Path, env: dict[str, str]) -> dict:
 def scratch_copy() -> Path:
     """This working tree's files (committed or not, nothing ignored) in a temporary folder, .nox linked."""
     scratch = Path(tempfile.mkdtemp(prefix="bench-"))
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
     for name in filter(None, listed.split("\0")):
         if (ROOT / name).is_file():
             (scratch / name).parent.mkdir(parents=True, exist_ok=True)
@@ -78,10 +82,19 @@ def scratch_copy() -> Path:
 
 def loaded_snippets(python: Path, root: Path) -> list[str]:
     """Every snippet a page of either language loads, in the venv (the page model needs myst-parser)."""
-    listed = subprocess.run([str(python), "-c", "import json; from snippet_runs import all_loaded_cells, pages; "
-                             "print(json.dumps(sorted(pages.relative(s) for s in all_loaded_cells())))"],
-                            cwd=root, env={**os.environ, "PYTHONPATH": f"{root / 'conf'}:{root / 'tests'}"},
-                            check=True, capture_output=True, text=True)
+    listed = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import json; from snippet_runs import all_loaded_cells, pages; "
+            "print(json.dumps(sorted(pages.relative(s) for s in all_loaded_cells())))",
+        ],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": f"{root / 'conf'}:{root / 'tests'}"},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(listed.stdout)
 
 
@@ -103,8 +116,7 @@ def main() -> None:
         sys.exit(f"bench: no {python.relative_to(ROOT)}; run nox -s docs(torch-{torch}) once first")
     scratch = scratch_copy()
     log = scratch / "executions.log"
-    env = {**os.environ, **book_settings.RUN_ENV, "PYTHONPATH": str(scratch / "conf"),
-           EXECUTION_LOG: str(log)}
+    env = {**os.environ, **book_settings.RUN_ENV, "PYTHONPATH": str(scratch / "conf"), EXECUTION_LOG: str(log)}
     env.pop("BOOK_DISCARD_VENVS", None)
     nox = [sys.executable, "-m", "nox", "--no-color"]
     rows = []
@@ -119,16 +131,21 @@ def main() -> None:
     try:
         print(f"bench in {scratch} (torch {torch}, {os.cpu_count()} cores)", flush=True)
         snippets = loaded_snippets(python, scratch)
-        floor_run = step("floor: one process runs every snippet",
-                         [str(python), "-c", FLOOR_SNIPPETS, json.dumps(snippets)])
+        floor_run = step(
+            "floor: one process runs every snippet", [str(python), "-c", FLOOR_SNIPPETS, json.dumps(snippets)]
+        )
         floor_run["executions"] = Counter(one_process=len(snippets))
-        sphinx = [str(python), "-c", "import subprocess, sys\n"
-                  "for tree in sys.argv[1:]:\n"
-                  "    subprocess.run([sys.executable, '-m', 'sphinx', '-q', '-b', 'html', '-c', 'conf',\n"
-                  "                    '-D', f'language={tree}', '-D', 'nb_execution_mode=off',\n"
-                  "                    '-d', f'build-floor/{tree}/doctrees', f'docs/{tree.split(\"_\")[0]}',\n"
-                  "                    f'build-floor/{tree}/html'], check=False, capture_output=True)\n",
-                  *book_settings.LANGUAGES.values()]
+        sphinx = [
+            str(python),
+            "-c",
+            "import subprocess, sys\n"
+            "for tree in sys.argv[1:]:\n"
+            "    subprocess.run([sys.executable, '-m', 'sphinx', '-q', '-b', 'html', '-c', 'conf',\n"
+            "                    '-D', f'language={tree}', '-D', 'nb_execution_mode=off',\n"
+            "                    '-d', f'build-floor/{tree}/doctrees', f'docs/{tree.split(\"_\")[0]}',\n"
+            "                    f'build-floor/{tree}/html'], check=False, capture_output=True)\n",
+            *book_settings.LANGUAGES.values(),
+        ]
         step("floor: Sphinx zh + en, execution off", sphinx)
         docs = [*nox, "-s", f"docs(torch-{torch})"]
         step("cold docs (empty build/)", docs)
@@ -145,27 +162,42 @@ def main() -> None:
         snippet.write_text(snippet_text, encoding="utf-8")
         tests = step(f"nox -s tests(torch-{torch})", [*nox, "-s", f"tests(torch-{torch})"])
         # What every other torch runs: its session leaves out the torch-independent tests (noxfile).
-        per_torch = step("the same, torch-dependent tests only (as each other torch)",
-                         [*nox, "-s", f"tests(torch-{torch})", "--", "-m", "not browser and not torch_independent and not built_site"])
+        per_torch = step(
+            "the same, torch-dependent tests only (as each other torch)",
+            [
+                *nox,
+                "-s",
+                f"tests(torch-{torch})",
+                "--",
+                "-m",
+                "not browser and not torch_independent and not built_site",
+            ],
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
     snippet_floor = rows[0]["seconds"]
     floor = snippet_floor + rows[1]["seconds"]
-    print(f"\nbench, torch {torch}, {os.cpu_count()} cores; floor = {floor:.1f} s "
-          f"(snippets {snippet_floor:.1f} s + Sphinx {rows[1]['seconds']:.1f} s)\n")
+    print(
+        f"\nbench, torch {torch}, {os.cpu_count()} cores; floor = {floor:.1f} s "
+        f"(snippets {snippet_floor:.1f} s + Sphinx {rows[1]['seconds']:.1f} s)\n"
+    )
     print("| step | wall time | × floor | × snippet floor | snippet executions | peak RSS |")
     print("|---|---|---|---|---|---|")
     for row in rows:
         runs = row["executions"]
         described = ", ".join(f"{kind} {count}" for kind, count in sorted(runs.items())) or "0"
-        print(f"| {row['name']} | {row['seconds']:.1f} s | {row['seconds'] / floor:.2f} | "
-              f"{row['seconds'] / snippet_floor:.1f} | {sum(runs.values())} ({described}) | "
-              f"{row['peak_kib'] / 1024:.0f} MiB |")
+        print(
+            f"| {row['name']} | {row['seconds']:.1f} s | {row['seconds'] / floor:.2f} | "
+            f"{row['seconds'] / snippet_floor:.1f} | {sum(runs.values())} ({described}) | "
+            f"{row['peak_kib'] / 1024:.0f} MiB |"
+        )
     cold, unchanged = rows[2]["seconds"], rows[3]["seconds"]
-    print(f"\nno-change rebuild = {unchanged / cold:.0%} of cold; "
-          f"cold = {cold / floor:.2f} × floor; tests = {tests['seconds'] / snippet_floor:.1f} × snippet floor "
-          f"({per_torch['seconds'] / snippet_floor:.1f} × for each other torch)")
+    print(
+        f"\nno-change rebuild = {unchanged / cold:.0%} of cold; "
+        f"cold = {cold / floor:.2f} × floor; tests = {tests['seconds'] / snippet_floor:.1f} × snippet floor "
+        f"({per_torch['seconds'] / snippet_floor:.1f} × for each other torch)"
+    )
 
 
 if __name__ == "__main__":

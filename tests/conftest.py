@@ -85,8 +85,9 @@ def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = reporter.stats.get("skipped", []) if reporter else []
     if skipped and exitstatus == pytest.ExitCode.OK:
-        reporter.write_line(f"{len(skipped)} test(s) skipped: this book's tests never skip; see the reasons above",
-                            red=True)
+        reporter.write_line(
+            f"{len(skipped)} test(s) skipped: this book's tests never skip; see the reasons above", red=True
+        )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     from_workers = [worker for worker in session.config.stash.get(WORKER_RECORDS_KEY, []) if worker]
     if from_workers:
@@ -100,6 +101,8 @@ def pytest_sessionfinish(session, exitstatus):
         if found.covers(snippets, checks):
             found.write(passed=session.exitstatus == pytest.ExitCode.OK)
         elif reporter:
-            reporter.write_line(f"{pages.relative(found.path)} not written: this run checked "
-                                f"{len(set(found.entries) & snippets)} of {len(snippets)} snippets and "
-                                f"{len(set(found.claims) & checks)} of {len(checks)} claim checks, not all")
+            reporter.write_line(
+                f"{pages.relative(found.path)} not written: this run checked "
+                f"{len(set(found.entries) & snippets)} of {len(snippets)} snippets and "
+                f"{len(set(found.claims) & checks)} of {len(checks)} claim checks, not all"
+            )

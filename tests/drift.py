@@ -46,11 +46,18 @@ def against_snapshots(path: Path) -> int:
             differing += 1
             expected = (ROOT / entry["snapshot"]).read_text(encoding="utf-8")
             print(f"== {snippet}: torch {held_to} snapshot vs torch {torch}")
-            sys.stdout.writelines(difflib.unified_diff(
-                expected.splitlines(keepends=True), entry["output"].splitlines(keepends=True),
-                fromfile=entry["snapshot"], tofile=f"torch {torch}"))
-    print(f"torch {torch} against the snapshots of torch {held_to}: {len(record['snippets'])} snippets, "
-          f"{differing} differ, {failed} failed to run")
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    expected.splitlines(keepends=True),
+                    entry["output"].splitlines(keepends=True),
+                    fromfile=entry["snapshot"],
+                    tofile=f"torch {torch}",
+                )
+            )
+    print(
+        f"torch {torch} against the snapshots of torch {held_to}: {len(record['snippets'])} snippets, "
+        f"{differing} differ, {failed} failed to run"
+    )
     return 2 if failed else 0
 
 
@@ -62,7 +69,7 @@ def main(args: list[str]) -> int:
     records = {name: read(path) for name, path in paths.items()}
     for name, record in records.items():
         if record is None:
-            print(f"{name}: no record at {paths[name]} (run `nox -s \"tests(torch-{name})\"` first)")
+            print(f'{name}: no record at {paths[name]} (run `nox -s "tests(torch-{name})"` first)')
     if records[default] is None or not any(records[name] is not None for name in records if name != default):
         print("drift needs the records of the default torch and at least one other")
         return 1
@@ -76,18 +83,31 @@ def main(args: list[str]) -> int:
             if old != new:
                 differing.append(snippet)
                 print(f"== {snippet}: torch {default} vs {name}")
-                sys.stdout.writelines(difflib.unified_diff(
-                    old.splitlines(keepends=True), new.splitlines(keepends=True),
-                    fromfile=f"torch {default}", tofile=f"torch {name}"))
+                sys.stdout.writelines(
+                    difflib.unified_diff(
+                        old.splitlines(keepends=True),
+                        new.splitlines(keepends=True),
+                        fromfile=f"torch {default}",
+                        tofile=f"torch {name}",
+                    )
+                )
         only = sorted(records[default].keys() ^ record.keys())
         if only:
             print(f"recorded under only one of torch {default} and {name}: {', '.join(only)}")
-        print(f"torch {default} vs {name}: {len(common)} snippets compared, "
-              + (f"{len(differing)} differ" if differing else "no difference"))
+        print(
+            f"torch {default} vs {name}: {len(common)} snippets compared, "
+            + (f"{len(differing)} differ" if differing else "no difference")
+        )
         for snippet in differing:
             reviewed = own_snapshot(snippet, name).is_file()
-            print(f"  {snippet}: " + (f"reviewed ({own_snapshot(snippet, name).relative_to(ROOT)})" if reviewed
-                                       else "not reviewed (no snapshot of its own)"))
+            print(
+                f"  {snippet}: "
+                + (
+                    f"reviewed ({own_snapshot(snippet, name).relative_to(ROOT)})"
+                    if reviewed
+                    else "not reviewed (no snapshot of its own)"
+                )
+            )
         stray = sorted(snippet for snippet in set(common) - set(differing) if own_snapshot(snippet, name).is_file())
         if stray:
             print(f"  snippets with their own torch {name} snapshot that no longer differ: {', '.join(stray)}")

@@ -31,7 +31,10 @@ def cases(root: Path, ids: list[str], wrong_attempts: bool) -> list[tuple[str, P
     for exercise in ids:
         chapter, name = exercise.split("/")
         starter = root / "snippets" / chapter / f"exercise-{name}.py"
-        found += [(exercise, starter.with_name(f"exercise-{name}-solution.py"), True, ""), (exercise, starter, False, "✘")]
+        found += [
+            (exercise, starter.with_name(f"exercise-{name}-solution.py"), True, ""),
+            (exercise, starter, False, "✘"),
+        ]
     for attempt in sorted((root / "tests" / "wrong_attempts").glob("*.py")) if wrong_attempts else []:
         expected = attempt.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect:").strip()
         found.append(("/".join(attempt.stem.split("--")[:2]), attempt, False, expected))
@@ -62,6 +65,7 @@ def main() -> int:
         for exercise, source, _, _ in skipped:
             print(f"skipped {exercise} {source.name}: it uses numpy, which is not installed here")
     with tempfile.TemporaryDirectory() as scratch:
+
         def judged(case):
             exercise, source, must_pass, words = case
             folder = Path(scratch) / f"{exercise.replace('/', '--')}--{source.stem}"
@@ -77,10 +81,14 @@ def main() -> int:
             results = list(pool.map(judged, todo))
     failed = [(case, verdict) for case, verdict, ok in results if not ok]
     for (exercise, source, must_pass, words), verdict in failed:
-        print(f"\nFAIL {exercise} {source.name}: expected {'a pass' if must_pass else 'a fail'}"
-              f"{f' with {words!r}' if words else ''}; the verdict:\n{verdict.text}")
-    print(f"\n{len(results) - len(failed)} of {len(results)} verdicts as expected "
-          f"({len(exercises())} exercises: solutions, starters{', wrong attempts' if wrong_attempts else ''})")
+        print(
+            f"\nFAIL {exercise} {source.name}: expected {'a pass' if must_pass else 'a fail'}"
+            f"{f' with {words!r}' if words else ''}; the verdict:\n{verdict.text}"
+        )
+    print(
+        f"\n{len(results) - len(failed)} of {len(results)} verdicts as expected "
+        f"({len(exercises())} exercises: solutions, starters{', wrong attempts' if wrong_attempts else ''})"
+    )
     return 1 if failed else 0
 
 

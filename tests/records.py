@@ -40,8 +40,11 @@ class Records:
 
     def add_claim(self, check: str, sha256: str, status: str) -> None:
         """A claim check's result: the page's mark shows the versions where this code passed."""
-        self.claims[check] = {"status": status, "sha256": sha256,
-                              "ran_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        self.claims[check] = {
+            "status": status,
+            "sha256": sha256,
+            "ran_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
 
     def found(self) -> dict:
         """What this run found, as plain data (an xdist worker sends it to the controller)."""

@@ -50,8 +50,10 @@ def differences(first: Path, second: Path) -> list[str]:
     problems = []
     names = {p.relative_to(first) for p in first.rglob("*") if p.is_file()}
     others = {p.relative_to(second) for p in second.rglob("*") if p.is_file()}
-    images = [sum(1 for name in files if ALLOWED_FILES.search(str(name)) and "_images" in str(name))
-              for files in (names, others)]
+    images = [
+        sum(1 for name in files if ALLOWED_FILES.search(str(name)) and "_images" in str(name))
+        for files in (names, others)
+    ]
     if images[0] != images[1]:
         problems.append(f"the builds drew {images[0]} and {images[1]} images")
     for name in sorted(names ^ others):
@@ -69,7 +71,9 @@ def differences(first: Path, second: Path) -> list[str]:
             continue
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False).get_opcodes():
             if tag != "equal":
-                shown = "\n".join([*(f"  - {x[:300]}" for x in a_lines[i1:i2]), *(f"  + {y[:300]}" for y in b_lines[j1:j2])])
+                shown = "\n".join(
+                    [*(f"  - {x[:300]}" for x in a_lines[i1:i2]), *(f"  + {y[:300]}" for y in b_lines[j1:j2])]
+                )
                 problems.append(f"{name}, line {i1 + 1}:\n{shown}")
     return problems
 
@@ -89,15 +93,22 @@ def main(made: Path | None) -> None:
             scratches.append(scratch)  # a whole build: never left behind on the disk
             sites.append(scratch / "build" / "site")
             print(f"clean build in {scratch}", flush=True)
-            subprocess.run([sys.executable, "-m", "nox", "--no-color", "-s", f"docs(torch-{torch})"], cwd=scratch,
-                           check=True, stdout=subprocess.DEVNULL, env=env)
+            subprocess.run(
+                [sys.executable, "-m", "nox", "--no-color", "-s", f"docs(torch-{torch})"],
+                cwd=scratch,
+                check=True,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
         problems = differences(*sites)
     finally:
         for scratch in scratches:
             shutil.rmtree(scratch, ignore_errors=True)
     if problems:
-        print(f"{len(problems)} difference(s) between two clean builds beyond the allowed ones "
-              f"(tests/reproducible.py):\n" + "\n".join(problems))
+        print(
+            f"{len(problems)} difference(s) between two clean builds beyond the allowed ones "
+            f"(tests/reproducible.py):\n" + "\n".join(problems)
+        )
         sys.exit(1)
     print("two clean builds: identical but for the allowed differences (tests/reproducible.py)")
 

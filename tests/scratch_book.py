@@ -46,8 +46,9 @@ def build(scratch: Path, tree: str, *options: str, **popen) -> subprocess.Comple
     stopped by the kernel start race runs once more (Sphinx saved nothing of the stopped run's reading)."""
     command = [sys.executable, *build_runs.sphinx_args(tree, Path("build") / tree, *options)]
     for _ in range(2):
-        done = subprocess.run(command, cwd=scratch, text=True, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=600, **popen)
+        done = subprocess.run(
+            command, cwd=scratch, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600, **popen
+        )
         if KERNEL_START_RACE not in done.stdout:
             break
     return done

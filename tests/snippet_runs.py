@@ -20,8 +20,8 @@ import book_settings
 from book_extensions import pages
 from measured import ROUGHLY, TIMING
 from prewarmed import launch_subprocess
-from book_extensions.snapshots import (GLUE_LINE, SNAPSHOTS, as_shown, compared_torch,  # noqa: F401
-                                       expected_snapshot, glued_values, snapshot_path)
+from book_extensions.snapshots import GLUE_LINE, as_shown, compared_torch, snapshot_path
+from book_extensions.snapshots import SNAPSHOTS, expected_snapshot, glued_values  # noqa: F401  (the tests' too)
 
 TORCH = compared_torch()  # whose snapshots this run checks: the installed torch's, except in the canary
 DEFAULT_TORCH = book_settings.DEFAULT_TORCH
@@ -52,8 +52,7 @@ def normalise(text: str) -> str:
     # marked as rounding noise its mark, a value glued with varies=True its key; another glued
     # float is rounded to what the prose shows of it.
     text = GLUE_LINE.sub(_glue_line, ROUNDING_NOISE.sub(ROUGHLY + "#", text))
-    lines = [NUMBER.sub("#", line) if line.lstrip().startswith(TIMING) else line
-             for line in text.splitlines()]
+    lines = [NUMBER.sub("#", line) if line.lstrip().startswith(TIMING) else line for line in text.splitlines()]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
@@ -68,8 +67,13 @@ class Run:
 def run_snippet(snippet: Path, launch=launch_subprocess) -> Run:
     """`python snippets/<chapter>/<idea>.py` from the repository root, glued values shown; `launch`
     starts it (the tests pass a prewarmed.Server: a fork of a process that imported torch already)."""
-    env = {**os.environ, **book_settings.RUN_ENV,  # as in the docs kernel: float32 sums in one order everywhere
-           "MEASURED_SHOW_GLUE": "1", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    env = {
+        **os.environ,
+        **book_settings.RUN_ENV,  # as in the docs kernel: float32 sums in one order everywhere
+        "MEASURED_SHOW_GLUE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "MPLBACKEND": "Agg",
+    }
     start = time.perf_counter()
     with launch([sys.executable, pages.relative(snippet)], env=env, cwd=pages.ROOT) as process:
         process.stdin.close()

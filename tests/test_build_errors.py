@@ -20,16 +20,26 @@ BROKEN_PAGES = {
     "missing-snippet.md": FRONT_MATTER + "# Missing\n\n" + cell("../../snippets/demo/nowhere.py"),
     "no-front-matter.md": "# No front matter\n\n" + cell("../../snippets/demo/fine.py"),
     "inline-code.md": FRONT_MATTER + "# Inline\n\n```{code-cell} ipython3\nprint('inline')\n```\n",
-    "raising-snippet.md": FRONT_MATTER + "# Raises\n\n" + cell("../../snippets/demo/fine.py")
-                          + "\n" + cell("../../snippets/demo/divides-by-zero.py"),
+    "raising-snippet.md": FRONT_MATTER
+    + "# Raises\n\n"
+    + cell("../../snippets/demo/fine.py")
+    + "\n"
+    + cell("../../snippets/demo/divides-by-zero.py"),
     "flooding-snippet.md": FRONT_MATTER + "# Floods\n\n" + cell("../../snippets/demo/floods.py"),
-    "flooding-tagged-snippet.md": FRONT_MATTER + "# Floods, tagged\n\n"
-                                  + cell("../../snippets/demo/floods.py", ":tags: [raises-exception]\n"),
-    "hanging-snippet.md": FRONT_MATTER + "# Hangs\n\n" + cell("../../snippets/demo/fine.py")
-                          + "\n" + cell("../../snippets/demo/hangs.py"),
+    "flooding-tagged-snippet.md": FRONT_MATTER
+    + "# Floods, tagged\n\n"
+    + cell("../../snippets/demo/floods.py", ":tags: [raises-exception]\n"),
+    "hanging-snippet.md": FRONT_MATTER
+    + "# Hangs\n\n"
+    + cell("../../snippets/demo/fine.py")
+    + "\n"
+    + cell("../../snippets/demo/hangs.py"),
     "unknown-exercise.md": "# Unknown exercise\n\nA statement.\n\n```{exercise-notebook} demo/nothing\n```\n",
-    "unrendered-cell.md": FRONT_MATTER + "# Unrendered\n\n" + cell("../../snippets/demo/fine.py")
-                          + "\n" + cell("../../snippets/demo/fine.py", ":tags: [remove-input, remove-output]\n"),
+    "unrendered-cell.md": FRONT_MATTER
+    + "# Unrendered\n\n"
+    + cell("../../snippets/demo/fine.py")
+    + "\n"
+    + cell("../../snippets/demo/fine.py", ":tags: [remove-input, remove-output]\n"),
 }
 SNIPPETS = {
     "fine.py": "print('fine')\n",
@@ -38,9 +48,9 @@ SNIPPETS = {
     "floods.py": "while True:\n    print('x' * 80)\n",
     # a child that outlives the run and holds its output pipe (as a hung DDP worker would), the run hanging or not
     "leaves-a-child.py": "import os\nimport time\n\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n"
-                         "print('parent waits')\nwhile True:\n    time.sleep(0.1)\n",
+    "print('parent waits')\nwhile True:\n    time.sleep(0.1)\n",
     "leaves-a-child-and-ends.py": "import os\nimport time\n\nif os.fork() == 0:\n    time.sleep(60)\n"
-                                  "    os._exit(0)\nprint('parent done')\n",
+    "    os._exit(0)\nprint('parent done')\n",
 }
 TIMEOUT_SECONDS = 3  # the scratch builds' per-snippet limit; the book's is limits.TIMEOUT_SECONDS
 SHORT_LIMIT = ("-D", f"nb_execution_timeout={TIMEOUT_SECONDS}")
@@ -59,13 +69,16 @@ def zh_build(scratch):
 
 
 def test_missing_snippet_names_page_line_and_path(zh_build):
-    assert ("docs/zh/missing-snippet.md:9: ERROR: `:load: ../../snippets/demo/nowhere.py` names a missing file"
-            in zh_build), zh_build
+    assert (
+        "docs/zh/missing-snippet.md:9: ERROR: `:load: ../../snippets/demo/nowhere.py` names a missing file" in zh_build
+    ), zh_build
 
 
 def test_an_exercise_notebook_without_its_starter_names_page_line_and_file(zh_build):
-    assert ("docs/zh/unknown-exercise.md:5: ERROR: no exercise 'demo/nothing': its starter file would be "
-            "snippets/demo/exercise-nothing.py" in zh_build), zh_build
+    assert (
+        "docs/zh/unknown-exercise.md:5: ERROR: no exercise 'demo/nothing': its starter file would be "
+        "snippets/demo/exercise-nothing.py" in zh_build
+    ), zh_build
 
 
 def test_code_cells_without_front_matter_fail(zh_build):
@@ -82,26 +95,33 @@ def test_raising_snippet_is_named_with_its_line(zh_build):
 
 
 def test_a_hanging_snippet_is_stopped_and_named(zh_build):
-    assert (f"docs/zh/hanging-snippet.md:13: ERROR: snippets/demo/hangs.py was still running after {TIMEOUT_SECONDS} s "
-            "(the per-run limit, TIMEOUT_SECONDS in snippets/judge/exercise_judge/limits.py) and was stopped") in zh_build, zh_build
+    assert (
+        f"docs/zh/hanging-snippet.md:13: ERROR: snippets/demo/hangs.py was still running after {TIMEOUT_SECONDS} s "
+        "(the per-run limit, TIMEOUT_SECONDS in snippets/judge/exercise_judge/limits.py) and was stopped"
+    ) in zh_build, zh_build
 
 
 def test_a_snippet_that_prints_without_end_is_cut_and_named(zh_build):
-    assert ("snippets/demo/floods.py:2: ERROR: snippets/demo/floods.py printed more than 100,000 characters (the "
-            "per-run limit, OUTPUT_LIMIT in snippets/judge/exercise_judge/limits.py) and was cut; in the code cell at "
-            "docs/zh/flooding-snippet.md:9") in zh_build, zh_build
+    assert (
+        "snippets/demo/floods.py:2: ERROR: snippets/demo/floods.py printed more than 100,000 characters (the "
+        "per-run limit, OUTPUT_LIMIT in snippets/judge/exercise_judge/limits.py) and was cut; in the code cell at "
+        "docs/zh/flooding-snippet.md:9"
+    ) in zh_build, zh_build
     reports = [line for line in zh_build.splitlines() if "flooding-snippet.md:9" in line]
     assert len(reports) == 1, "\n".join(reports)  # once, and not as a raises-exception cell
 
 
 def test_a_snippet_that_floods_in_a_raises_exception_cell_still_fails(zh_build):
-    assert ("docs/zh/flooding-tagged-snippet.md:9: ERROR: snippets/demo/floods.py printed more than 100,000 "
-            "characters") in zh_build, zh_build
+    assert (
+        "docs/zh/flooding-tagged-snippet.md:9: ERROR: snippets/demo/floods.py printed more than 100,000 characters"
+    ) in zh_build, zh_build
 
 
 def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_links(zh_build):
-    assert ("docs/zh/unrendered-cell.md: ERROR: 2 code cell(s) in the page but myst-nb rendered 1, so no cell "
-            "can be matched with its snippet's download link") in zh_build, zh_build
+    assert (
+        "docs/zh/unrendered-cell.md: ERROR: 2 code cell(s) in the page but myst-nb rendered 1, so no cell "
+        "can be matched with its snippet's download link"
+    ) in zh_build, zh_build
 
 
 def test_twinless_page_fails_the_build(scratch):
@@ -130,22 +150,30 @@ def test_sybil_accepts_a_raises_exception_cell_that_raises(scratch):
 def test_sybil_stops_a_hanging_snippet(scratch, monkeypatch):
     monkeypatch.setattr(limits, "TIMEOUT_SECONDS", 1)
     (example,) = sybil_examples(scratch, cell("../../snippets/demo/hangs.py", ":tags: [raises-exception]\n"))
-    with pytest.raises(limits.TooSlow, match="snippets/demo/hangs.py, loaded by the code cell at .*/sybil-case.md:9, "
-                       r"was still running after 1 s \(the per-run limit, TIMEOUT_SECONDS in .*limits.py\)"):
+    with pytest.raises(
+        limits.TooSlow,
+        match="snippets/demo/hangs.py, loaded by the code cell at .*/sybil-case.md:9, "
+        r"was still running after 1 s \(the per-run limit, TIMEOUT_SECONDS in .*limits.py\)",
+    ):
         example.evaluate()
 
 
 def test_sybil_cuts_a_snippet_that_prints_without_end(scratch):
     (example,) = sybil_examples(scratch, cell("../../snippets/demo/floods.py", ":tags: [raises-exception]\n"))
-    with pytest.raises(limits.TooLoud, match=r"snippets/demo/floods.py, loaded by the code cell at .*/sybil-case.md:9, "
-                       r"printed more than 100,000 characters \(the per-run limit, OUTPUT_LIMIT in .*limits.py\)"):
+    with pytest.raises(
+        limits.TooLoud,
+        match=r"snippets/demo/floods.py, loaded by the code cell at .*/sybil-case.md:9, "
+        r"printed more than 100,000 characters \(the per-run limit, OUTPUT_LIMIT in .*limits.py\)",
+    ):
         example.evaluate()
 
 
 def test_a_snapshot_run_stops_a_snippet_that_hangs_or_floods(scratch, monkeypatch, launch):
     monkeypatch.setattr(limits, "TIMEOUT_SECONDS", 2)
-    for name, reason in (("hangs.py", r"was still running after 2 s \(the per-run limit, TIMEOUT_SECONDS in .*limits.py"),
-                         ("floods.py", r"printed more than 100,000 characters \(the per-run limit, OUTPUT_LIMIT in .*limits.py")):
+    for name, reason in (
+        ("hangs.py", r"was still running after 2 s \(the per-run limit, TIMEOUT_SECONDS in .*limits.py"),
+        ("floods.py", r"printed more than 100,000 characters \(the per-run limit, OUTPUT_LIMIT in .*limits.py"),
+    ):
         start = time.monotonic()
         with pytest.raises(limits.Stopped, match=f"demo/{name} {reason}"):
             run_snippet(scratch / "snippets" / "demo" / name, launch)

@@ -23,8 +23,9 @@ print('released', flush=True)
 
 def hold(lock, seconds):
     env = {**os.environ, "PYTHONPATH": str(book_settings.CONF)}
-    return subprocess.Popen([sys.executable, "-c", HOLD, str(lock), str(seconds)], env=env,
-                            stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(lock), str(seconds)], env=env, stdout=subprocess.PIPE, text=True
+    )
 
 
 def test_a_second_build_waits_until_the_first_is_killed(tmp_path):

@@ -1,6 +1,7 @@
 """One CI definition: the GitHub workflow runs every nox session that .ci/run runs. The one stand-in is
 the workflow's judge job, which installs the judge as a reader does on three systems and runs
 tests/judge_wheel.py, the script behind `nox -s judge_wheel`."""
+
 import re
 from pathlib import Path
 
@@ -22,4 +23,6 @@ def test_the_workflow_runs_every_session_of_ci_run():
     workflow = sessions(workflow_text)
     assert "tests/judge_wheel.py" in workflow_text  # the judge job stands in for nox -s judge_wheel
     assert {"lint", "tests", "browser", "reproducible"} <= ci
-    assert ci - {"judge_wheel"} <= workflow, f".ci/run runs {sorted(ci - {'judge_wheel'} - workflow)} and the workflow does not"
+    assert ci - {"judge_wheel"} <= workflow, (
+        f".ci/run runs {sorted(ci - {'judge_wheel'} - workflow)} and the workflow does not"
+    )

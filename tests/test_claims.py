@@ -31,17 +31,24 @@ def test_claim_holds(check, records):
         getattr(claims_module(chapter), name)()
     except Exception as error:
         records.add_claim(check, check_hash(CHECKS[check]), "failed")
-        claimed_at = [f"{pages.relative(page.path)}:{line}" for _, page in PAGES for line, claim in page.claims
-                      if claim == check]
-        raise AssertionError(f"the check {check} fails, so the sentence at {', '.join(claimed_at)} is not "
-                             f"true on this torch: {type(error).__name__}: {error}") from error
+        claimed_at = [
+            f"{pages.relative(page.path)}:{line}" for _, page in PAGES for line, claim in page.claims if claim == check
+        ]
+        raise AssertionError(
+            f"the check {check} fails, so the sentence at {', '.join(claimed_at)} is not "
+            f"true on this torch: {type(error).__name__}: {error}"
+        ) from error
     records.add_claim(check, check_hash(CHECKS[check]), "passed")
 
 
 @pytest.mark.parametrize(("language", "page"), PAGES, ids=[pages.relative(p.path) for _, p in PAGES])
 def test_every_claim_names_a_check(language, page):
-    unknown = [f"{pages.relative(page.path)}:{line}: {{claim}}`{claim}` names no check in "
-               f"snippets/{claim.split('/')[0]}/{pages.CLAIMS_FILE}" for line, claim in page.claims if claim not in CHECKS]
+    unknown = [
+        f"{pages.relative(page.path)}:{line}: {{claim}}`{claim}` names no check in "
+        f"snippets/{claim.split('/')[0]}/{pages.CLAIMS_FILE}"
+        for line, claim in page.claims
+        if claim not in CHECKS
+    ]
     assert not unknown, "\n".join(unknown)
 
 
@@ -55,9 +62,12 @@ def test_every_check_is_claimed_by_a_page(language):
 @pytest.mark.parametrize(("language", "page"), PAGES, ids=[pages.relative(p.path) for _, p in PAGES])
 def test_each_claim_has_its_mark_on_the_built_page(site, language, page):
     built = (site / language / page.path.relative_to(pages.DOCS / language).with_suffix(".html")).read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
     marks = built.count('<button type="button" class="claim-mark"')
-    assert marks == len(page.claims), f"{pages.relative(page.path)} names {len(page.claims)} checks, shows {marks} marks"
+    assert marks == len(page.claims), (
+        f"{pages.relative(page.path)} names {len(page.claims)} checks, shows {marks} marks"
+    )
 
 
 def test_a_checks_hash_covers_the_private_helpers_it_uses(tmp_path):
@@ -67,13 +77,22 @@ def test_a_checks_hash_covers_the_private_helpers_it_uses(tmp_path):
     from book_extensions.claims import _checks
 
     claims = tmp_path / pages.CLAIMS_FILE
-    claims.write_text("def _unused():\n    pass\n\n\nclass _Square:\n    pass\n\n\n"
-                      "# not part of the shown value\n\n# side, in cm\n_UNUSED = 3; _SIDE = '²\u2028'  # trailing\n\n\n"
-                      "@functools.cache\ndef _make():\n    return _Square()\n\n\n"
-                      "def squares():\n    assert _make() and _SIDE\n\n\ndef alone():\n    assert True\n", encoding="utf-8")
+    claims.write_text(
+        "def _unused():\n    pass\n\n\nclass _Square:\n    pass\n\n\n"
+        "# not part of the shown value\n\n# side, in cm\n_UNUSED = 3; _SIDE = '²\u2028'  # trailing\n\n\n"
+        "@functools.cache\ndef _make():\n    return _Square()\n\n\n"
+        "def squares():\n    assert _make() and _SIDE\n\n\ndef alone():\n    assert True\n",
+        encoding="utf-8",
+    )
     found = _checks(claims, claims.stat().st_mtime)
     assert sorted(found) == ["alone", "squares"]
     assert found["squares"].startswith("# side, in cm\n_SIDE = '²\u2028'\n\nclass _Square"), found["squares"]
-    assert "\n\n@functools.cache\ndef _make" in found["squares"] and found["squares"].endswith("def squares():\n    assert _make() and _SIDE")
+    assert "\n\n@functools.cache\ndef _make" in found["squares"] and found["squares"].endswith(
+        "def squares():\n    assert _make() and _SIDE"
+    )
     assert "_unused" not in found["squares"] and "_UNUSED" not in found["squares"]
-    assert "not part of" not in found["squares"] and "trailing" not in found["squares"] and found["alone"] == "def alone():\n    assert True"
+    assert (
+        "not part of" not in found["squares"]
+        and "trailing" not in found["squares"]
+        and found["alone"] == "def alone():\n    assert True"
+    )

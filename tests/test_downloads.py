@@ -62,8 +62,11 @@ def test_every_download_runs_with_torch_alone(site, launch, tmp_path):
         with launch([sys.executable, str(wrapper), str(file)], env=ENV, cwd=folder) as process:
             process.stdin.close()
             output = normalise(read_within_limits(process, name))
-        expected = [line for line in expected_snapshot(snippet).read_text(encoding="utf-8").splitlines()
-                    if not line.startswith("[glue]")]
+        expected = [
+            line
+            for line in expected_snapshot(snippet).read_text(encoding="utf-8").splitlines()
+            if not line.startswith("[glue]")
+        ]
         if process.returncode != 0 or output.splitlines() != expected:
             failures.append(f"{pages.relative(file)} ({name}): exit {process.returncode}\n{output[-2000:]}")
     assert len(found) > 50, f"only {len(found)} downloads found: the links' markup changed?"
@@ -75,8 +78,11 @@ def test_a_download_that_draws_asks_for_matplotlib_before_it_runs(site, launch, 
     what to install, having printed nothing of the snippet's own output."""
     wrapper = tmp_path / "without_matplotlib.py"
     wrapper.write_text(f'import sys\nsys.modules["matplotlib"] = None\n{WITHOUT_THE_BOOK}')
-    drawing = {name: file for name, file in downloads(site, "en").items()
-               if "figure" in stand_ins.helper_imports(pages.SNIPPETS / name)}
+    drawing = {
+        name: file
+        for name, file in downloads(site, "en").items()
+        if "figure" in stand_ins.helper_imports(pages.SNIPPETS / name)
+    }
     assert drawing, "no download draws a figure: the check below checks nothing"
     wrong = []
     for name, file in sorted(drawing.items()):

@@ -49,26 +49,32 @@ def test_the_notebook_has_its_cells(site, language, exercise):
     name = exercise_file(exercise).name
     assert f"python -m exercise_judge {exercise} {name}" in cells["how-to"].source
     install = cells["install-judge"].source
-    assert f"--find-links {book_settings.SITE_URL}{book_settings.JUDGE_SITE_FOLDER}/ " \
-           f"{book_settings.JUDGE_DISTRIBUTION}" in install and 'find_spec("exercise_judge") is None' in install
+    assert (
+        f"--find-links {book_settings.SITE_URL}{book_settings.JUDGE_SITE_FOLDER}/ {book_settings.JUDGE_DISTRIBUTION}"
+        in install
+        and 'find_spec("exercise_judge") is None' in install
+    )
     first, comment, code = cells["solution"].source.split("\n", 2)
     assert first == f"%%writefile {name}" and comment.startswith("# ")
     assert code == exercise_file(exercise).read_text(encoding="utf-8").rstrip()
     assert f"judge({exercise!r}, {name!r}, language={language!r})" in cells["judge"].source
-    assert all(cell.cell_type == "markdown" or (not cell.outputs and cell.execution_count is None)
-               for cell in notebook.cells)
+    assert all(
+        cell.cell_type == "markdown" or (not cell.outputs and cell.execution_count is None) for cell in notebook.cells
+    )
 
 
 @pytest.mark.parametrize(("language", "exercise"), CASES, ids=[f"{lang}-{ex}" for lang, ex in CASES])
 def test_the_chapter_page_offers_its_notebook(site, language, exercise):
     chapter = exercise.split("/")[0]
     page = (site / language / f"{chapter}.html").read_text(encoding="utf-8")
-    assert re.search(rf'href="{exercises.FOLDER}/{re.escape(exercises.notebook_name(exercise))}"', page), \
+    assert re.search(rf'href="{exercises.FOLDER}/{re.escape(exercises.notebook_name(exercise))}"', page), (
         f"{language}/{chapter}.html does not link its exercise notebook"
+    )
     assert "Colab" in page
     starter = book_settings.exercise_file(exercise).name
-    assert re.search(rf'class="reference download internal"[^>]*href="[^"]*/{re.escape(starter)}"', page), \
+    assert re.search(rf'class="reference download internal"[^>]*href="[^"]*/{re.escape(starter)}"', page), (
         f"{language}/{chapter}.html does not offer {starter} for download"
+    )
     command = f"python -m exercise_judge {exercise} {starter}" + (" --lang zh" if language == "zh" else "")
     shown = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert command in shown, f"{language}/{chapter}.html does not show the command `{command}`"
@@ -78,8 +84,13 @@ def test_the_chapter_page_offers_its_notebook(site, language, exercise):
 
 def run_all(notebook, folder) -> nbformat.NotebookNode:
     """Jupyter's "Run all" in a fresh kernel whose working folder is the notebook's."""
-    client = NotebookClient(notebook, timeout=limits.TIMEOUT_SECONDS * 2, kernel_name="python3",
-                            resources={"metadata": {"path": str(folder)}}, shutdown_kernel="immediate")
+    client = NotebookClient(
+        notebook,
+        timeout=limits.TIMEOUT_SECONDS * 2,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(folder)}},
+        shutdown_kernel="immediate",
+    )
     return client.execute()
 
 

@@ -30,9 +30,11 @@ def test_the_judge_is_the_installed_wheel_not_the_source_tree():
     """A reader has no checkout: the tests import the judge from where pip installed it."""
     installed = Path(exercise_judge.__file__).resolve()
     site_packages = Path(sysconfig.get_paths()["purelib"]).resolve()
-    assert installed.is_relative_to(site_packages) and not installed.is_relative_to(book_settings.SNIPPETS.resolve()), \
+    assert installed.is_relative_to(site_packages) and not installed.is_relative_to(book_settings.SNIPPETS.resolve()), (
         f"exercise_judge imported from {installed}, not from where pip installed it ({site_packages})"
+    )
     from importlib.metadata import version
+
     judge_project = (book_settings.JUDGE / "pyproject.toml").read_text(encoding="utf-8")
     assert f'version = "{version(book_settings.JUDGE_DISTRIBUTION)}"' in judge_project
 
@@ -51,8 +53,10 @@ def test_the_judge_says_when_torch_is_outside_its_range(monkeypatch):
     monkeypatch.setattr(exercise_judge, "TORCH_RANGE", ((9, 0), (9, 1)))
     assert exercise_judge.torch_support() == ("torch-range", found)
     exercise = sorted(EXERCISES)[0]
-    for language, words in (("en", f"has torch {found}; the judge supports torch 9.0 or newer, below 9.1"),
-                            ("zh", f"装的是 torch {found}，而评测只支持 9.0 及以上、低于 9.1 的 torch")):
+    for language, words in (
+        ("en", f"has torch {found}; the judge supports torch 9.0 or newer, below 9.1"),
+        ("zh", f"装的是 torch {found}，而评测只支持 9.0 及以上、低于 9.1 的 torch"),
+    ):
         verdict = judge(exercise, exercise_file(exercise), language)
         assert not verdict.passed and words in verdict.text, verdict.text
 
@@ -69,9 +73,13 @@ def test_the_torch_range_is_the_one_the_book_supports():
 def test_the_shown_code_of_predict_grad_is_the_starters():
     """checks/graph_lifecycle.py runs the code the starter's docstrings show; it carries its own copy."""
     from exercise_judge.checks.graph_lifecycle import SHOWN_CODE
+
     starter = exercise_file("graph-lifecycle/predict-grad").read_text(encoding="utf-8")
-    shown = {node.name: ast.get_docstring(node).split("\n", 1)[1].strip() + "\n"
-             for node in ast.parse(starter).body if isinstance(node, ast.FunctionDef) and node.name in SHOWN_CODE}
+    shown = {
+        node.name: ast.get_docstring(node).split("\n", 1)[1].strip() + "\n"
+        for node in ast.parse(starter).body
+        if isinstance(node, ast.FunctionDef) and node.name in SHOWN_CODE
+    }
     assert shown == SHOWN_CODE
 
 
@@ -136,7 +144,8 @@ def test_both_chapter_pages_offer_the_exercise(exercise):
         page = pages.book_pages(language)[f"{found.chapter}.md"]
         assert starter in page.references and solution in page.references, (
             f"docs/{language}/{found.chapter}.md must link {pages.relative(starter)} for download and "
-            f"show {pages.relative(solution)}")
+            f"show {pages.relative(solution)}"
+        )
         assert exercise in page.text, f"docs/{language}/{found.chapter}.md does not name the judge command"
 
 
@@ -154,12 +163,19 @@ def test_a_solution_that_hangs_or_floods_is_stopped(tmp_path, launch):
 
 def slow_start(seconds: float):
     """A launch whose child sleeps `seconds` before it imports anything: a busy machine's start."""
+
     def launch(args, **popen):
         at = args.index("-m") + 1
-        module, arguments = args[at], args[at + 1:]
-        delayed = [args[0], "-c", f"import runpy, sys, time; time.sleep({seconds}); sys.argv[0] = {module!r}; "
-                                  f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)", *arguments]
+        module, arguments = args[at], args[at + 1 :]
+        delayed = [
+            args[0],
+            "-c",
+            f"import runpy, sys, time; time.sleep({seconds}); sys.argv[0] = {module!r}; "
+            f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)",
+            *arguments,
+        ]
         return launch_subprocess(delayed, **popen)
+
     return launch
 
 
@@ -180,10 +196,12 @@ def test_a_file_that_writes_the_result_itself_is_not_believed(tmp_path, launch):
     """The reader's file runs in the child that writes the result, and can see where: the parent
     believes only a result that carries the token it handed the child on stdin."""
     forged = tmp_path / "forged.py"
-    forged.write_text("import json, os, sys\n"
-                      "passed = {'checks': [{'check': {'en': 'all', 'zh': 'all'}, 'ok': True}]}\n"
-                      "json.dump(passed, open(sys.argv[-1], 'w'))\n"
-                      "os._exit(0)\n")
+    forged.write_text(
+        "import json, os, sys\n"
+        "passed = {'checks': [{'check': {'en': 'all', 'zh': 'all'}, 'ok': True}]}\n"
+        "json.dump(passed, open(sys.argv[-1], 'w'))\n"
+        "os._exit(0)\n"
+    )
     verdict = judge(sorted(EXERCISES)[0], forged, launch=launch)
     assert not verdict.passed and "ended abruptly" in verdict.text, verdict.text
 
@@ -198,9 +216,17 @@ def test_the_command_line_runs_outside_the_checkout(tmp_path):
     """`python -m exercise_judge`, as a reader runs it: in a folder of their own, with no PYTHONPATH,
     it lists every exercise and judges a copy of a starter file lying there."""
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
     def judge_command(*args):
-        return subprocess.run([sys.executable, "-m", "exercise_judge", *args], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, encoding="utf-8")
+        return subprocess.run(
+            [sys.executable, "-m", "exercise_judge", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+        )
+
     listed = judge_command("--list", "--lang", "zh")
     assert listed.returncode == 0 and all(id in listed.stdout for id in EXERCISES), listed.stdout + listed.stderr
     assert str(ROOT) not in listed.stdout and "snippets/" not in listed.stdout, listed.stdout

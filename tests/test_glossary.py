@@ -15,8 +15,7 @@ IDS = [term.get("code") or term["en"] for term in TERMS]
 
 
 def chapters(tree):
-    return {name: page for name, page in pages.book_pages(tree).items()
-            if name.removesuffix(".md") not in NOT_CHAPTERS}
+    return {name: page for name, page in pages.book_pages(tree).items() if name.removesuffix(".md") not in NOT_CHAPTERS}
 
 
 @pytest.mark.parametrize("tree", pages.LANGUAGES)

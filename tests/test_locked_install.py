@@ -38,8 +38,12 @@ def test_the_venv_holds_exactly_its_lock():
     if not lock.is_file():
         pytest.fail(f"torch {torch} has no lock, {lock.relative_to(ROOT)}: run nox -s lock -- {torch}", pytrace=False)
     locked = pins(lock.read_text().splitlines())
-    frozen = subprocess.run([sys.executable, "-m", "pip", "freeze", "--all", "--exclude", PROJECT, "--exclude", JUDGE],
-                            capture_output=True, text=True, check=True).stdout.splitlines()
+    frozen = subprocess.run(
+        [sys.executable, "-m", "pip", "freeze", "--all", "--exclude", PROJECT, "--exclude", JUDGE],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
     installed = pins(frozen)
     unpinned = [line for line in frozen if not PIN.match(line) and not line.startswith("#")]  # -e, a URL
     for name in {INSTALLER} | (BOOTSTRAP - locked.keys()):
@@ -47,8 +51,10 @@ def test_the_venv_holds_exactly_its_lock():
     expected = [f"{name}=={pin}" for name, pin in sorted(locked.items())]
     found = [f"{name}=={pin}" for name, pin in sorted(installed.items())] + unpinned
     if found != expected:
-        diff = difflib.unified_diff(expected, found, str(lock.relative_to(ROOT)), f"pip freeze of {sys.prefix}",
-                                    lineterm="", n=0)
+        diff = difflib.unified_diff(
+            expected, found, str(lock.relative_to(ROOT)), f"pip freeze of {sys.prefix}", lineterm="", n=0
+        )
         lines = [line for line in diff if not line.startswith("@@")]
-        pytest.fail("the venv is not its lock (- only in the lock, + only in the venv):\n" + "\n".join(lines),
-                    pytrace=False)
+        pytest.fail(
+            "the venv is not its lock (- only in the lock, + only in the venv):\n" + "\n".join(lines), pytrace=False
+        )

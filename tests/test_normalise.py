@@ -15,10 +15,12 @@ def test_object_addresses_are_equated():
 
 def test_line_numbers_inside_torch_sources_are_equated():
     # The same warning under torch 2.13.0 and 2.14.1 names different lines of the same header.
-    assert normalise("(Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:493.)") == \
-        normalise("(Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:488.)")
-    assert normalise('File "/x/venv/lib/python3.11/site-packages/torch/_tensor.py", line 626, in backward') == \
-        normalise('File "/y/lib/python3.12/site-packages/torch/_tensor.py", line 630, in backward')
+    assert normalise("(Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:493.)") == normalise(
+        "(Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:488.)"
+    )
+    assert normalise(
+        'File "/x/venv/lib/python3.11/site-packages/torch/_tensor.py", line 626, in backward'
+    ) == normalise('File "/y/lib/python3.12/site-packages/torch/_tensor.py", line 630, in backward')
 
 
 def test_results_are_not_equated():
@@ -43,8 +45,11 @@ def test_only_marked_rounding_noise_loses_its_digits():
 def test_a_glued_float_is_recorded_to_the_digits_the_prose_shows(monkeypatch):
     monkeypatch.setattr(snapshots, "glue_formats", lambda: {"loss": (".1f", ".3g"), "ratio": (".2%",), "raw": ("",)})
     # The last bits of float rounding, which differ from CPU to CPU, are not recorded ...
-    assert normalise("[glue] loss = 5.079914897680283") == normalise("[glue] loss = 5.079920619726181") \
+    assert (
+        normalise("[glue] loss = 5.079914897680283")
+        == normalise("[glue] loss = 5.079920619726181")
         == "[glue] loss = 5.08\n"
+    )
     assert normalise("[glue] ratio = 0.123449") == "[glue] ratio = 0.1234\n"
     # ... what a reader reads is.
     assert normalise("[glue] loss = 5.079914897680283") != normalise("[glue] loss = 5.089914897680283")

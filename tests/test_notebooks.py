@@ -32,8 +32,12 @@ from exercise_judge import limits
 from book_extensions.snippet_cells import ANSI, rendered_code_cells
 from built_site import doctree
 
-NOTEBOOK_PAGES = [(language, name, page) for language in pages.LANGUAGES
-                  for name, page in pages.book_pages(language).items() if page.code_cells]
+NOTEBOOK_PAGES = [
+    (language, name, page)
+    for language in pages.LANGUAGES
+    for name, page in pages.book_pages(language).items()
+    if page.code_cells
+]
 IDS = [f"{language}/{name}" for language, name, _ in NOTEBOOK_PAGES]
 CHAPTERS = sorted({name for _, name, _ in NOTEBOOK_PAGES})
 
@@ -74,9 +78,14 @@ def unescaped(markdown: str) -> str:
 
 @pytest.mark.parametrize("language", pages.LANGUAGES)
 def test_each_page_with_code_cells_has_its_notebook_and_only_those(site, language):
-    found = sorted(str(p.relative_to(site / language)) for p in (site / language).rglob("*" + notebooks.SUFFIX)
-                   if p.parent.name != exercises.FOLDER)  # the exercises' notebooks: tests/test_exercise_notebooks.py
-    wanted = sorted(str(Path(name).with_suffix(notebooks.SUFFIX)) for lang, name, _ in NOTEBOOK_PAGES if lang == language)
+    found = sorted(
+        str(p.relative_to(site / language))
+        for p in (site / language).rglob("*" + notebooks.SUFFIX)
+        if p.parent.name != exercises.FOLDER
+    )  # the exercises' notebooks: tests/test_exercise_notebooks.py
+    wanted = sorted(
+        str(Path(name).with_suffix(notebooks.SUFFIX)) for lang, name, _ in NOTEBOOK_PAGES if lang == language
+    )
     assert found == wanted, f"{language}: notebooks in the site {found}, pages with code cells {wanted}"
 
 
@@ -86,8 +95,9 @@ def test_the_notebook_is_valid_and_in_the_page_language(site, language, name, pa
     nbformat.validate(notebook)
     about = notebook.metadata[notebooks.METADATA_KEY]
     assert about["language"] == pages.LANGUAGES[language], about
-    assert about["page"].endswith(f"{language}/{Path(name).with_suffix('.html')}") or \
-        about["page"] == str(Path(name).with_suffix(".html")), about
+    assert about["page"].endswith(f"{language}/{Path(name).with_suffix('.html')}") or about["page"] == str(
+        Path(name).with_suffix(".html")
+    ), about
     assert notebook.metadata.kernelspec["name"] == "python3"
     title = next(cell.source for cell in notebook.cells if cell.cell_type == "markdown").splitlines()[0]
     assert title.startswith("# "), f"{language}/{name}: the first cell is not the title"
@@ -99,15 +109,17 @@ def test_its_code_cells_are_the_page_snippets_in_order_with_their_tags(site, lan
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     imports = sorted({name for snippet in page.snippets for name in notebooks.helper_imports(snippet)})
     stand_in = code[0] if code and code[0].get("id") == notebooks.STAND_IN_CELL_ID else None
-    assert bool(stand_in) == bool(imports), \
-        f"{language}/{name}: the snippets import {imports} from {notebooks.HELPER_MODULE}, the first code cell is " \
+    assert bool(stand_in) == bool(imports), (
+        f"{language}/{name}: the snippets import {imports} from {notebooks.HELPER_MODULE}, the first code cell is "
         f"{'a' if stand_in else 'no'} stand-in"
+    )
     if stand_in:
         assert f"vars({notebooks.HELPER_MODULE}).update({', '.join(f'{n}={n}' for n in imports)})" in stand_in.source
         assert not stand_in.outputs and stand_in.execution_count is None
     cells = snippet_cells(notebook)
-    assert [cell.source for cell in cells] == [s.read_text(encoding="utf-8") for s in page.snippets], \
+    assert [cell.source for cell in cells] == [s.read_text(encoding="utf-8") for s in page.snippets], (
         f"{language}/{name}: the code cells are not the page's snippets, in order"
+    )
     assert [cell.metadata.get("tags", []) for cell in cells] == [cell.tags for cell in page.code_cells]
     raising = [cell.metadata.get("tags", []).count(pages.RAISES_TAG) for cell in cells]
     assert raising == [int(cell.raises) for cell in page.code_cells]
@@ -154,8 +166,12 @@ def test_its_outputs_are_what_the_page_shows(site, build, language, name, page):
     assert len(rendered) == len(cells) == len(page.code_cells)
     for code_cell, node, cell in zip(page.code_cells, rendered, cells):
         assert notebook_outputs(cell) == page_outputs(node), f"{language}/{name}: the cell at {code_cell.where}"
-        images = {mime: data for output in cell.outputs for mime, data in output.get("data", {}).items()
-                  if mime.startswith("image/")}
+        images = {
+            mime: data
+            for output in cell.outputs
+            for mime, data in output.get("data", {}).items()
+            if mime.startswith("image/")
+        }
         files = [node_image["uri"] for node_image in node.findall(nodes.image)]
         assert len(images) == len(files), f"{language}/{name}: the cell at {code_cell.where}"
 
@@ -171,8 +187,12 @@ def test_its_prose_is_markdown_without_myst(site, language, name, page):
             continue
         for kind, pattern in MYST_LEFT.items():
             found += [f"{cell.id}: a {kind}: {m.group(0)!r}" for m in pattern.finditer(cell.source)]
-        text = "".join(token.content for block in MARKDOWN.parse(cell.source)
-                       for token in (block.children or []) if token.type == "text")
+        text = "".join(
+            token.content
+            for block in MARKDOWN.parse(cell.source)
+            for token in (block.children or [])
+            if token.type == "text"
+        )
         found += [f"{cell.id}: {mark!r} left as text" for mark in ("**", "](", "`") if mark in text]
     assert not found, f"{language}/{name}:\n" + "\n".join(found)
 
@@ -180,13 +200,18 @@ def test_its_prose_is_markdown_without_myst(site, language, name, page):
 @pytest.mark.parametrize(("language", "name", "page"), NOTEBOOK_PAGES, ids=IDS)
 def test_its_prose_quotes_the_values_the_build_pasted(site, build, language, name, page):
     """Every glued value the page shows, in the page's order, is in the notebook's Markdown."""
-    pasted = [node.astext() for node in doctree(build, language, name).findall(nodes.inline)
-              if "pasted-text" in node["classes"]]
+    pasted = [
+        node.astext()
+        for node in doctree(build, language, name).findall(nodes.inline)
+        if "pasted-text" in node["classes"]
+    ]
     assert len(pasted) >= len(page.glue_refs), f"{language}/{name}: the page pasted fewer values than it quotes"
     markdown, at = unescaped(prose(read_notebook(notebook_path(site, language, name)))), 0
     for value in pasted:
         found = markdown.find(value, at)
-        assert found >= 0, f"{language}/{name}: the pasted value {value!r} is not in the notebook after {markdown[at - 80:at]!r}"
+        assert found >= 0, (
+            f"{language}/{name}: the pasted value {value!r} is not in the notebook after {markdown[at - 80 : at]!r}"
+        )
         at = found + len(value)
 
 
@@ -194,7 +219,7 @@ def test_its_prose_quotes_the_values_the_build_pasted(site, build, language, nam
 def test_its_links_into_the_site_lead_to_a_page_and_place_there(site, language, name, page):
     notebook = read_notebook(notebook_path(site, language, name))
     page_url = notebook.metadata[notebooks.METADATA_KEY]["page"]
-    base = page_url[:page_url.rfind("/") + 1]  # the language's folder on the site; "" when the links are relative
+    base = page_url[: page_url.rfind("/") + 1]  # the language's folder on the site; "" when the links are relative
     wrong, internal = [], 0
     for block in MARKDOWN.parse(prose(notebook)):
         for token in block.children or []:
@@ -274,8 +299,11 @@ def installed_with(requirements: tuple[str, ...]) -> set[str]:
             requirement = Requirement(line)
             if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
                 todo.append(canonicalize_name(requirement.name))
-    return {module for module, dists in packages_distributions().items()
-            if any(canonicalize_name(dist) in seen for dist in dists)}
+    return {
+        module
+        for module, dists in packages_distributions().items()
+        if any(canonicalize_name(dist) in seen for dist in dists)
+    }
 
 
 # An IPython startup file: runs in the kernel before the notebook's first cell and leaves no name
@@ -285,7 +313,7 @@ def installed_with(requirements: tuple[str, ...]) -> set[str]:
 # packages expect), and never the book's modules. The venv has the project installed editable
 # (snippets/ is on sys.path through a .pth file); conf/ and tests/ would come with PYTHONPATH, which
 # the kernel does not get. The repository's folders also leave sys.path.
-READERS_KERNEL = '''\
+READERS_KERNEL = """\
 def _a_readers_environment(allowed, blocked, repository):
     import sys
 
@@ -304,7 +332,7 @@ def _a_readers_environment(allowed, blocked, repository):
 
     sys.meta_path[:] = [OnlyWhatAReaderHas(finder) for finder in sys.meta_path]
     sys.path[:] = [entry for entry in sys.path if not entry.startswith(tuple(repository))]
-'''
+"""
 
 
 @pytest.fixture(scope="session")
@@ -316,12 +344,21 @@ def readers_kernel(tmp_path_factory) -> dict:
     startup.parent.mkdir(parents=True)
     repository = [str(book_settings.ROOT / folder) for folder in ("snippets", "conf", "tests")]
     allowed = sorted(installed_with(READER_INSTALLS))
-    startup.write_text(f"{READERS_KERNEL}\n\n_a_readers_environment({allowed!r}, {list(BOOK_MODULES)!r}, {repository!r})\n"
-                       "del _a_readers_environment\n", encoding="utf-8")
+    startup.write_text(
+        f"{READERS_KERNEL}\n\n_a_readers_environment({allowed!r}, {list(BOOK_MODULES)!r}, {repository!r})\n"
+        "del _a_readers_environment\n",
+        encoding="utf-8",
+    )
     work = home / "work"
     work.mkdir()
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "LANG": "C.UTF-8", "IPYTHONDIR": str(home / "ipython"),
-           "MPLCONFIGDIR": str(home / "matplotlib"), "PYTHONNOUSERSITE": "1"}
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "IPYTHONDIR": str(home / "ipython"),
+        "MPLCONFIGDIR": str(home / "matplotlib"),
+        "PYTHONNOUSERSITE": "1",
+    }
     return {"env": env, "cwd": work}
 
 
@@ -329,9 +366,14 @@ def execute(notebook, kernel: dict) -> nbformat.NotebookNode:
     """Top to bottom in a new kernel, as Jupyter's "Run all": a cell tagged raises-exception may raise.
     The kernel is killed once the last cell's output is in, not asked to exit: nothing reads what it
     does then, and its own exit only adds waiting."""
-    client = NotebookClient(notebook, timeout=limits.TIMEOUT_SECONDS, kernel_name="python3",
-                            allow_errors=False, resources={"metadata": {"path": str(kernel["cwd"])}},
-                            shutdown_kernel="immediate")
+    client = NotebookClient(
+        notebook,
+        timeout=limits.TIMEOUT_SECONDS,
+        kernel_name="python3",
+        allow_errors=False,
+        resources={"metadata": {"path": str(kernel["cwd"])}},
+        shutdown_kernel="immediate",
+    )
     return client.execute(env=kernel["env"])
 
 
@@ -341,7 +383,9 @@ def test_a_readers_kernel_refuses_the_books_modules_and_what_a_reader_lacks(read
     while torch, matplotlib and the standard library can."""
     refused = [*BOOK_MODULES, "sphinx", "myst_nb", "pytest", "nbclient"]
     cells = [nbformat.v4.new_code_cell("import json, torch, matplotlib.pyplot\nprint(torch.__version__)")]
-    cells += [nbformat.v4.new_code_cell(f"import {module}", metadata={"tags": [pages.RAISES_TAG]}) for module in refused]
+    cells += [
+        nbformat.v4.new_code_cell(f"import {module}", metadata={"tags": [pages.RAISES_TAG]}) for module in refused
+    ]
     ran = execute(nbformat.v4.new_notebook(cells=cells), readers_kernel)
     assert ran.cells[0].outputs[0].text.startswith(book_settings.installed_torch())
     errors = {module: [output.get("ename") for output in cell.outputs] for module, cell in zip(refused, ran.cells[1:])}
@@ -363,6 +407,7 @@ def test_the_notebook_runs_top_to_bottom_in_a_readers_kernel(site, readers_kerne
     code = [(cell.source, cell.metadata.get("tags", [])) for cell in notebook.cells if cell.cell_type == "code"]
     for language in others:
         twin = read_notebook(notebook_path(site, language, chapter))
-        assert [(cell.source, cell.metadata.get("tags", [])) for cell in twin.cells if cell.cell_type == "code"] \
-            == code, f"the {first} and {language} notebooks of {chapter} hold different code"
+        assert [
+            (cell.source, cell.metadata.get("tags", [])) for cell in twin.cells if cell.cell_type == "code"
+        ] == code, f"the {first} and {language} notebooks of {chapter} hold different code"
     execute(copy.deepcopy(notebook), readers_kernel)

@@ -37,14 +37,20 @@ def what_sybil_runs(document) -> list[tuple]:
             parsed = (pages.relative(parsed.snippet) if parsed.snippet else None, parsed.tags)
         elif isinstance(parsed, doctest.Example):
             parsed = (parsed.source, parsed.want, parsed.exc_msg)
-        found.append((document.text.count("\n", 0, example.region.start) + 1,
-                      getattr(evaluator, "__qualname__", type(evaluator).__qualname__), str(parsed)))
+        found.append(
+            (
+                document.text.count("\n", 0, example.region.start) + 1,
+                getattr(evaluator, "__qualname__", type(evaluator).__qualname__),
+                str(parsed),
+            )
+        )
     return found
 
 
 def test_both_languages_hold_the_same_pages():
-    missing = [f"{pages.relative(page)} is missing: the twin of {pages.relative(twin)}"
-               for page, twin in pages.missing_twins()]
+    missing = [
+        f"{pages.relative(page)} is missing: the twin of {pages.relative(twin)}" for page, twin in pages.missing_twins()
+    ]
     assert not missing, "\n".join(missing)
 
 
@@ -52,8 +58,20 @@ TWINS = sorted(ZH.keys() & EN.keys())
 
 
 @pytest.mark.parametrize("name", TWINS)
-@pytest.mark.parametrize("what", ["labels", "snippets", "references", "cell tags", "glue keys", "often-said ids",
-                                  "torch-version claims", "front matter", "what Sybil runs"])
+@pytest.mark.parametrize(
+    "what",
+    [
+        "labels",
+        "snippets",
+        "references",
+        "cell tags",
+        "glue keys",
+        "often-said ids",
+        "torch-version claims",
+        "front matter",
+        "what Sybil runs",
+    ],
+)
 def test_twins_agree(name, what):
     def facts(page):
         if what == "labels":
@@ -103,8 +121,9 @@ def test_every_commit_since_the_base_edits_twin_lines_together():
 
 def test_an_unpaired_edit_is_named_with_page_and_line(tmp_path):
     def git(*args):
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True, capture_output=True
+        )
 
     def write(language, text, message):
         (tmp_path / "docs" / language).mkdir(parents=True, exist_ok=True)
@@ -131,8 +150,11 @@ def test_page_follows_the_rules(page):
 
 def test_every_snippet_is_loaded_by_a_page():
     loaded = {snippet for page in ALL_PAGES for snippet in [*page.snippets, *page.references]}
-    files = {p for p in pages.SNIPPETS.rglob("*.py")
-             if not any(p.is_relative_to(tool) for tool in book_settings.INSTALLED_FROM_SNIPPETS)}
+    files = {
+        p
+        for p in pages.SNIPPETS.rglob("*.py")
+        if not any(p.is_relative_to(tool) for tool in book_settings.INSTALLED_FROM_SNIPPETS)
+    }
     orphans = sorted(pages.relative(p) for p in files - loaded)
     assert not orphans, f"snippets that no page loads or offers for download: {orphans}"
 
@@ -168,15 +190,23 @@ def test_each_correction_of_the_sources_has_its_callout(tree, name):
 def test_the_page_model_finds_roles_labels_and_directives_where_they_stand():
     """One parse gives every fact with its line, inside nested directive bodies too, and never
     mistakes code (a fenced block, inline code) for a role."""
-    text = ("(top)=\n# Title {glue:text}`a:.1f`\n\n::::{dropdown} Answers\n:open:\n\n"
-            "1. {claim}`ch/check` and\n   {glue}`b`\n\n:::{often-said} some-id\nSaid.\n\nMeasured {glue:text}`c`.\n:::\n"
-            "::::\n\n```python\nx = '{glue}`not_a_role`'\n```\n\n`{glue}`not_either`` {download}`get <../f.py>`\n")
+    text = (
+        "(top)=\n# Title {glue:text}`a:.1f`\n\n::::{dropdown} Answers\n:open:\n\n"
+        "1. {claim}`ch/check` and\n   {glue}`b`\n\n:::{often-said} some-id\nSaid.\n\nMeasured {glue:text}`c`.\n:::\n"
+        "::::\n\n```python\nx = '{glue}`not_a_role`'\n```\n\n`{glue}`not_either`` {download}`get <../f.py>`\n"
+    )
     page = pages.read_page(pages.DOCS / "en" / "model-test.md", text)
     assert page.labels == ["top"]
     assert [(r.name, r.content, r.line) for r in page.roles] == [
-        ("glue:text", "a:.1f", 2), ("claim", "ch/check", 7), ("glue", "b", 8), ("glue:text", "c", 13),
-        ("download", "get <../f.py>", 21)]
+        ("glue:text", "a:.1f", 2),
+        ("claim", "ch/check", 7),
+        ("glue", "b", 8),
+        ("glue:text", "c", 13),
+        ("download", "get <../f.py>", 21),
+    ]
     assert [(d.name, d.argument, d.line) for d in page.directives] == [
-        ("dropdown", "Answers", 4), ("often-said", "some-id", 10)]
+        ("dropdown", "Answers", 4),
+        ("often-said", "some-id", 10),
+    ]
     assert page.glue_refs == [("text", "a", ".1f"), ("", "b", ""), ("text", "c", "")]
     assert page.references == [(pages.DOCS / "f.py").resolve(), pages.SNIPPETS / "ch" / pages.CLAIMS_FILE]

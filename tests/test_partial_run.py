@@ -14,10 +14,24 @@ pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
 
 def test_a_run_of_one_claim_check_writes_no_record(tmp_path):
     check = sorted(all_checks())[0]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_claims.py",
-                           "-k", f"test_claim_holds and {check.split('/')[1]}"],
-                          env={**os.environ, "BOOK_RECORDS": str(tmp_path)},
-                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "tests/test_claims.py",
+            "-k",
+            f"test_claim_holds and {check.split('/')[1]}",
+        ],
+        env={**os.environ, "BOOK_RECORDS": str(tmp_path)},
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout
     assert "1 passed" in done.stdout and "not written" in done.stdout, done.stdout
     assert not list(tmp_path.iterdir()), "a run of one claim check wrote a record"

@@ -14,7 +14,7 @@ ENV = {**os.environ, **book_settings.RUN_ENV, "PYTHONUNBUFFERED": "1"}
 
 # Prints what a script sees of its start, reads stdin, interleaves stdout and stderr, then fails in
 # a function called from the module: the traceback's frames, carets included, must match.
-SCRIPT = '''\
+SCRIPT = """\
 import os, sys
 print("argv", sys.argv, "path0", sys.path[0] == os.path.dirname(os.path.abspath(__file__)), "file", __file__)
 print("streams", sys.stdout.encoding, sys.stdout.errors, sys.stderr.errors, sys.stdin.errors)
@@ -29,7 +29,7 @@ def divide(a, b):
     return a / b
 
 divide(1, 0)
-'''
+"""
 
 
 def both_launchers(launch, args, env, cwd, stdin=""):
@@ -46,14 +46,23 @@ def both_launchers(launch, args, env, cwd, stdin=""):
 def test_a_run_matches_a_fresh_interpreter(tmp_path, launch):
     script = tmp_path / "script.py"
     script.write_text(SCRIPT)
-    forked, fresh = both_launchers(launch, [sys.executable, "script.py", "one", "two"],
-                                   {**ENV, "PREWARMED_TEST": "set"}, tmp_path, stdin="hello\n")
+    forked, fresh = both_launchers(
+        launch, [sys.executable, "script.py", "one", "two"], {**ENV, "PREWARMED_TEST": "set"}, tmp_path, stdin="hello\n"
+    )
     assert forked == fresh
     assert fresh[0] == 1 and "ZeroDivisionError" in fresh[1] and "stdin hello" in fresh[1]
 
 
-@pytest.mark.parametrize("ending, status", [("sys.exit(3)", 3), ("sys.exit('stopped')", 1), ("sys.exit()", 0),
-                                            ("os._exit(5)", 5), ("raise KeyboardInterrupt", -signal.SIGINT)])
+@pytest.mark.parametrize(
+    "ending, status",
+    [
+        ("sys.exit(3)", 3),
+        ("sys.exit('stopped')", 1),
+        ("sys.exit()", 0),
+        ("os._exit(5)", 5),
+        ("raise KeyboardInterrupt", -signal.SIGINT),
+    ],
+)
 def test_exit_statuses_match(tmp_path, launch, ending, status):
     script = tmp_path / "ends.py"
     script.write_text(f"import os, sys\nprint('before')\n{ending}\n")

@@ -40,8 +40,7 @@ from book_settings import DOCS, JUDGE_DISTRIBUTION, JUDGE_SITE_FOLDER, SITE_URL,
 from built_site import doctree
 from snippet_runs import as_shown, expected_snapshot, glued_values, normalise
 
-PAGES = [(language, name, page) for language in pages.LANGUAGES
-         for name, page in pages.book_pages(language).items()]
+PAGES = [(language, name, page) for language in pages.LANGUAGES for name, page in pages.book_pages(language).items()]
 IDS = [f"{language}/{name}" for language, name, _ in PAGES]
 TRACEBACK = "Traceback (most recent call last):"
 
@@ -83,7 +82,7 @@ def expected_lines(cell: pages.CodeCell) -> list[str]:
     raises-exception shows IPython's traceback, not Python's: of that, only the error's line."""
     snapshot = printed_lines(expected_snapshot(cell.snippet).read_text(encoding="utf-8"))
     if cell.raises and TRACEBACK in snapshot:
-        snapshot = snapshot[:snapshot.index(TRACEBACK)] + snapshot[-1:]
+        snapshot = snapshot[: snapshot.index(TRACEBACK)] + snapshot[-1:]
     return lines("\n".join(snapshot))
 
 
@@ -96,17 +95,19 @@ def lines(text: str) -> list[str]:
 def test_each_cell_shows_its_snippets_snapshot(build, language, name, page):
     """Cell i of the page shows the reviewed output of the snippet cell i loads, line for line."""
     cells = rendered_cells(build, language, name)
-    loads = [pages.relative((DOCS / language / name).parent / node["cell_metadata"].get("load", ""))
-             for node in cells]
-    assert loads == [pages.relative(cell.snippet) for cell in page.code_cells], \
+    loads = [pages.relative((DOCS / language / name).parent / node["cell_metadata"].get("load", "")) for node in cells]
+    assert loads == [pages.relative(cell.snippet) for cell in page.code_cells], (
         f"{language}/{name}: the rendered cells load {loads}, the page's cells {[pages.relative(s) for s in page.snippets]}"
+    )
     wrong = []
     for cell, node in zip(page.code_cells, cells):
         expected, shown = expected_lines(cell), shown_lines(node, cell.raises)
         if shown != expected:
             snapshot = pages.relative(expected_snapshot(cell.snippet))
-            wrong.append(f"{language}/{name}, the cell at {cell.where}, shows other lines than {snapshot}:\n"
-                         + "\n".join(difflib.unified_diff(expected, shown, snapshot, "the page", lineterm="")))
+            wrong.append(
+                f"{language}/{name}, the cell at {cell.where}, shows other lines than {snapshot}:\n"
+                + "\n".join(difflib.unified_diff(expected, shown, snapshot, "the page", lineterm=""))
+            )
     if wrong:
         pytest.fail("\n\n".join(wrong), pytrace=False)
 
@@ -120,8 +121,9 @@ def test_the_build_glued_what_the_snapshots_recorded(build, language, name, page
     data, recorded = glue_data(build, language, name), {}
     for snippet in page.snippets:
         recorded |= glued_values(expected_snapshot(snippet).read_text(encoding="utf-8"))
-    assert sorted(data) == sorted(recorded), \
+    assert sorted(data) == sorted(recorded), (
         f"{language}/{name}: the build glued {sorted(data)}, the snapshots record {sorted(recorded)}"
+    )
     wrong = []
     for key, bundle in data.items():
         glued = bundle.get("text/plain")
@@ -148,12 +150,19 @@ def test_prose_shows_the_glued_values(build, language, name, page):
     unknown = sorted({key for key, _ in refs if "text/plain" not in data.get(key, {})})
     assert not unknown, f"{language}/{name} glues {unknown}, which its execution did not glue as text"
     expected = [format_plain_text(data[key]["text/plain"], spec or "s") for key, spec in refs]
-    shown = [node.astext() for node in doctree(build, language, name).findall(nodes.inline)
-             if "pasted-text" in node["classes"]]
-    wrong = [f"{i}: {key}:{spec} should show {want!r}, shows {got!r}"
-             for i, ((key, spec), want, got) in enumerate(zip(refs, expected, shown)) if want != got]
-    assert len(shown) == len(expected) and not wrong, \
+    shown = [
+        node.astext()
+        for node in doctree(build, language, name).findall(nodes.inline)
+        if "pasted-text" in node["classes"]
+    ]
+    wrong = [
+        f"{i}: {key}:{spec} should show {want!r}, shows {got!r}"
+        for i, ((key, spec), want, got) in enumerate(zip(refs, expected, shown))
+        if want != got
+    ]
+    assert len(shown) == len(expected) and not wrong, (
         f"{language}/{name}: {len(expected)} glue roles, {len(shown)} pasted values\n" + "\n".join(wrong)
+    )
 
 
 ICON_CLASS = re.compile(r"fa[srb]?|fa-[a-z0-9-]+")  # FontAwesome's styles and icon names
@@ -175,12 +184,17 @@ class Article:
         tags = soup.find_all(True)
         self.loads = [(tag.name, url) for tag in tags if (url := fetched(tag))]
         self.links = [tag.get("href") for tag in tags if tag.name == "a"]
-        self.icons = [tag["class"].split() for tag in tags
-                      if any(ICON_CLASS.fullmatch(name) for name in tag.get("class", "").split())]
+        self.icons = [
+            tag["class"].split()
+            for tag in tags
+            if any(ICON_CLASS.fullmatch(name) for name in tag.get("class", "").split())
+        ]
         self.head = [(tag.name, tag.attrs) for tag in soup.head.find_all(["meta", "link"])] if soup.head else []
         title = soup.select_one("article.bd-article h1")
-        promise = title and next((p for p in title.find_all_next("p")
-                                  if "execution-badge" not in p.get("class", "").split() and words(p)), None)
+        promise = title and next(
+            (p for p in title.find_all_next("p") if "execution-badge" not in p.get("class", "").split() and words(p)),
+            None,
+        )
         self.title, self.promise = (words(element) if element else "" for element in (title, promise))
 
     def named(self, tag: str, key: str, value: str, attribute: str) -> list[str]:
@@ -204,15 +218,25 @@ def words(element) -> str:
     return " ".join(element.get_text().split())
 
 
-BADGE = {"en": re.compile(r"^Executed with torch (\S+) on \d{4}-\d\d-\d\d \d\d:\d\d UTC: (\d+) snippets?, [\d.]+ s$"),
-         "zh": re.compile(r"^本页代码由 torch (\S+) 于 \d{4}-\d\d-\d\d \d\d:\d\d UTC 实际执行：(\d+) 段代码，用时 [\d.]+ 秒$")}
+BADGE = {
+    "en": re.compile(r"^Executed with torch (\S+) on \d{4}-\d\d-\d\d \d\d:\d\d UTC: (\d+) snippets?, [\d.]+ s$"),
+    "zh": re.compile(
+        r"^本页代码由 torch (\S+) 于 \d{4}-\d\d-\d\d \d\d:\d\d UTC 实际执行：(\d+) 段代码，用时 [\d.]+ 秒$"
+    ),
+}
 
 
-@pytest.mark.parametrize(("language", "name", "page"), [p for p in PAGES if p[2].code_cells],
-                         ids=[i for i, p in zip(IDS, PAGES) if p[2].code_cells])
+@pytest.mark.parametrize(
+    ("language", "name", "page"),
+    [p for p in PAGES if p[2].code_cells],
+    ids=[i for i, p in zip(IDS, PAGES) if p[2].code_cells],
+)
 def test_an_executed_page_states_its_torch_and_snippet_count(build, language, name, page):
-    badges = [node.astext() for node in doctree(build, language, name).findall(nodes.paragraph)
-              if "execution-badge" in node["classes"]]
+    badges = [
+        node.astext()
+        for node in doctree(build, language, name).findall(nodes.paragraph)
+        if "execution-badge" in node["classes"]
+    ]
     assert len(badges) == 1, f"{language}/{name}: {len(badges)} execution badges"
     stated = BADGE[language].match(badges[0])
     assert stated, f"{language}/{name}: the badge reads {badges[0]!r}"
@@ -223,8 +247,15 @@ def test_an_executed_page_states_its_torch_and_snippet_count(build, language, na
 
 def test_site_holds_both_languages_and_a_language_chooser(site):
     """What GitHub Pages serves: the two languages, a chooser, the judge's wheel, and nothing of the build's own."""
-    assert sorted(p.name for p in site.iterdir()) == ["404.html", "en", "index.html", JUDGE_SITE_FOLDER, "robots.txt",
-                                                      "sitemap.xml", "zh"]
+    assert sorted(p.name for p in site.iterdir()) == [
+        "404.html",
+        "en",
+        "index.html",
+        JUDGE_SITE_FOLDER,
+        "robots.txt",
+        "sitemap.xml",
+        "zh",
+    ]
     links = set(Article(site / "index.html").links)
     assert {"zh/index.html", "en/index.html"} <= links
     for language in pages.LANGUAGES:
@@ -239,7 +270,10 @@ def test_the_site_serves_the_judge_to_pip(site):
 
     folder = site / JUDGE_SITE_FOLDER
     (wheel,) = folder.glob("*.whl")
-    assert wheel.name == f"{JUDGE_DISTRIBUTION.replace('-', '_')}-{distribution(JUDGE_DISTRIBUTION).version}-py3-none-any.whl"
+    assert (
+        wheel.name
+        == f"{JUDGE_DISTRIBUTION.replace('-', '_')}-{distribution(JUDGE_DISTRIBUTION).version}-py3-none-any.whl"
+    )
     links = set(Article(folder / "index.html").links)
     assert links == {f"{wheel.name}#sha256={hashlib.sha256(wheel.read_bytes()).hexdigest()}"}
     installed = {str(path) for path in distribution(JUDGE_DISTRIBUTION).files if path.suffix == ".py"}
@@ -248,9 +282,13 @@ def test_the_site_serves_the_judge_to_pip(site):
 
 def test_no_kernel_or_install_paths_in_pages_or_notebooks(site):
     """Normalisation hides these in the comparisons; a reader must not see them either."""
-    leaks = [f"{pages.relative(p)}: {m.group(0)}" for p in [*site.rglob("*.html"), *site.rglob("*.ipynb")]
-             for m in re.finditer(r"/tmp/ipykernel_\d+|site-packages/|" + re.escape(str(pages.ROOT)),
-                                  p.read_text(encoding="utf-8"))]
+    leaks = [
+        f"{pages.relative(p)}: {m.group(0)}"
+        for p in [*site.rglob("*.html"), *site.rglob("*.ipynb")]
+        for m in re.finditer(
+            r"/tmp/ipykernel_\d+|site-packages/|" + re.escape(str(pages.ROOT)), p.read_text(encoding="utf-8")
+        )
+    ]
     assert not leaks, "\n".join(leaks[:20])
 
 
@@ -261,18 +299,26 @@ CSS_REMOTE = re.compile(r"url\(\s*['\"]?(?:https?:)?//")
 def test_pages_load_nothing_from_another_host(site):
     """A link to another site is fine; a script, style, font or image from one is not (the real
     browser test records the requests; this reads what the files ask for)."""
-    loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in site.rglob("*.html") for tag, url in Article(p).loads
-             if REMOTE.match(url)]
-    loads += [f"{pages.relative(p)}: {m.group(0)}" for p in site.rglob("*.css")
-              for m in CSS_REMOTE.finditer(p.read_text(encoding="utf-8"))]
+    loads = [
+        f"{pages.relative(p)}: <{tag}> {url}"
+        for p in site.rglob("*.html")
+        for tag, url in Article(p).loads
+        if REMOTE.match(url)
+    ]
+    loads += [
+        f"{pages.relative(p)}: {m.group(0)}"
+        for p in site.rglob("*.css")
+        for m in CSS_REMOTE.finditer(p.read_text(encoding="utf-8"))
+    ]
     assert not loads, "\n".join(loads[:20])
 
 
 def test_no_page_loads_the_fontawesome_script(site):
     """conf/_templates/layout.html: no page fetches the 1.5 MB script; icon_masks.py draws the icons."""
     served = [p for p in site.rglob("*.html") if "_static" not in p.parts]  # _static holds the theme's templates
-    loads = [f"{pages.relative(p)}: <{tag}> {url}" for p in served for tag, url in Article(p).loads
-             if "fontawesome" in url]
+    loads = [
+        f"{pages.relative(p)}: <{tag}> {url}" for p in served for tag, url in Article(p).loads if "fontawesome" in url
+    ]
     assert not loads, "\n".join(loads[:20])
 
 
@@ -280,8 +326,11 @@ def test_no_page_loads_the_fontawesome_script(site):
 # py3, python3 and default as python, or pycon when the block starts ">>>", pycon3 as pycon).
 PYTHON_LANGUAGES = ("ipython3", "python", "py", "py3", "python3", "default", "pycon", "pycon3")
 BLOCK_LANGUAGE = r'class="(?:[\w-]+ )*highlight-([\w-]+) notranslate"'  # a highlighted block's <div>
-HIGHLIGHTED = re.compile(rf'<div {BLOCK_LANGUAGE}[^>]*><div class="highlight"><pre>(.*?)</pre>'
-                         r'|<code class="claim-check-code highlight">(.*?)</code>', re.DOTALL)
+HIGHLIGHTED = re.compile(
+    rf'<div {BLOCK_LANGUAGE}[^>]*><div class="highlight"><pre>(.*?)</pre>'
+    r'|<code class="claim-check-code highlight">(.*?)</code>',
+    re.DOTALL,
+)
 SPAN_CLASS = re.compile(r'<span class="([^"]+)">')
 LINE_NUMBER = re.compile(r'<span class="linenos">[^<]*</span>')  # :linenos:, written inline by Sphinx
 
@@ -292,13 +341,16 @@ def drawn_as_plain_text(site: Path) -> set[str]:
     own, or only the block's own colour."""
     css = (site / "en" / "_static" / "pygments.css").read_text(encoding="utf-8")
     rules = {scheme: {} for scheme in ("light", "dark")}
-    for scheme, token, body in re.findall(r'html\[data-theme="(light|dark)"\] \.highlight(?: \.([\w-]+))? \{([^}]*)\}', css):
+    for scheme, token, body in re.findall(
+        r'html\[data-theme="(light|dark)"\] \.highlight(?: \.([\w-]+))? \{([^}]*)\}', css
+    ):
         rules[scheme][token] = body.strip()
     plain = {scheme: re.search(r"(?<![\w-])color: #\w+", found[""]).group(0) for scheme, found in rules.items()}
     kinds = (Name, Punctuation, Operator, Text)
     tokens = {name for ttype, name in STANDARD_TYPES.items() if name and any(ttype in kind for kind in kinds)}
-    return {token for token in tokens if all(rules[scheme].get(token, plain[scheme]) == plain[scheme]
-                                             for scheme in rules)}
+    return {
+        token for token in tokens if all(rules[scheme].get(token, plain[scheme]) == plain[scheme] for scheme in rules)
+    }
 
 
 @cache  # the two languages' pages show the same code
@@ -335,16 +387,21 @@ def test_highlighted_python_has_an_element_only_where_its_look_changes(site):
             with contextlib.suppress(ClassNotFound):  # the book's own lexers are Sphinx's, not Pygments'
                 if find_lexer_class_by_name(language) in python_lexers:
                     wrong.append(f"{pages.relative(path)}: a ```{language} block: write python, ipython3 or pycon")
-        for language, shown in ((language or "python", block or check) for language, block, check in found
-                                if check or language in PYTHON_LANGUAGES):
+        for language, shown in (
+            (language or "python", block or check)
+            for language, block, check in found
+            if check or language in PYTHON_LANGUAGES
+        ):
             spans = Counter(SPAN_CLASS.findall(shown := LINE_NUMBER.sub("", shown)))
             del spans["hll"]
             code = html.unescape(re.sub(r"<[^>]+>", "", shown))
             expected = Counter({token: n for token, n in stock_spans(language, code).items() if token not in plain})
             blocks += 1
             if spans != expected:
-                wrong.append(f"{pages.relative(path)}, the block from {code[:40]!r}: "
-                             f"spans {dict(spans - expected)} more, {dict(expected - spans)} fewer")
+                wrong.append(
+                    f"{pages.relative(path)}, the block from {code[:40]!r}: "
+                    f"spans {dict(spans - expected)} more, {dict(expected - spans)} fewer"
+                )
     assert plain and blocks and not wrong, (sorted(plain), blocks, wrong[:5])
 
 
@@ -394,8 +451,10 @@ def test_every_icon_a_page_shows_is_drawn_by_its_own_mask(site):
                 if len(rules) != 1 or len(codes) != 1:
                     wrong.append(f"{pages.relative(page)}: {' '.join(classes)}: {len(rules)} mask rules")
                 elif rules[0][1] not in paths.get(codes[0], ()):
-                    wrong.append(f"{pages.relative(page)}: {' '.join(classes)}: its mask draws "
-                                 f"{rules[0][1][:12]!r}…, not FontAwesome's U+{codes[0]}")
+                    wrong.append(
+                        f"{pages.relative(page)}: {' '.join(classes)}: its mask draws "
+                        f"{rules[0][1][:12]!r}…, not FontAwesome's U+{codes[0]}"
+                    )
     assert checked, "no icon element found: the theme no longer writes icons as FontAwesome classes"
     assert not wrong, "icons not drawn by their own mask in book-icons.css:\n" + "\n".join(sorted(set(wrong))[:20])
 
@@ -403,8 +462,13 @@ def test_every_icon_a_page_shows_is_drawn_by_its_own_mask(site):
 # --- What search engines and link previews read (book_extensions/seo.py, sphinxext-opengraph, conf/assemble_site.py's sitemap)
 
 
-HREFLANG_AND_LOCALE = {"zh": ("zh-CN", "zh_CN"), "en": ("en", "en_US")}  # of each tree, typed here, not read from seo.py
+HREFLANG_AND_LOCALE = {
+    "zh": ("zh-CN", "zh_CN"),
+    "en": ("en", "en_US"),
+}  # of each tree, typed here, not read from seo.py
 CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
 def page_url(language: str, name: str) -> str:
     return f"{SITE_URL}{language}/{Path(name).with_suffix('.html')}"
 
@@ -419,7 +483,9 @@ def test_each_page_describes_itself_with_its_promise(site, language, name, page)
     assert len(descriptions) == 1, f"{language}/{name}: {len(descriptions)} meta descriptions"
     said, promise = descriptions[0], article.promise
     assert promise, f"{language}/{name}: no paragraph after the title"
-    assert bool(CJK.search(said)) == (language == "zh"), f"{language}/{name}: the description is in another language: {said!r}"
+    assert bool(CJK.search(said)) == (language == "zh"), (
+        f"{language}/{name}: the description is in another language: {said!r}"
+    )
     if said != promise:
         limit = DESCRIPTION_LENGTH[pages.LANGUAGES[language]]
         kept = said.removesuffix("…")
@@ -427,11 +493,13 @@ def test_each_page_describes_itself_with_its_promise(site, language, name, page)
         assert promise.startswith(kept), f"{language}/{name}: {said!r} is not the start of the promise {promise!r}"
         following = promise[len(kept)]
         if kept == said:
-            assert kept[-1] in ".!?。！？" and (following.isspace() or kept[-1] in "。！？"), \
+            assert kept[-1] in ".!?。！？" and (following.isspace() or kept[-1] in "。！？"), (
                 f"{language}/{name}: cut inside a sentence without …: {said!r}"
+            )
         else:
-            assert not (re.match(r"\w", kept[-1], re.ASCII) and re.match(r"\w", following, re.ASCII)), \
+            assert not (re.match(r"\w", kept[-1], re.ASCII) and re.match(r"\w", following, re.ASCII)), (
                 f"{language}/{name}: cut inside the word {kept.split()[-1]}{following}…: {said!r}"
+            )
 
 
 @pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
@@ -442,19 +510,31 @@ def test_each_page_names_its_absolute_urls_and_open_graph(site, language, name, 
     article = Article(site / language / Path(name).with_suffix(".html"))
     canonical = article.named("link", "rel", "canonical", "href")
     assert canonical == [page_url(language, name)], f"{language}/{name}: canonical {canonical}"
-    alternates = {attrs["hreflang"]: attrs.get("href", "") for tag, attrs in article.head
-                  if tag == "link" and attrs.get("rel") == "alternate" and "hreflang" in attrs}
-    assert alternates == {**{HREFLANG_AND_LOCALE[tree][0]: page_url(tree, name) for tree in pages.LANGUAGES},
-                          "x-default": page_url("zh", name)}, f"{language}/{name}: alternates {alternates}"
+    alternates = {
+        attrs["hreflang"]: attrs.get("href", "")
+        for tag, attrs in article.head
+        if tag == "link" and attrs.get("rel") == "alternate" and "hreflang" in attrs
+    }
+    assert alternates == {
+        **{HREFLANG_AND_LOCALE[tree][0]: page_url(tree, name) for tree in pages.LANGUAGES},
+        "x-default": page_url("zh", name),
+    }, f"{language}/{name}: alternates {alternates}"
     assert all((site / url.removeprefix(SITE_URL)).is_file() for url in alternates.values()), alternates
-    properties = [(attrs["property"], attrs.get("content", "")) for tag, attrs in article.head
-                  if tag == "meta" and attrs.get("property", "").startswith("og:")]
+    properties = [
+        (attrs["property"], attrs.get("content", ""))
+        for tag, attrs in article.head
+        if tag == "meta" and attrs.get("property", "").startswith("og:")
+    ]
     graph = dict(properties)
     assert len(graph) == len(properties), f"{language}/{name}: an Open Graph property twice: {properties}"
-    assert graph["og:title"] == article.title, f"{language}/{name}: og:title {graph['og:title']!r}, h1 {article.title!r}"
+    assert graph["og:title"] == article.title, (
+        f"{language}/{name}: og:title {graph['og:title']!r}, h1 {article.title!r}"
+    )
     tab = html.unescape(re.search(r"<title>(.*?)</title>", article.text).group(1))
     book = graph["og:site_name"]
-    assert tab == (book if article.title == book else f"{article.title} — {book}"), f"{language}/{name}: <title> {tab!r}"
+    assert tab == (book if article.title == book else f"{article.title} — {book}"), (
+        f"{language}/{name}: <title> {tab!r}"
+    )
     assert graph["og:description"] == article.named("meta", "name", "description", "content")[0]
     assert graph["og:url"] == canonical[0]
     assert graph["og:type"] == ("website" if name == "index.md" else "article"), f"{language}/{name}: og:type"
@@ -466,10 +546,17 @@ def test_each_page_names_its_absolute_urls_and_open_graph(site, language, name, 
 def test_the_sitemap_lists_every_page_of_both_languages(site):
     """sitemap.xml (and robots.txt naming it) lists exactly the built pages search engines may index,
     with the same alternates as their heads; the pages kept out (noindex) are Sphinx's generated ones."""
-    built = {page_url(language, str(path.relative_to(site / language))): path for language in pages.LANGUAGES
-             for path in (site / language).rglob("*.html") if not path.relative_to(site / language).parts[0].startswith("_")}
-    indexed = {url: path for url, path in built.items()
-               if "noindex" not in Article(path).named("meta", "name", "robots", "content")}
+    built = {
+        page_url(language, str(path.relative_to(site / language))): path
+        for language in pages.LANGUAGES
+        for path in (site / language).rglob("*.html")
+        if not path.relative_to(site / language).parts[0].startswith("_")
+    }
+    indexed = {
+        url: path
+        for url, path in built.items()
+        if "noindex" not in Article(path).named("meta", "name", "robots", "content")
+    }
     assert {Path(url).stem for url in set(built) - set(indexed)} == {"search", "genindex"}
     assert sorted(indexed) == sorted(page_url(language, name) for language, name, _ in PAGES)
     namespaces = {"map": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
@@ -478,8 +565,11 @@ def test_the_sitemap_lists_every_page_of_both_languages(site):
     assert sorted(listed) == sorted(indexed), "the sitemap lists other pages than the site holds"
     for entry, url in zip(entries, listed):
         in_sitemap = {link.get("hreflang"): link.get("href") for link in entry.findall("xhtml:link", namespaces)}
-        in_head = {attrs["hreflang"]: attrs["href"] for tag, attrs in Article(indexed[url]).head
-                   if tag == "link" and attrs.get("rel") == "alternate" and "hreflang" in attrs}
+        in_head = {
+            attrs["hreflang"]: attrs["href"]
+            for tag, attrs in Article(indexed[url]).head
+            if tag == "link" and attrs.get("rel") == "alternate" and "hreflang" in attrs
+        }
         assert in_sitemap == in_head, f"{url}: the sitemap's alternates {in_sitemap}, the page's {in_head}"
     assert f"Sitemap: {SITE_URL}sitemap.xml" in (site / "robots.txt").read_text(encoding="utf-8").splitlines()
 
@@ -490,5 +580,7 @@ def test_the_chooser_is_described_and_the_404_page_is_not_indexed(site):
     assert chooser.named("meta", "property", "og:url", "content") == [SITE_URL]
     described = chooser.named("meta", "name", "description", "content")
     assert len(described) == 1 and CJK.search(described[0]) and re.search(r"[A-Za-z]{4}", described[0]), described
-    assert "$" not in (site / "index.html").read_text(encoding="utf-8"), "a placeholder of conf/site-index.html was left"
+    assert "$" not in (site / "index.html").read_text(encoding="utf-8"), (
+        "a placeholder of conf/site-index.html was left"
+    )
     assert Article(site / "404.html").named("meta", "name", "robots", "content") == ["noindex"]

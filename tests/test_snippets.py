@@ -11,8 +11,16 @@ import pytest
 
 import book_settings
 from book_extensions import pages
-from snippet_runs import (DEFAULT_TORCH, SNAPSHOTS, TORCH, all_loaded_cells, expected_snapshot, run_snippet,
-                          snapshot_path, snapshot_to_write)
+from snippet_runs import (
+    DEFAULT_TORCH,
+    SNAPSHOTS,
+    TORCH,
+    all_loaded_cells,
+    expected_snapshot,
+    run_snippet,
+    snapshot_path,
+    snapshot_to_write,
+)
 
 CELLS = all_loaded_cells()
 
@@ -42,11 +50,15 @@ def test_snippet_output_matches_snapshot(snippet, file_regression, request, reco
         difference = str(error)
     records.add(run, "differs" if difference else "passed")
     if difference and not existed:
-        pytest.fail(f"{name} had no snapshot: wrote {pages.relative(snapshot)}; read it, commit it if right",
-                    pytrace=False)
+        pytest.fail(
+            f"{name} had no snapshot: wrote {pages.relative(snapshot)}; read it, commit it if right", pytrace=False
+        )
     if difference:
-        pytest.fail(f"{name} under torch {TORCH}: its output differs from {pages.relative(snapshot)}"
-                    f"{' (now rewritten: review git diff)' if regenerating else ''}\n{difference}", pytrace=False)
+        pytest.fail(
+            f"{name} under torch {TORCH}: its output differs from {pages.relative(snapshot)}"
+            f"{' (now rewritten: review git diff)' if regenerating else ''}\n{difference}",
+            pytrace=False,
+        )
 
 
 def test_every_snapshot_belongs_to_a_snippet_and_a_supported_torch():
@@ -57,9 +69,13 @@ def test_every_snapshot_belongs_to_a_snippet_and_a_supported_torch():
 
 
 def test_a_version_snapshot_records_a_real_difference():
-    same = [pages.relative(override) for snippet in CELLS for torch in book_settings.TORCH_VERSIONS
-            if (override := snapshot_path(snippet, torch)).is_file()
-            and override.read_text() == snapshot_path(snippet).read_text()]
+    same = [
+        pages.relative(override)
+        for snippet in CELLS
+        for torch in book_settings.TORCH_VERSIONS
+        if (override := snapshot_path(snippet, torch)).is_file()
+        and override.read_text() == snapshot_path(snippet).read_text()
+    ]
     assert not same, f"these version snapshots equal the shared one (delete them): {same}"
 
 

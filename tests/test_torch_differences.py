@@ -39,13 +39,21 @@ def built(site, language, name) -> str:
 @pytest.fixture(scope="module")
 def fixture_page(tmp_path_factory) -> BeautifulSoup:
     """The fixture page, built in English by the book's Sphinx command with its own snapshots and torches."""
-    root = scratch_book(tmp_path_factory.mktemp("checkout"),
-                        {"differences.md": (FIXTURE / "page.md").read_text(encoding="utf-8")},
-                        {path.name: path.read_text(encoding="utf-8") for path in (FIXTURE / "snippets").glob("*.py")})
+    root = scratch_book(
+        tmp_path_factory.mktemp("checkout"),
+        {"differences.md": (FIXTURE / "page.md").read_text(encoding="utf-8")},
+        {path.name: path.read_text(encoding="utf-8") for path in (FIXTURE / "snippets").glob("*.py")},
+    )
     shutil.copytree(FIXTURE / "snapshots", root / "tests" / "snapshots" / "demo")
     pyproject = root / "pyproject.toml"
-    pyproject.write_text(re.sub(r"(?m)^torch-versions = .*$", f"torch-versions = {json.dumps(FIXTURE_TORCHES)}",
-                                pyproject.read_text(encoding="utf-8")), encoding="utf-8")
+    pyproject.write_text(
+        re.sub(
+            r"(?m)^torch-versions = .*$",
+            f"torch-versions = {json.dumps(FIXTURE_TORCHES)}",
+            pyproject.read_text(encoding="utf-8"),
+        ),
+        encoding="utf-8",
+    )
     done = build(root, "en", env={**os.environ, "BOOK_SNAPSHOT_TORCH": FIXTURE_THIS})
     assert done.returncode == 0, done.stdout
     return BeautifulSoup((root / "build/en/html/differences.html").read_text(encoding="utf-8"), "html.parser")
@@ -58,8 +66,11 @@ def shown_differences(page: BeautifulSoup) -> str:
     for cell in page.select("div.cell"):
         lines.append(cell.select_one(".snippet-source").get_text())
         for fold in cell.select("details.torch-difference"):
-            lines += [f"  {fold.summary.get_text()}", f"  {fold.p.get_text()}",
-                      *(f"  {line}" for line in fold.pre.get_text().splitlines())]
+            lines += [
+                f"  {fold.summary.get_text()}",
+                f"  {fold.p.get_text()}",
+                *(f"  {line}" for line in fold.pre.get_text().splitlines()),
+            ]
     for paragraph in page.select("p:has(> span.pasted-text)"):
         for note in paragraph.select("span.torch-glue-difference"):
             note.string = f"[{note.get_text()}]"
@@ -77,8 +88,10 @@ def test_the_fixture_page_shows_its_reviewed_differences(fixture_page):
     shown = shown_differences(fixture_page)
     if shown != expected:
         diff = difflib.unified_diff(expected.splitlines(), shown.splitlines(), "expected.txt", "the page", lineterm="")
-        pytest.fail("the fixture page differs from tests/fixtures/torch-differences/expected.txt:\n" + "\n".join(diff),
-                    pytrace=False)
+        pytest.fail(
+            "the fixture page differs from tests/fixtures/torch-differences/expected.txt:\n" + "\n".join(diff),
+            pytrace=False,
+        )
 
 
 def printed_lines(snippet: Path, torch: str) -> list[str]:
@@ -92,14 +105,18 @@ def printed_lines(snippet: Path, torch: str) -> list[str]:
 @pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
 def test_each_cell_names_the_torches_that_print_other_lines(site, language, name, page):
     cells = BeautifulSoup(built(site, language, name), "html.parser").select("div.cell")
-    assert len(cells) == len(page.code_cells), f"{language}/{name}: {len(cells)} cells, the source {len(page.code_cells)}"
+    assert len(cells) == len(page.code_cells), (
+        f"{language}/{name}: {len(cells)} cells, the source {len(page.code_cells)}"
+    )
     for cell, shown in zip(page.code_cells, cells):
         ours = printed_lines(cell.snippet, THIS)
         expected = sorted(torch for torch in book_settings.TORCH_VERSIONS if printed_lines(cell.snippet, torch) != ours)
-        named = [re.findall(r"\d+\.\d+\.\d+", fold.summary.get_text())
-                 for fold in shown.select("details.torch-difference")]
-        assert sorted(sum(named, [])) == expected, \
+        named = [
+            re.findall(r"\d+\.\d+\.\d+", fold.summary.get_text()) for fold in shown.select("details.torch-difference")
+        ]
+        assert sorted(sum(named, [])) == expected, (
             f"{language}/{name}, the cell at {cell.where}: its folds name {named}, its snapshots differ on {expected}"
+        )
 
 
 def test_the_appendix_links_every_reviewed_difference(site):
@@ -112,8 +129,9 @@ def test_the_appendix_links_every_reviewed_difference(site):
             torch = override.name.rsplit(".torch-", 1)[1].removesuffix(".txt")
             idea = override.relative_to(snapshots.SNAPSHOTS).as_posix().rsplit(".torch-", 1)[0]
             anchor = re.sub(r"[^a-z0-9]+", "-", f"diff {idea}.py torch {torch}".lower()).strip("-")
-            assert f'id="{anchor}"' in appendix, \
+            assert f'id="{anchor}"' in appendix, (
                 f"{language}/verification.html has no reviewed difference {anchor} ({default} → {torch})"
+            )
 
 
 @pytest.mark.parametrize(("language", "name", "page"), PAGES, ids=IDS)
@@ -137,8 +155,13 @@ def test_drift_lists_exactly_the_differing_snippets_and_whether_each_is_reviewed
     with_own = "snippets/" + reviewed.relative_to(snapshots.SNAPSHOTS).as_posix().rsplit(".torch-", 1)[0] + ".py"
     write_record(tmp_path, "0.0.1", {with_own: "a\n", "snippets/x/same.py": "s\n", "snippets/x/new.py": "b\n"})
     write_record(tmp_path, torch, {with_own: "A\n", "snippets/x/same.py": "s\n", "snippets/x/new.py": "B\n"})
-    report = subprocess.run([sys.executable, "tests/drift.py", str(tmp_path), "0.0.1", torch], cwd=pages.ROOT,
-                            capture_output=True, text=True, check=True).stdout
+    report = subprocess.run(
+        [sys.executable, "tests/drift.py", str(tmp_path), "0.0.1", torch],
+        cwd=pages.ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "3 snippets compared, 2 differ" in report
     assert f"  {with_own}: reviewed" in report
     assert "  snippets/x/new.py: not reviewed" in report
@@ -153,10 +176,12 @@ def test_the_canary_report_shows_drift_without_failing_and_fails_on_a_broken_sni
     record = tmp_path / "torch-9.9.9.json"
 
     def report(status):
-        record.write_text(json.dumps({"torch": "9.9.9", "snapshots_of": "2.15.0",
-                                      "snippets": {snippet: {**entry, "status": status}}}))
-        return subprocess.run([sys.executable, "tests/drift.py", "--record", str(record)], cwd=pages.ROOT,
-                              capture_output=True, text=True)
+        record.write_text(
+            json.dumps({"torch": "9.9.9", "snapshots_of": "2.15.0", "snippets": {snippet: {**entry, "status": status}}})
+        )
+        return subprocess.run(
+            [sys.executable, "tests/drift.py", "--record", str(record)], cwd=pages.ROOT, capture_output=True, text=True
+        )
 
     drifted = report("differs")
     assert drifted.returncode == 0 and "+a new line" in drifted.stdout and "1 differ, 0 failed" in drifted.stdout

@@ -26,8 +26,10 @@ from test_locked_install import pins
 # their canaries run with the default torch only, like the other machinery tests.
 pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
 # The packages the canaries read, and those the kernels that run them are made of.
-PATCHED = sorted({package for workaround in WORKAROUNDS.values() for package in workaround.packages}
-                 | {"nbformat", "jupyter-client", "ipykernel"})
+PATCHED = sorted(
+    {package for workaround in WORKAROUNDS.values() for package in workaround.packages}
+    | {"nbformat", "jupyter-client", "ipykernel"}
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +48,14 @@ def parse_directive_text_without_validate_options(directive_class, first_line, c
 
 
 def myst(**replaced):
-    return SimpleNamespace(**{"create_md_parser": create_md_parser, "parse_directive_text": parse_directive_text,
-                              "read_myst_markdown_notebook": read_myst_markdown_notebook, **replaced})
+    return SimpleNamespace(
+        **{
+            "create_md_parser": create_md_parser,
+            "parse_directive_text": parse_directive_text,
+            "read_myst_markdown_notebook": read_myst_markdown_notebook,
+            **replaced,
+        }
+    )
 
 
 def themes_with(old, new):
@@ -92,84 +100,223 @@ def ipython_7_traceback(real):
 
 # (workaround, what the simulated upgrade does, the modified upstream, a phrase its problem must hold)
 SIMULATIONS = [
-    ("myst-parser-internals", "myst-nb counts cell lines from 0",
-     lambda _: myst(read_myst_markdown_notebook=read_counting_lines_from_zero), "the page model finds"),
-    ("myst-parser-internals", "parse_directive_text drops validate_options",
-     lambda _: myst(parse_directive_text=parse_directive_text_without_validate_options),
-     "parse_directive_text is gone or takes other arguments"),
-    ("theme-hard-coded-strings", "the book theme translates its sidebar toggle's title",
-     lambda _: themes_with('title="Toggle primary sidebar"', "title=\"{{ _('Toggle primary sidebar') }}\""),
-     "'title=\"Toggle primary sidebar\"'"),
-    ("theme-template-copies", "the theme's search button gains a class",
-     lambda _: theme_template("components/search-button-field.html", 'class="btn search-button-field',
-                              'class="btn btn-sm search-button-field'), "changed since conf/_templates/search-button"),
-    ("theme-template-copies", "the theme names its search button by its visible text",
-     lambda _: theme_template("components/search-button-field.html", " aria-label=\"{{ _('Search') }}\"", ""),
-     "no longer has"),
-    ("theme-template-copies", "the theme loads the search scripts with defer",
-     lambda _: theme_template("layout.html", "<script src=\"{{ pathto('searchindex.js'",
-                              "<script defer src=\"{{ pathto('searchindex.js'"), "no longer has"),
-    ("theme-template-copies", "the theme's head script guesses the colour theme another way",
-     lambda _: theme_template("layout.html", 'localStorage.getItem("theme") || "{{ default_mode }}"',
-                              'localStorage.getItem("theme") || "{{ default_theme }}"'), "block css no longer has"),
-    ("theme-template-copies", "the theme's css block loads another script",
-     lambda _: theme_template("layout.html", "  {{- css() }}\n", "  {{- css() }}\n  {{ _webpack.head_js_extra() }}\n"),
-     "block css changed since"),
-    ("theme-template-copies", "setTheme() follows the stored theme in auto mode",
-     lambda _: theme_files(theme_script=('var theme = mode == "auto" ? colorScheme : mode;',
-                                         'var theme = mode == "auto" ? localStorage.getItem("theme") || colorScheme'
-                                         ' : mode;')), "setTheme() in pydata-sphinx-theme.js"),
-    ("search-scorer-defaults", "Sphinx raises its title weight",
-     lambda _: searchtools("title: 15,", "title: 16,"), "default Scorer weights"),
-    ("search-scorer-defaults", "Sphinx adds a weight",
-     lambda _: searchtools("partialTerm: 2,", "partialTerm: 2,\n    exactTerm: 9,"), "'exactTerm': (9, None)"),
-    ("search-scorer-defaults", "Sphinx passes score() the result in another order",
-     lambda _: searchtools("const [docname, title, anchor, descr, score,", "const [docname, title, score, anchor, descr,"),
-     "unpack what Sphinx now passes"),
-    ("zh-stemmer-bug", "Sphinx fixes its zh stemmer (sphinx-doc/sphinx#14416)",
-     lambda _: zh_stemmer_code_fixed_upstream(), "the workaround is no longer needed: remove it"),
-    ("myst-nb-exec-data", "myst-nb renames mtime", lambda _: execution_result_without("mtime", "executed_at"),
-     "'mtime'"),
-    ("myst-nb-exec-data", "myst-nb renames traceback",
-     lambda _: execution_result_without("traceback", "exc_string"), "'traceback'"),
-    ("ipython-traceback", "IPython names a cell as IPython 7 did", ipython_7_traceback,
-     "IPython's traceback format changed"),
-    ("myst-nb-split-lines", "myst-nb joins the pieces of a stream as they came", lambda _: coalesce_as_sent,
-     "no longer needed"),
-    ("icon-masks", "FontAwesome registers its icon styles another way",
-     lambda _: theme_files(bundle=('p("fas",b)', 'define("fas",b)')), "found no solid, regular and brands icons"),
-    ("icon-masks", "the theme's stylesheet names its icon glyphs another way",
-     lambda _: theme_files(stylesheet=("--pst-icon-", "--pst-glyph-")), "found no icon variables"),
-    ("icon-masks", "FontAwesome names its glyph variable another way",
-     lambda _: theme_files(stylesheet=('{--fa:"', '{--fa-glyph:"')), "expected at least 1000 FontAwesome rules"),
-    ("icon-masks", "FontAwesome gives some icons their glyph inside a longer selector",
-     lambda _: theme_files(stylesheet=('}.fa-bell{', '}.navbar .fa-bell{')), "1 of another form"),
-    ("staged-notebook", "myst-nb stages the notebooks in another folder",
-     lambda _: staged_notebook(sphinx_ext=(notebook_stack.STAGING_LINE, "Path(app.outdir).joinpath(OUTPUT_FOLDER)")),
-     "myst_nb.sphinx_ext no longer has"),
-    ("staged-notebook", "myst-nb names a staged notebook otherwise",
-     lambda _: staged_notebook(sphinx_=(notebook_stack.NAMING_LINE, 'ipynb_path = path[:-1] + [path[-1] + ".nb.ipynb"]')),
-     "myst_nb.sphinx_ no longer has"),
-    ("staged-notebook", "myst-nb's extract_glue_data_cell returns the glue data without dropping it",
-     lambda _: staged_notebook(extract=lambda cell: []), "extract_glue_data_cell left"),
-    ("sphinx-script-files", "Sphinx names a script's file path instead of filename", lambda _: script_named_path,
-     "defer_scripts fails"),
-    ("jupyter-cache-worker", "jupyter-cache's worker records each cell's timing",
-     lambda _: parallel_worker(execute=("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
-                                        "            record_timing=True,\n")), "changed since our copy was made"),
-    ("jupyter-cache-worker", "jupyter-cache's worker kills the kernel itself",
-     lambda _: parallel_worker(execute=("allow_errors=data.allow_errors,\n", "allow_errors=data.allow_errors,\n"
-                                        + notebook_stack.KILLED_KERNEL_EDIT)), "remove our copy"),
-    ("jupyter-cache-worker", "jupyter-cache's parallel executor names its worker class itself",
-     lambda _: parallel_worker(run_and_cache=("self._EXECUTION_WORKER()", "ExecutionWorkerLocalMProc()")),
-     "no longer makes its worker from _EXECUTION_WORKER"),
-    ("jupyter-cache-worker", "single_nb_execution stops passing keywords on",
-     lambda _: parallel_worker(passes_keywords_on=False), "no longer passes keywords on"),
-    ("jupyter-cache-worker", "nbclient renames the immediate shutdown",
-     lambda _: parallel_worker(shutdown_modes=("graceful", "now")), "no longer offers 'immediate'"),
-    ("jupyter-cache-worker", "jupyter-cache's local-parallel becomes another executor",
-     lambda _: parallel_worker(local_parallel=["jupyter_cache.executors.pool:JupyterExecutorPool"]),
-     "local-parallel executor is now"),
+    (
+        "myst-parser-internals",
+        "myst-nb counts cell lines from 0",
+        lambda _: myst(read_myst_markdown_notebook=read_counting_lines_from_zero),
+        "the page model finds",
+    ),
+    (
+        "myst-parser-internals",
+        "parse_directive_text drops validate_options",
+        lambda _: myst(parse_directive_text=parse_directive_text_without_validate_options),
+        "parse_directive_text is gone or takes other arguments",
+    ),
+    (
+        "theme-hard-coded-strings",
+        "the book theme translates its sidebar toggle's title",
+        lambda _: themes_with('title="Toggle primary sidebar"', "title=\"{{ _('Toggle primary sidebar') }}\""),
+        "'title=\"Toggle primary sidebar\"'",
+    ),
+    (
+        "theme-template-copies",
+        "the theme's search button gains a class",
+        lambda _: theme_template(
+            "components/search-button-field.html",
+            'class="btn search-button-field',
+            'class="btn btn-sm search-button-field',
+        ),
+        "changed since conf/_templates/search-button",
+    ),
+    (
+        "theme-template-copies",
+        "the theme names its search button by its visible text",
+        lambda _: theme_template("components/search-button-field.html", " aria-label=\"{{ _('Search') }}\"", ""),
+        "no longer has",
+    ),
+    (
+        "theme-template-copies",
+        "the theme loads the search scripts with defer",
+        lambda _: theme_template(
+            "layout.html", "<script src=\"{{ pathto('searchindex.js'", "<script defer src=\"{{ pathto('searchindex.js'"
+        ),
+        "no longer has",
+    ),
+    (
+        "theme-template-copies",
+        "the theme's head script guesses the colour theme another way",
+        lambda _: theme_template(
+            "layout.html",
+            'localStorage.getItem("theme") || "{{ default_mode }}"',
+            'localStorage.getItem("theme") || "{{ default_theme }}"',
+        ),
+        "block css no longer has",
+    ),
+    (
+        "theme-template-copies",
+        "the theme's css block loads another script",
+        lambda _: theme_template(
+            "layout.html", "  {{- css() }}\n", "  {{- css() }}\n  {{ _webpack.head_js_extra() }}\n"
+        ),
+        "block css changed since",
+    ),
+    (
+        "theme-template-copies",
+        "setTheme() follows the stored theme in auto mode",
+        lambda _: theme_files(
+            theme_script=(
+                'var theme = mode == "auto" ? colorScheme : mode;',
+                'var theme = mode == "auto" ? localStorage.getItem("theme") || colorScheme : mode;',
+            )
+        ),
+        "setTheme() in pydata-sphinx-theme.js",
+    ),
+    (
+        "search-scorer-defaults",
+        "Sphinx raises its title weight",
+        lambda _: searchtools("title: 15,", "title: 16,"),
+        "default Scorer weights",
+    ),
+    (
+        "search-scorer-defaults",
+        "Sphinx adds a weight",
+        lambda _: searchtools("partialTerm: 2,", "partialTerm: 2,\n    exactTerm: 9,"),
+        "'exactTerm': (9, None)",
+    ),
+    (
+        "search-scorer-defaults",
+        "Sphinx passes score() the result in another order",
+        lambda _: searchtools(
+            "const [docname, title, anchor, descr, score,", "const [docname, title, score, anchor, descr,"
+        ),
+        "unpack what Sphinx now passes",
+    ),
+    (
+        "zh-stemmer-bug",
+        "Sphinx fixes its zh stemmer (sphinx-doc/sphinx#14416)",
+        lambda _: zh_stemmer_code_fixed_upstream(),
+        "the workaround is no longer needed: remove it",
+    ),
+    (
+        "myst-nb-exec-data",
+        "myst-nb renames mtime",
+        lambda _: execution_result_without("mtime", "executed_at"),
+        "'mtime'",
+    ),
+    (
+        "myst-nb-exec-data",
+        "myst-nb renames traceback",
+        lambda _: execution_result_without("traceback", "exc_string"),
+        "'traceback'",
+    ),
+    (
+        "ipython-traceback",
+        "IPython names a cell as IPython 7 did",
+        ipython_7_traceback,
+        "IPython's traceback format changed",
+    ),
+    (
+        "myst-nb-split-lines",
+        "myst-nb joins the pieces of a stream as they came",
+        lambda _: coalesce_as_sent,
+        "no longer needed",
+    ),
+    (
+        "icon-masks",
+        "FontAwesome registers its icon styles another way",
+        lambda _: theme_files(bundle=('p("fas",b)', 'define("fas",b)')),
+        "found no solid, regular and brands icons",
+    ),
+    (
+        "icon-masks",
+        "the theme's stylesheet names its icon glyphs another way",
+        lambda _: theme_files(stylesheet=("--pst-icon-", "--pst-glyph-")),
+        "found no icon variables",
+    ),
+    (
+        "icon-masks",
+        "FontAwesome names its glyph variable another way",
+        lambda _: theme_files(stylesheet=('{--fa:"', '{--fa-glyph:"')),
+        "expected at least 1000 FontAwesome rules",
+    ),
+    (
+        "icon-masks",
+        "FontAwesome gives some icons their glyph inside a longer selector",
+        lambda _: theme_files(stylesheet=("}.fa-bell{", "}.navbar .fa-bell{")),
+        "1 of another form",
+    ),
+    (
+        "staged-notebook",
+        "myst-nb stages the notebooks in another folder",
+        lambda _: staged_notebook(sphinx_ext=(notebook_stack.STAGING_LINE, "Path(app.outdir).joinpath(OUTPUT_FOLDER)")),
+        "myst_nb.sphinx_ext no longer has",
+    ),
+    (
+        "staged-notebook",
+        "myst-nb names a staged notebook otherwise",
+        lambda _: staged_notebook(
+            sphinx_=(notebook_stack.NAMING_LINE, 'ipynb_path = path[:-1] + [path[-1] + ".nb.ipynb"]')
+        ),
+        "myst_nb.sphinx_ no longer has",
+    ),
+    (
+        "staged-notebook",
+        "myst-nb's extract_glue_data_cell returns the glue data without dropping it",
+        lambda _: staged_notebook(extract=lambda cell: []),
+        "extract_glue_data_cell left",
+    ),
+    (
+        "sphinx-script-files",
+        "Sphinx names a script's file path instead of filename",
+        lambda _: script_named_path,
+        "defer_scripts fails",
+    ),
+    (
+        "jupyter-cache-worker",
+        "jupyter-cache's worker records each cell's timing",
+        lambda _: parallel_worker(
+            execute=(
+                "allow_errors=data.allow_errors,\n",
+                "allow_errors=data.allow_errors,\n            record_timing=True,\n",
+            )
+        ),
+        "changed since our copy was made",
+    ),
+    (
+        "jupyter-cache-worker",
+        "jupyter-cache's worker kills the kernel itself",
+        lambda _: parallel_worker(
+            execute=(
+                "allow_errors=data.allow_errors,\n",
+                "allow_errors=data.allow_errors,\n" + notebook_stack.KILLED_KERNEL_EDIT,
+            )
+        ),
+        "remove our copy",
+    ),
+    (
+        "jupyter-cache-worker",
+        "jupyter-cache's parallel executor names its worker class itself",
+        lambda _: parallel_worker(run_and_cache=("self._EXECUTION_WORKER()", "ExecutionWorkerLocalMProc()")),
+        "no longer makes its worker from _EXECUTION_WORKER",
+    ),
+    (
+        "jupyter-cache-worker",
+        "single_nb_execution stops passing keywords on",
+        lambda _: parallel_worker(passes_keywords_on=False),
+        "no longer passes keywords on",
+    ),
+    (
+        "jupyter-cache-worker",
+        "nbclient renames the immediate shutdown",
+        lambda _: parallel_worker(shutdown_modes=("graceful", "now")),
+        "no longer offers 'immediate'",
+    ),
+    (
+        "jupyter-cache-worker",
+        "jupyter-cache's local-parallel becomes another executor",
+        lambda _: parallel_worker(local_parallel=["jupyter_cache.executors.pool:JupyterExecutorPool"]),
+        "local-parallel executor is now",
+    ),
 ]
 
 
@@ -186,6 +333,7 @@ def parallel_worker(**changed):
 
 class script_named_path:
     """A script_files entry as a Sphinx that renamed `filename` would make it."""
+
     def __init__(self, path, /, *, priority=500, **attributes):
         self.path, self.priority, self.attributes = path, priority, attributes
 
@@ -220,8 +368,9 @@ def test_the_installed_packages_still_behave_as_each_workaround_assumes(name):
     assert problems == [], f"{name} ({WORKAROUNDS[name].assumes}):\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize(("name", "change", "broken", "phrase"), SIMULATIONS,
-                         ids=[f"{name}: {change}" for name, change, _, _ in SIMULATIONS])
+@pytest.mark.parametrize(
+    ("name", "change", "broken", "phrase"), SIMULATIONS, ids=[f"{name}: {change}" for name, change, _, _ in SIMULATIONS]
+)
 def test_each_canary_fails_naming_its_workaround_when_upstream_changes(name, change, broken, phrase, failed_run):
     workaround = WORKAROUNDS[name]
     problems = workaround.problems(broken(failed_run))
@@ -245,10 +394,13 @@ def test_the_zh_pages_show_the_hard_coded_theme_words_translated(site):
 
 
 def test_every_torch_locks_the_same_release_of_each_package_the_workarounds_read():
-    pinned = {torch: pins(book_settings.lock_file(torch).read_text().splitlines())
-              for torch in book_settings.TORCH_VERSIONS}
+    pinned = {
+        torch: pins(book_settings.lock_file(torch).read_text().splitlines()) for torch in book_settings.TORCH_VERSIONS
+    }
     releases = {package: {torch: pins.get(package) for torch, pins in pinned.items()} for package in PATCHED}
     differing = {package: found for package, found in releases.items() if len(set(found.values())) != 1}
-    assert not differing, ("the locks pin different releases of packages the workarounds read, so their canaries "
-                           f"must run with each torch (drop the torch_independent mark): {differing}")
+    assert not differing, (
+        "the locks pin different releases of packages the workarounds read, so their canaries "
+        f"must run with each torch (drop the torch_independent mark): {differing}"
+    )
     assert all(None not in found.values() for found in releases.values()), releases

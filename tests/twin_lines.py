@@ -40,8 +40,14 @@ def skeleton(page: pages.Page) -> list[tuple]:
         fence = FENCE.match(text)
         option = OPTION.match(text)
         label = LABEL.match(text)
-        lines.append((fence.groups() if fence else None, option.group(1) if option else None,
-                      label.group(1) if label else None, tuple(sorted(roles.get(number, ())))))
+        lines.append(
+            (
+                fence.groups() if fence else None,
+                option.group(1) if option else None,
+                label.group(1) if label else None,
+                tuple(sorted(roles.get(number, ()))),
+            )
+        )
     return lines
 
 
@@ -50,20 +56,27 @@ def misaligned(zh: pages.Page, en: pages.Page) -> list[str]:
     zh_lines, en_lines = skeleton(zh), skeleton(en)
     found = []
     if len(zh_lines) != len(en_lines):
-        found.append(f"{pages.relative(zh.path)} has {len(zh_lines)} lines, {pages.relative(en.path)} "
-                     f"{len(en_lines)}: twin pages keep the same number of lines")
+        found.append(
+            f"{pages.relative(zh.path)} has {len(zh_lines)} lines, {pages.relative(en.path)} "
+            f"{len(en_lines)}: twin pages keep the same number of lines"
+        )
     for number, (ours, theirs) in enumerate(zip(zh_lines, en_lines), start=1):
         if ours != theirs:
-            found.append(f"{pages.relative(zh.path)}:{number} and {pages.relative(en.path)}:{number} differ "
-                         f"in their markup: zh {_describe(ours)}, en {_describe(theirs)}")
+            found.append(
+                f"{pages.relative(zh.path)}:{number} and {pages.relative(en.path)}:{number} differ "
+                f"in their markup: zh {_describe(ours)}, en {_describe(theirs)}"
+            )
     return found
 
 
 def _describe(line: tuple) -> str:
     fence, option, label, roles = line
-    parts = ([f"fence {''.join(p for p in fence if p)}"] if fence else []) + (
-        [f"option :{option}:"] if option else []) + ([f"label ({label})="] if label else []) + [
-        f"{{{name}}}`{content}`" for name, content in roles]
+    parts = (
+        ([f"fence {''.join(p for p in fence if p)}"] if fence else [])
+        + ([f"option :{option}:"] if option else [])
+        + ([f"label ({label})="] if label else [])
+        + [f"{{{name}}}`{content}`" for name, content in roles]
+    )
     return ", ".join(parts) or "nothing"
 
 
@@ -78,6 +91,7 @@ def changed_lines(diff: str) -> set[tuple[str, int]]:
 
 def unpaired_edits(repo: Path, base: str, languages=pages.LANGUAGES) -> list[str]:
     """Every commit after `base` that changed a line of a page and not the same line of its twin."""
+
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
 
@@ -86,17 +100,24 @@ def unpaired_edits(repo: Path, base: str, languages=pages.LANGUAGES) -> list[str
     for commit in git("rev-list", "--reverse", "--no-merges", f"{base}..HEAD").split():
         message = git("log", "-1", "--format=%B", commit)
         waived = set(WAIVER.findall(message))
-        touched = [path for path in git("diff-tree", "--no-commit-id", "--name-only", "-r", "--root", commit).split()
-                   if path.startswith(tuple(trees)) and path.endswith(".md")]
+        touched = [
+            path
+            for path in git("diff-tree", "--no-commit-id", "--name-only", "-r", "--root", commit).split()
+            if path.startswith(tuple(trees)) and path.endswith(".md")
+        ]
         names = {path.split("/", 2)[2] for path in touched}
         for name in sorted(names):
-            edits = {tree: changed_lines(git("diff", "-U0", "--no-color", f"{commit}^", commit, "--", tree + name))
-                     for tree in trees}
+            edits = {
+                tree: changed_lines(git("diff", "-U0", "--no-color", f"{commit}^", commit, "--", tree + name))
+                for tree in trees
+            }
             for tree, other in (trees, trees[::-1]):
                 missing = sorted(edits[tree] - edits[other], key=lambda edit: (edit[1], edit[0]))
                 if missing and tree + name not in waived:
                     where = ", ".join(f"line {n}" + (" (removed)" if sign == "-" else "") for sign, n in missing[:8])
-                    found.append(f"{commit[:10]} \"{git('log', '-1', '--format=%s', commit).strip()}\" changes "
-                                 f"{tree}{name} at {where}, and not {other}{name} there "
-                                 f"(a commit meant to do so says 'Twin-waiver: {tree}{name}')")
+                    found.append(
+                        f'{commit[:10]} "{git("log", "-1", "--format=%s", commit).strip()}" changes '
+                        f"{tree}{name} at {where}, and not {other}{name} there "
+                        f"(a commit meant to do so says 'Twin-waiver: {tree}{name}')"
+                    )
     return found

@@ -47,7 +47,9 @@ class LinkPytorchNames(SphinxTransform):
             match = CALL.match(literal.astext().strip())
             url = urls.get(match["name"]) if match else None
             if url:
-                link = nodes.reference("", "", refuri=url, classes=["pytorch-api"], reftitle=text(self.env, "api-link-title"))
+                link = nodes.reference(
+                    "", "", refuri=url, classes=["pytorch-api"], reftitle=text(self.env, "api-link-title")
+                )
                 literal.replace_self(link)
                 link += literal
 
@@ -55,5 +57,4 @@ class LinkPytorchNames(SphinxTransform):
 def setup(app):
     app.add_transform(LinkPytorchNames)
     pages.every_page_depends_on(app, pages.ROOT / "conf" / "pytorch-api.toml")
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

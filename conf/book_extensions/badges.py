@@ -25,8 +25,12 @@ def add_badge(app, doctree):
     cells = len(pages.page_of(app.env).code_cells)
     ran = datetime.fromtimestamp(data["mtime"], tz=timezone.utc)
     line = text(app.env, "badge").format(
-        torch=app.config.book_torch, date=f"{ran:%Y-%m-%d %H:%M} UTC",
-        cells=cells, plural="" if cells == 1 else "s", seconds=data.get("runtime") or 0.0)  # zh has no plural
+        torch=app.config.book_torch,
+        date=f"{ran:%Y-%m-%d %H:%M} UTC",
+        cells=cells,
+        plural="" if cells == 1 else "s",
+        seconds=data.get("runtime") or 0.0,
+    )  # zh has no plural
     badge = nodes.paragraph("", line, classes=["execution-badge"])
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is not None:
@@ -36,5 +40,4 @@ def add_badge(app, doctree):
 def setup(app):
     app.add_config_value("book_torch", book_settings.installed_torch(), "env", str)  # the torch this build runs
     app.connect("doctree-read", add_badge)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

@@ -81,8 +81,9 @@ def reading_time(page: pages.Page, language: str) -> tuple[int, int, int]:
         units, per_minute = len(HAN.findall(prose)) + len(WORD.findall(prose)), CHARACTERS_PER_MINUTE
     else:
         units, per_minute = len(WORD.findall(prose)), WORDS_PER_MINUTE
-    code = sum(1 for p in page.snippets if p.is_file()
-               for line in p.read_text(encoding="utf-8").splitlines() if line.strip())
+    code = sum(
+        1 for p in page.snippets if p.is_file() for line in p.read_text(encoding="utf-8").splitlines() if line.strip()
+    )
     return max(1, math.ceil(units / per_minute + code / CODE_LINES_PER_MINUTE)), units, code
 
 
@@ -112,17 +113,24 @@ def fill_chapter_times(app, doctree, docname):
     env, say = app.env, lambda key, **kw: text(app.env, key).format(**kw)
     for placeholder in list(doctree.findall(chapter_times)):
         rows, total = [], 0
-        for number, chapter in enumerate((d for d in env.toctree_includes.get(docname, []) if d not in NOT_CHAPTERS),
-                                         start=1):
+        for number, chapter in enumerate(
+            (d for d in env.toctree_includes.get(docname, []) if d not in NOT_CHAPTERS), start=1
+        ):
             minutes = reading_time(pages.page_of(env, chapter), app.config.language)[0]
             total += minutes
             link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, chapter))
             link += env.titles[chapter].deepcopy().children
             rows.append([str(number), nodes.paragraph("", "", link), say("minutes", minutes=minutes)])
-        rows.append(["", nodes.strong(text=say("total")), nodes.strong(text=say("hours", hours=f"{total / 60:.1f}",
-                                                                                  minutes=total))])
-        placeholder.replace_self(table(["", say("col-chapter"), say("col-reading-time")], rows, ["chapter-times"],
-                                        widths=(1, 10, 3)))
+        rows.append(
+            [
+                "",
+                nodes.strong(text=say("total")),
+                nodes.strong(text=say("hours", hours=f"{total / 60:.1f}", minutes=total)),
+            ]
+        )
+        placeholder.replace_self(
+            table(["", say("col-chapter"), say("col-reading-time")], rows, ["chapter-times"], widths=(1, 10, 3))
+        )
 
 
 def table(header: list, rows: list[list], classes: list[str], widths: tuple[int, ...] = ()) -> nodes.table:
@@ -135,8 +143,12 @@ def table(header: list, rows: list[list], classes: list[str], widths: tuple[int,
         for cells in lines:
             row = nodes.row()
             for cell in cells:
-                row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else nodes.paragraph("", "", *(
-                    [cell] if isinstance(cell, nodes.Node) else [nodes.Text(cell)])))
+                row += nodes.entry(
+                    "",
+                    cell
+                    if isinstance(cell, nodes.paragraph)
+                    else nodes.paragraph("", "", *([cell] if isinstance(cell, nodes.Node) else [nodes.Text(cell)])),
+                )
             part += row
         group += part
     return grid
@@ -151,5 +163,4 @@ def setup(app):
     app.add_directive("chapter-times", ChapterTimes)
     app.connect("doctree-resolved", fill_chapter_times)
 
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

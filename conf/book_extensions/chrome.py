@@ -58,5 +58,4 @@ def setup(app):
     register_catalogs(app)
     pages.every_page_depends_on(app, *(LOCALES / app.config.language / "LC_MESSAGES").glob("*.po"))
     app.connect("build-finished", replace_hard_coded)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

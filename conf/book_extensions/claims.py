@@ -43,8 +43,13 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
     tree = ast.parse(source := claims_file.read_text(encoding="utf-8"))
     lines = source.split("\n")  # as ast numbers lines (read_text turned every line ending into "\n")
     definitions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
-    definitions |= {target.id: node for node in tree.body if isinstance(node, ast.Assign)
-                    for target in node.targets if isinstance(target, ast.Name)}
+    definitions |= {
+        target.id: node
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
 
     def helpers(node, found):
         for name in (n.id for n in ast.walk(node) if isinstance(n, ast.Name)):
@@ -58,17 +63,20 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
         # gives it, its columns counting UTF-8 bytes.
         decorators = getattr(node, "decorator_list", [])
         first, column = (decorators[0].lineno, 0) if decorators else (node.lineno, node.col_offset)
-        text = [line.encode() for line in lines[first - 1:node.end_lineno]]
-        text[-1] = text[-1][:node.end_col_offset]
+        text = [line.encode() for line in lines[first - 1 : node.end_lineno]]
+        text[-1] = text[-1][: node.end_col_offset]
         text[0] = text[0][column:]
         start = first - 1
         if isinstance(node, ast.Assign):
             while start > 0 and lines[start - 1].lstrip().startswith("#"):
                 start -= 1
-        return "\n".join(lines[start:first - 1] + [b"\n".join(text).decode()])
+        return "\n".join(lines[start : first - 1] + [b"\n".join(text).decode()])
 
-    return {name: "\n\n".join(shown(definitions[part]) for part in [*sorted(helpers(node, [])), name])
-            for name, node in definitions.items() if isinstance(node, ast.FunctionDef) and not name.startswith("_")}
+    return {
+        name: "\n\n".join(shown(definitions[part]) for part in [*sorted(helpers(node, [])), name])
+        for name, node in definitions.items()
+        if isinstance(node, ast.FunctionDef) and not name.startswith("_")
+    }
 
 
 def checks_of(chapter: str) -> dict[str, str]:
@@ -79,8 +87,11 @@ def checks_of(chapter: str) -> dict[str, str]:
 
 def all_checks() -> dict[str, str]:
     """{"<chapter>/<check>": source} of every chapter."""
-    return {f"{path.parent.name}/{name}": source for path in sorted(pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"))
-            for name, source in checks_of(path.parent.name).items()}
+    return {
+        f"{path.parent.name}/{name}": source
+        for path in sorted(pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"))
+        for name, source in checks_of(path.parent.name).items()
+    }
 
 
 def check_sentence(source: str, name: str) -> str:
@@ -98,8 +109,7 @@ def passed_on(check: str, source: str) -> list[str]:
     found = []
     for torch in book_settings.TORCH_VERSIONS:
         path = book_settings.RECORDS / f"torch-{torch}.json"
-        entry = (json.loads(path.read_text(encoding="utf-8")).get("claims", {}).get(check, {})
-                 if path.is_file() else {})
+        entry = json.loads(path.read_text(encoding="utf-8")).get("claims", {}).get(check, {}) if path.is_file() else {}
         if entry.get("status") == "passed" and entry.get("sha256") == check_hash(source):
             found.append(torch)
     return found
@@ -119,12 +129,13 @@ def visit_claim_mark(self, node):
         f' aria-label="{escape(node["label"])}" title="{escape(node["label"])}">✓</button></span>'
         f'<span class="claim-check" id="{target}" popover role="dialog" aria-labelledby="{target}-sentence">'
         f'<span class="claim-check-head"><span class="claim-check-sentence" id="{target}-sentence">'
-        f'{escape(node["sentence"])}</span>'
+        f"{escape(node['sentence'])}</span>"
         f'<button type="button" class="claim-check-close" popovertarget="{target}" popovertargetaction="hide"'
         f' aria-label="{escape(node["close"])}" title="{escape(node["close"])}">×</button></span>'
         f'<span class="claim-check-versions">{escape(node["versions"])}</span>'
         f'<span class="claim-check-id">{escape(node["title"])}</span>'
-        f'<code class="claim-check-code highlight">{code}</code></span>')
+        f'<code class="claim-check-code highlight">{code}</code></span>'
+    )
     raise nodes.SkipNode
 
 
@@ -136,9 +147,13 @@ class ClaimRole(SphinxRole):
         if (pages.SNIPPETS / chapter / pages.CLAIMS_FILE).is_file():
             self.env.note_dependency(str(pages.SNIPPETS / chapter / pages.CLAIMS_FILE))
         if source is None:
-            logger.error(f"{{claim}}`{check}` names no check: write `def {check.partition('/')[2] or '<check>'}():` "
-                         f"with asserts in snippets/{chapter}/{pages.CLAIMS_FILE}", location=self.get_location(),
-                         type="claim", subtype="missing")
+            logger.error(
+                f"{{claim}}`{check}` names no check: write `def {check.partition('/')[2] or '<check>'}():` "
+                f"with asserts in snippets/{chapter}/{pages.CLAIMS_FILE}",
+                location=self.get_location(),
+                type="claim",
+                subtype="missing",
+            )
             return [], []
         say = lambda key, **kw: text(self.env, key).format(**kw)  # noqa: E731
         versions = passed_on(check, source)
@@ -157,7 +172,9 @@ class ClaimRole(SphinxRole):
 
 def records_of(page: pages.Page) -> list[Path]:
     """A page with claims shows what each version's record says: re-read it when one comes or changes."""
-    return [book_settings.RECORDS / f"torch-{torch}.json" for torch in book_settings.TORCH_VERSIONS] if page.claims else []
+    return (
+        [book_settings.RECORDS / f"torch-{torch}.json" for torch in book_settings.TORCH_VERSIONS] if page.claims else []
+    )
 
 
 def setup(app):
@@ -165,5 +182,4 @@ def setup(app):
     app.add_role("claim", ClaimRole())
     app.add_js_file("claims.js", loading_method="defer")
     rereads.watch(app, "claim-records", records_of)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

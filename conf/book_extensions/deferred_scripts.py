@@ -20,9 +20,11 @@ def defer_scripts(app: Sphinx, pagename, templatename, context, doctree) -> None
     if pagename == "search":
         return
     context["script_files"] = [
-        script if not script.filename or script.filename == KEPT_BLOCKING or {"defer", "async"} & set(script.attributes)
+        script
+        if not script.filename or script.filename == KEPT_BLOCKING or {"defer", "async"} & set(script.attributes)
         else type(script)(script.filename, priority=script.priority, **script.attributes, defer="defer")
-        for script in context["script_files"]]
+        for script in context["script_files"]
+    ]
 
 
 def setup(app: Sphinx) -> dict:

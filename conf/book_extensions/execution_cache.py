@@ -48,8 +48,11 @@ def notebook_pages(tree: str) -> list[Path]:
     """The pages of one language tree that myst-nb reads as notebooks (they have its front matter)."""
     from myst_nb.core.read import is_myst_markdown_notebook
 
-    return [page for page in sorted((book_settings.DOCS / tree).rglob("*.md"))
-            if is_myst_markdown_notebook(page.read_text(encoding="utf-8"))]
+    return [
+        page
+        for page in sorted((book_settings.DOCS / tree).rglob("*.md"))
+        if is_myst_markdown_notebook(page.read_text(encoding="utf-8"))
+    ]
 
 
 class KernelKilledWhenDone(ExecutionWorkerLocalMProc):
@@ -80,8 +83,9 @@ def execute_missing(cache, pages: list[Path], timeout: int) -> dict[str, list[st
     for page in pages:
         cache.add_nb_to_project(str(page), read_data=MYST_NB_READER)
     executor = ParallelExecutor(cache, logger=logging.getLogger("execution_cache"))
-    return executor.run_and_cache(filter_uris=[str(page) for page in pages], timeout=timeout,
-                                  allow_errors=False).as_json()
+    return executor.run_and_cache(
+        filter_uris=[str(page) for page in pages], timeout=timeout, allow_errors=False
+    ).as_json()
 
 
 if __name__ == "__main__":
@@ -95,6 +99,8 @@ if __name__ == "__main__":
     pages = notebook_pages(next(iter(book_settings.LANGUAGES)))
     found = execute_missing(cache, pages, limits.TIMEOUT_SECONDS)
     failed = found["excepted"] + found["errored"]
-    print(f"executed ahead of Sphinx: {len(found['succeeded'])} page(s); left to Sphinx to report: {len(failed)}",
-          flush=True)
+    print(
+        f"executed ahead of Sphinx: {len(found['succeeded'])} page(s); left to Sphinx to report: {len(failed)}",
+        flush=True,
+    )
     sys.exit(LEFT_TO_SPHINX if failed else 0)

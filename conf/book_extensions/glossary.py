@@ -78,23 +78,32 @@ class BookGlossary(SphinxDirective):
         definitions = nodes.definition_list(classes=["glossary", "book-glossary"])
         glossary += definitions
         for term in load_terms():
-            title = [nodes.literal(text=term["code"])] if "code" in term else [
-                nodes.Text(term[tree]), nodes.inline(text=f" · {term[other]}", classes=["glossary-twin"])]
-            term_node = make_glossary_term(self.env, title, None, self.env.docname, self.lineno, None,
-                                           self.state.document)
+            title = (
+                [nodes.literal(text=term["code"])]
+                if "code" in term
+                else [nodes.Text(term[tree]), nodes.inline(text=f" · {term[other]}", classes=["glossary-twin"])]
+            )
+            term_node = make_glossary_term(
+                self.env, title, None, self.env.docname, self.lineno, None, self.state.document
+            )
             # No index entry: search would rank the glossary above the chapter that teaches the term.
             for entry in list(term_node.findall(addnodes.index)):
                 entry.parent.remove(entry)
             body = nodes.definition()
             self.state.nested_parse(self._lines(term[f"{tree}_def"]), self.content_offset, body)
-            uses = sorted(((count_uses(t, spellings(term, tree), tree), d) for d, t in chapters.items()),
-                          reverse=True)
+            uses = sorted(((count_uses(t, spellings(term, tree), tree), d) for d, t in chapters.items()), reverse=True)
             links = nodes.paragraph(classes=["glossary-uses"])
             links += nodes.strong(text=text(self.env, "glossary-used-in"))
             for i, (count, docname) in enumerate(u for u in uses if u[0]):
                 links += nodes.Text(" · " if i else " ")
-                ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}",
-                                            refexplicit=False, refdoc=self.env.docname)
+                ref = addnodes.pending_xref(
+                    "",
+                    refdomain="std",
+                    reftype="doc",
+                    reftarget=f"/{docname}",
+                    refexplicit=False,
+                    refdoc=self.env.docname,
+                )
                 ref += nodes.inline(text=docname)
                 links += ref
             if not any(count for count, _ in uses):
@@ -103,8 +112,9 @@ class BookGlossary(SphinxDirective):
             if term.get(f"{tree}_avoid"):
                 avoid = nodes.paragraph(classes=["glossary-avoid"])
                 avoid += nodes.strong(text=text(self.env, "glossary-avoid"))
-                avoid += nodes.Text(" " + "、".join(term[f"{tree}_avoid"]) if tree == "zh"
-                                    else " " + ", ".join(term[f"{tree}_avoid"]))
+                avoid += nodes.Text(
+                    " " + "、".join(term[f"{tree}_avoid"]) if tree == "zh" else " " + ", ".join(term[f"{tree}_avoid"])
+                )
                 body += avoid
             definitions += nodes.definition_list_item("", term_node, body)
         return [glossary]
@@ -119,8 +129,15 @@ def write_search_dictionary(app, config):
     """A jieba user dictionary of the glossary's Chinese terms, for the zh search index."""
     if not config.language.startswith("zh"):
         return
-    words = sorted({w for term in load_terms() if "code" not in term for w in spellings(term, "zh")
-                    if re.search(r"[\u4e00-\u9fff]", w)})
+    words = sorted(
+        {
+            w
+            for term in load_terms()
+            if "code" not in term
+            for w in spellings(term, "zh")
+            if re.search(r"[\u4e00-\u9fff]", w)
+        }
+    )
     path = Path(app.outdir).parent / "jieba-user-dictionary.txt"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(f"{w} 100000 n\n" for w in words), encoding="utf-8")
@@ -130,5 +147,4 @@ def write_search_dictionary(app, config):
 def setup(app):
     app.add_directive("book-glossary", BookGlossary)
     app.connect("config-inited", write_search_dictionary)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

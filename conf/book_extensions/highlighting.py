@@ -36,8 +36,13 @@ def plain_types(*style_names: str) -> frozenset:
     """The standard token types of the mergeable kinds that every named style draws exactly as it
     draws plain text."""
     styles = [get_style_by_name(name) for name in style_names]
-    return frozenset(ttype for ttype in STANDARD_TYPES if ttype is not Text and any(ttype in kind for kind in MERGEABLE)
-                     and all(style.style_for_token(ttype) == style.style_for_token(Text) for style in styles))
+    return frozenset(
+        ttype
+        for ttype in STANDARD_TYPES
+        if ttype is not Text
+        and any(ttype in kind for kind in MERGEABLE)
+        and all(style.style_for_token(ttype) == style.style_for_token(Text) for style in styles)
+    )
 
 
 class AsPlainText(Filter):

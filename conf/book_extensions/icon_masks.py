@@ -29,8 +29,9 @@ ICONS_CSS = "book-icons.css"
 
 # In fontawesome.js each style's icons are one object literal, `var b={name:[width,height,[aliases],
 # "unicode","path"],…}`, then registered under its class names: `p("fas",b),p("fa-solid",b)`.
-PACK = re.compile(r'var b=\{(.*?)\};!function.{0,300}?\(function\(\)\{p\("(fa[a-z]*)",b\),p\("(fa-[a-z]+)",b\)\}\)',
-                  re.DOTALL)
+PACK = re.compile(
+    r'var b=\{(.*?)\};!function.{0,300}?\(function\(\)\{p\("(fa[a-z]*)",b\),p\("(fa-[a-z]+)",b\)\}\)', re.DOTALL
+)
 ICON = re.compile(r'(?:"([a-z0-9-]+)"|([a-z][a-z0-9]*)|(\d+)):\[(\d+),(\d+),\[([^\]]*)\],"([0-9a-f]*)","([^"]*)"\]')
 THEME_STYLESHEET = THEME_STATIC / "styles" / "pydata-sphinx-theme.css"
 # FontAwesome's per-icon rules in it: `.fa-bars,.fa-navicon{--fa:"\f0c9"}` (the glyph the icon font would draw).
@@ -49,9 +50,11 @@ STYLE_CLASSES = {"fa-solid", "fas", "fa-regular", "far", "fa-brands", "fab"}
 NOT_ICON_NAMES = STYLE_CLASSES | {"fa-lg", "fa-fw", "fa-xs", "fa-sm", "fa-xl", "fa-2x", "fa-3x"}
 ICON_ELEMENT = re.compile(r'class="([^"]*\b(?:fa-solid|fas|fa-regular|far|fa-brands|fab)\b[^"]*)"')
 BOOK_CSS_ICON = re.compile(r"var\(--book-icon-([a-z0-9-]+)\)")  # always a solid icon
-ATTRIBUTION = ("/* Icons: Font Awesome Free by @fontawesome, https://fontawesome.com, CC BY 4.0\n"
-               "   (https://fontawesome.com/license/free); drawn from the theme's fontawesome.js by\n"
-               "   conf/book_extensions/icon_masks.py. */\n")
+ATTRIBUTION = (
+    "/* Icons: Font Awesome Free by @fontawesome, https://fontawesome.com, CC BY 4.0\n"
+    "   (https://fontawesome.com/license/free); drawn from the theme's fontawesome.js by\n"
+    "   conf/book_extensions/icon_masks.py. */\n"
+)
 
 
 def stylesheet_without_icon_glyphs(original: str) -> str:
@@ -59,9 +62,11 @@ def stylesheet_without_icon_glyphs(original: str) -> str:
     stripped = ICON_GLYPH_RULE.sub("", original)
     other_forms = stripped.count('--fa:"')  # a glyph rule this pattern would cut in half
     if found < MIN_ICON_GLYPH_RULES or other_forms:
-        raise ConfigError(f"icon_masks: expected at least {MIN_ICON_GLYPH_RULES} FontAwesome rules of the form "
-                          f".fa-NAME{{--fa:\"…\"}} (each a whole rule) in {THEME_STYLESHEET}, found {found} and "
-                          f"{other_forms} of another form; the theme changed: see conf/book_extensions/icon_masks.py")
+        raise ConfigError(
+            f"icon_masks: expected at least {MIN_ICON_GLYPH_RULES} FontAwesome rules of the form "
+            f'.fa-NAME{{--fa:"…"}} (each a whole rule) in {THEME_STYLESHEET}, found {found} and '
+            f"{other_forms} of another form; the theme changed: see conf/book_extensions/icon_masks.py"
+        )
     return stripped
 
 
@@ -76,8 +81,10 @@ def icon_paths(bundle: str) -> dict[tuple[str, str], tuple[int, int, str]]:
             for name in (quoted or bare or number, *re.findall(r'"([a-z0-9-]+)"', aliases), f"U+{codepoint}"):
                 icons[(short, name)] = icons[(long, name)] = drawing
     if not {"fas", "far", "fab"} <= {style for style, _ in icons}:
-        raise ConfigError(f"icon_masks: found no solid, regular and brands icons in {FONTAWESOME_JS}; "
-                          "the theme's FontAwesome bundle changed: see conf/book_extensions/icon_masks.py")
+        raise ConfigError(
+            f"icon_masks: found no solid, regular and brands icons in {FONTAWESOME_JS}; "
+            "the theme's FontAwesome bundle changed: see conf/book_extensions/icon_masks.py"
+        )
     return icons
 
 
@@ -89,8 +96,11 @@ def icons_shown(html_pages: list[Path]) -> set[tuple[str, str]]:
         for classes in ICON_ELEMENT.findall(page.read_text(encoding="utf-8")):
             names = classes.split()
             style = next(name for name in names if name in STYLE_CLASSES)
-            shown |= {(style, name.removeprefix("fa-")) for name in names
-                      if name.startswith("fa-") and name not in NOT_ICON_NAMES}
+            shown |= {
+                (style, name.removeprefix("fa-"))
+                for name in names
+                if name.startswith("fa-") and name not in NOT_ICON_NAMES
+            }
     return shown
 
 
@@ -107,14 +117,16 @@ def icons_css(shown: set[tuple[str, str]], book_css_names: set[str], icons: dict
     missing = sorted(f"{style} fa-{name}" for style, name in wanted if (style, name) not in icons)
     if missing:
         raise ExtensionError(f"icon_masks: the pages show icons the theme's fontawesome.js does not hold: {missing}")
-    rules = [ATTRIBUTION,
-             # The element keeps the theme's box (FontAwesome's CSS: 1.25em wide, centred) and its
-             # show/hide rules; only the glyph changes: an empty ::before painted through the mask.
-             # An inline element's font is loaded for its line metrics even when it shows no text.
-             ":is(.fa-solid,.fas,.fa-regular,.far,.fa-brands,.fab){font-family:inherit}",
-             ":is(.fa-solid,.fas,.fa-regular,.far,.fa-brands,.fab)::before{content:\"\";display:inline-block;"
-             "width:1em;height:1em;vertical-align:-0.125em;background-color:currentColor;"
-             "-webkit-mask:var(--book-icon) center/contain no-repeat;mask:var(--book-icon) center/contain no-repeat}"]
+    rules = [
+        ATTRIBUTION,
+        # The element keeps the theme's box (FontAwesome's CSS: 1.25em wide, centred) and its
+        # show/hide rules; only the glyph changes: an empty ::before painted through the mask.
+        # An inline element's font is loaded for its line metrics even when it shows no text.
+        ":is(.fa-solid,.fas,.fa-regular,.far,.fa-brands,.fab){font-family:inherit}",
+        ':is(.fa-solid,.fas,.fa-regular,.far,.fa-brands,.fab)::before{content:"";display:inline-block;'
+        "width:1em;height:1em;vertical-align:-0.125em;background-color:currentColor;"
+        "-webkit-mask:var(--book-icon) center/contain no-repeat;mask:var(--book-icon) center/contain no-repeat}",
+    ]
     rules += [f".{style}.fa-{name}{{--book-icon:{svg_url(*icons[(style, name)])}}}" for style, name in sorted(shown)]
     rules += [f":root{{--book-icon-{name}:{svg_url(*icons[('fas', name)])}}}" for name in sorted(book_css_names)]
     return "\n".join(rules) + "\n"
@@ -131,22 +143,35 @@ def stylesheet_icons_css(stylesheet: str, icons: dict) -> str:
     for name, glyph, alias in PST_ICON.findall(stylesheet):
         if alias:
             masks.append(f"--book-mask-{name}:var(--book-mask-{alias})")
-        elif drawing := next((icons[(style, code_point(glyph))] for style in ("fas", "fab", "far")
-                              if (style, code_point(glyph)) in icons), None):
+        elif drawing := next(
+            (
+                icons[(style, code_point(glyph))]
+                for style in ("fas", "fab", "far")
+                if (style, code_point(glyph)) in icons
+            ),
+            None,
+        ):
             masks.append(f"--book-mask-{name}:{svg_url(*drawing)}")
     rules = CSS_RULE.findall(stylesheet)
     boxes = [selector.strip() for selector, body in rules if ICON_FONT.search(body)]
     glyphs = [(selector.strip(), name) for selector, body in rules for name in ICON_CONTENT.findall(body)]
     if not (masks and boxes and glyphs):
-        raise ConfigError(f"icon_masks: found no icon variables, icon-font rules or icon glyph rules in "
-                          f"{THEME_STYLESHEET}; the theme changed: see conf/book_extensions/icon_masks.py")
+        raise ConfigError(
+            f"icon_masks: found no icon variables, icon-font rules or icon glyph rules in "
+            f"{THEME_STYLESHEET}; the theme changed: see conf/book_extensions/icon_masks.py"
+        )
     css = [":root{" + ";".join(masks) + "}"]
-    css += [f"{selector}{{font-family:inherit;display:inline-block;width:1em;height:1em;vertical-align:-0.125em;"
-            "-webkit-mask-position:center;mask-position:center;-webkit-mask-size:contain;mask-size:contain;"
-            "-webkit-mask-repeat:no-repeat;mask-repeat:no-repeat}" for selector in boxes]
-    css += [f"{selector}{{content:\"\";background-color:currentColor;"
-            f"-webkit-mask-image:var(--book-mask-{name});mask-image:var(--book-mask-{name})}}"
-            for selector, name in glyphs]
+    css += [
+        f"{selector}{{font-family:inherit;display:inline-block;width:1em;height:1em;vertical-align:-0.125em;"
+        "-webkit-mask-position:center;mask-position:center;-webkit-mask-size:contain;mask-size:contain;"
+        "-webkit-mask-repeat:no-repeat;mask-repeat:no-repeat}"
+        for selector in boxes
+    ]
+    css += [
+        f'{selector}{{content:"";background-color:currentColor;'
+        f"-webkit-mask-image:var(--book-mask-{name});mask-image:var(--book-mask-{name})}}"
+        for selector, name in glyphs
+    ]
     return "\n".join(css) + "\n"
 
 
@@ -162,8 +187,10 @@ def write_if_changed(target: Path, wanted: str) -> None:
 def serve_stylesheet_without_glyphs(app: Sphinx, config) -> None:
     # Per language tree (build/<lang>/static-overrides): zh and en build side by side and never share it.
     static = Path(app.doctreedir).parent / "static-overrides"
-    write_if_changed(static / "styles" / THEME_STYLESHEET.name,
-                     stylesheet_without_icon_glyphs(THEME_STYLESHEET.read_text(encoding="utf-8")))
+    write_if_changed(
+        static / "styles" / THEME_STYLESHEET.name,
+        stylesheet_without_icon_glyphs(THEME_STYLESHEET.read_text(encoding="utf-8")),
+    )
     config.html_static_path = [*config.html_static_path, str(static)]
 
 
@@ -175,8 +202,9 @@ def write_icons_css(app: Sphinx, exception) -> None:
     pages = [page for page in outdir.rglob("*.html") if "_static" not in page.parts]
     book_css_names = set(BOOK_CSS_ICON.findall(BOOK_CSS.read_text(encoding="utf-8")))
     icons = icon_paths(FONTAWESOME_JS.read_text(encoding="utf-8"))
-    css = (icons_css(icons_shown(pages), book_css_names, icons)
-           + stylesheet_icons_css(THEME_STYLESHEET.read_text(encoding="utf-8"), icons))
+    css = icons_css(icons_shown(pages), book_css_names, icons) + stylesheet_icons_css(
+        THEME_STYLESHEET.read_text(encoding="utf-8"), icons
+    )
     (outdir / "_static" / ICONS_CSS).write_text(css, encoding="utf-8")
 
 

@@ -37,12 +37,12 @@ STRINGS = {
         "report-default": "（默认）",
         "report-claims": "正文的 {total} 项检查中 {passed} 项通过",
         "report-grid-explained": "每一格是这个版本的输出与已审阅快照比较的结果。默认版本 torch {default} 的输出就是共用快照；"
-                                 "其他版本只在确实输出不同的地方有自己的快照，点“不同，已审阅”可以看到差异。",
+        "其他版本只在确实输出不同的地方有自己的快照，点“不同，已审阅”可以看到差异。",
         "report-differences": "下面是各版本与默认版本 torch {default} 的全部已审阅差异（− 为 torch {default}，+ 为该版本）：",
         "report-no-differences": "所有支持的版本输出都与默认版本 torch {default} 相同。",
         "report-diff-title": "：torch {default} → torch {versions}",
         "verdict-all": "结论：在支持的 {count} 个 torch 版本（{versions}）上，正文的 {checks} 项检查全部通过，"
-                       "{snippets} 段代码的输出都与已审阅的快照一致；其中 {reviewed} 段在某些版本上输出不同，每一处差异都已审阅（见下文）。",
+        "{snippets} 段代码的输出都与已审阅的快照一致；其中 {reviewed} 段在某些版本上输出不同，每一处差异都已审阅（见下文）。",
         "verdict-open": "结论：还没有全部验证通过：{problems}。",
         "verdict-no-record": "torch {torch} 没有测试记录",
         "verdict-snippets": "torch {torch} 有 {what}",
@@ -65,7 +65,7 @@ STRINGS = {
         "status-no-record": "—",
         "differs-summary": "torch {versions} 的输出不同",
         "differs-explained": "以 − 开头的行是上面 torch {this} 的输出，以 + 开头的行是 torch {versions} 的输出"
-                             "（来自已审阅的快照 {snapshot}）。",
+        "（来自已审阅的快照 {snapshot}）。",
         "glue-differs": "（torch {versions} 为 {value}）",
         "claim-label": "这句话有检查验证：查看检查代码",
         "claim-title": "检查：{check}（snippets 目录下该章的 claims.py）",
@@ -98,16 +98,16 @@ STRINGS = {
         "report-default": " (default)",
         "report-claims": "{passed} of the prose's {total} checks passed",
         "report-grid-explained": "Each cell is what that version's output was found to be against the reviewed "
-                                 "snapshots. The default, torch {default}, owns the shared snapshot; another version has "
-                                 "its own only where it really prints something else: follow “differs, reviewed” to "
-                                 "the difference.",
+        "snapshots. The default, torch {default}, owns the shared snapshot; another version has "
+        "its own only where it really prints something else: follow “differs, reviewed” to "
+        "the difference.",
         "report-differences": "Every reviewed difference from the default, torch {default} (− torch {default}, + the "
-                              "other version):",
+        "other version):",
         "report-no-differences": "Every supported version prints what the default, torch {default}, prints.",
         "report-diff-title": ": torch {default} → torch {versions}",
         "verdict-all": "Verdict: on all {count} supported torch versions ({versions}), all {checks} checks of the prose "
-                       "passed and all {snippets} snippets printed their reviewed output; {reviewed} of them print "
-                       "something else on some version, and each of those differences is reviewed (below).",
+        "passed and all {snippets} snippets printed their reviewed output; {reviewed} of them print "
+        "something else on some version, and each of those differences is reviewed (below).",
         "verdict-open": "Verdict: not verified in full yet: {problems}.",
         "verdict-no-record": "torch {torch} has no test record",
         "verdict-snippets": "torch {torch} has {what}",
@@ -130,7 +130,7 @@ STRINGS = {
         "status-no-record": "—",
         "differs-summary": "Differs on torch {versions}",
         "differs-explained": "Lines starting with − are what torch {this} printed above; lines starting with + are "
-                             "what torch {versions} prints instead (from the reviewed snapshot {snapshot}).",
+        "what torch {versions} prints instead (from the reviewed snapshot {snapshot}).",
         "glue-differs": " (torch {versions}: {value})",
         "claim-label": "This sentence is checked: show the check",
         "claim-title": "Check {check} (in the chapter's claims.py under snippets/)",
@@ -153,8 +153,9 @@ def tree_and_other(sphinx_language: str) -> tuple[str, str]:
 
 def set_titles(app, config):
     if config.language not in book_settings.TREE_OF_SPHINX_LANGUAGE:
-        raise ValueError(f"language {config.language!r} is not one of the book's: "
-                         f"{', '.join(book_settings.TREE_OF_SPHINX_LANGUAGE)}")
+        raise ValueError(
+            f"language {config.language!r} is not one of the book's: {', '.join(book_settings.TREE_OF_SPHINX_LANGUAGE)}"
+        )
     strings = STRINGS[config.language]
     config.project = config.html_title = strings["title"]
     config.author, config.copyright = strings["author"], strings["copyright"]
@@ -165,5 +166,4 @@ def set_titles(app, config):
 
 def setup(app):
     app.connect("config-inited", set_titles)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

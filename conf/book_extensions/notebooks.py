@@ -57,12 +57,14 @@ STRINGS = {
         "about": (
             "本笔记本就是网页[{title}]({url})：正文、按顺序排列的全部代码片段，以及本书构建时用 torch {torch} "
             "实际运行记录下来的输出。只需安装 `torch` 和 `matplotlib`，在 Jupyter 里从上到下运行即可，"
-            "不需要本书的代码仓库。"),
+            "不需要本书的代码仓库。"
+        ),
         "stand-ins": (
             "本章的代码片段从本书的辅助模块 `{module}` 导入 {names}。下面这个单元格代替这个模块："
             "除 `glue` 外都是 `{helpers}` 里的原样代码；`glue` 在书中把数值交给正文显示，这里只把数值存进"
             "字典 `glued`（正文里的数值就是构建时记录的值）。这个单元格把它们注册为模块 `{module}`，"
-            "所以下面的代码片段与网页上的一字不差。"),
+            "所以下面的代码片段与网页上的一字不差。"
+        ),
     },
     "en": {
         "download": "Download this chapter as a Jupyter notebook you can run",
@@ -71,13 +73,15 @@ STRINGS = {
             "This notebook is the page [{title}]({url}): its prose, every snippet in order, and the "
             "outputs the book's build recorded when it ran them with torch {torch}. It runs top to "
             "bottom in Jupyter with only `torch` and `matplotlib` installed; the book's repository "
-            "is not needed."),
+            "is not needed."
+        ),
         "stand-ins": (
             "This chapter's snippets import {names} from the book's helper module `{module}`. The "
             "next cell stands in for that module: the code of `{helpers}` as it is, except `glue`, "
             "which in the book hands a value to the prose and here only keeps it in the dict "
             "`glued` (the numbers in the prose are the ones the build recorded). The cell registers "
-            "them as the module `{module}`, so the snippets below are exactly the page's."),
+            "them as the module `{module}`, so the snippets below are exactly the page's."
+        ),
     },
 }
 
@@ -137,8 +141,11 @@ def link(label: str, url: str, title: str = "") -> str:
 
 @cache
 def _claim_lines(claims_file: Path, mtime: float) -> dict[str, int]:
-    return {node.name: node.lineno for node in ast.parse(claims_file.read_text(encoding="utf-8")).body
-            if isinstance(node, ast.FunctionDef)}
+    return {
+        node.name: node.lineno
+        for node in ast.parse(claims_file.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef)
+    }
 
 
 def claim_url(code: str, branch: str) -> str | None:
@@ -202,8 +209,10 @@ class MarkdownWriter:
         return self.list_items(node, [marker.ljust(len(markers[-1])) for marker in markers])
 
     def list_items(self, node, markers: list[str]) -> str:
-        items = [prefixed(self.blocks(item.children), marker, " " * len(marker))
-                 for marker, item in zip(markers, node.children)]
+        items = [
+            prefixed(self.blocks(item.children), marker, " " * len(marker))
+            for marker, item in zip(markers, node.children)
+        ]
         return ("\n\n" if any("\n\n" in item for item in items) else "\n").join(items)
 
     def block_literal_block(self, node) -> str:
@@ -254,8 +263,12 @@ class MarkdownWriter:
 
     def block_table(self, node) -> str:
         group = next(iter(node.findall(nodes.tgroup)))
-        rows = [[self.table_cell(entry) for entry in row.children] for part in group.children
-                if isinstance(part, (nodes.thead, nodes.tbody)) for row in part.children]
+        rows = [
+            [self.table_cell(entry) for entry in row.children]
+            for part in group.children
+            if isinstance(part, (nodes.thead, nodes.tbody))
+            for row in part.children
+        ]
         if not rows:
             return ""
         header, *body = rows
@@ -266,7 +279,9 @@ class MarkdownWriter:
         parts = []
         for child in entry.children:
             if not isinstance(child, nodes.paragraph):
-                raise NoMarkdownForm(child, f"a <{child.tagname}> in a table cell: a Markdown table cell holds one line")
+                raise NoMarkdownForm(
+                    child, f"a <{child.tagname}> in a table cell: a Markdown table cell holds one line"
+                )
             parts.append(self.inlines(child, in_table=True))
         return "<br>".join(parts)
 
@@ -366,8 +381,11 @@ def make_notebook(app, doctree: nodes.document, docname: str) -> nbformat.Notebo
     rendered = {id(node): position for position, node in enumerate(rendered_code_cells(doctree))}
     recorded = recorded_code_cells(app, docname)
     if not len(rendered) == len(recorded) == len(page.code_cells):
-        raise NoMarkdownForm(doctree, f"{len(page.code_cells)} code cells in the page, {len(rendered)} rendered and "
-                                      f"{len(recorded)} recorded: they cannot be matched")
+        raise NoMarkdownForm(
+            doctree,
+            f"{len(page.code_cells)} code cells in the page, {len(rendered)} rendered and "
+            f"{len(recorded)} recorded: they cannot be matched",
+        )
     writer = MarkdownWriter(app, docname)
     strings = STRINGS[app.config.language]
     url = writer.site_url(posixpath.basename(docname) + ".html")
@@ -384,11 +402,15 @@ def make_notebook(app, doctree: nodes.document, docname: str) -> nbformat.Notebo
     def introduce():
         """Before the first snippet: what the notebook is, and the cell that stands in for the helpers."""
         end_prose()
-        prose.append(strings["about"].format(title=escape(_title(doctree)), url=url,
-                                             torch=app.config.book_torch))
+        prose.append(strings["about"].format(title=escape(_title(doctree)), url=url, torch=app.config.book_torch))
         if names:
-            prose.append(strings["stand-ins"].format(module=HELPER_MODULE, helpers=pages.relative(HELPERS),
-                                                     names=strings["and"].join(f"`{name}`" for name in names)))
+            prose.append(
+                strings["stand-ins"].format(
+                    module=HELPER_MODULE,
+                    helpers=pages.relative(HELPERS),
+                    names=strings["and"].join(f"`{name}`" for name in names),
+                )
+            )
         end_prose()
         if names:
             cells.append(nbformat.v4.new_code_cell(stand_in_code(names), id=STAND_IN_CELL_ID))
@@ -399,16 +421,20 @@ def make_notebook(app, doctree: nodes.document, docname: str) -> nbformat.Notebo
             introduce()
         end_prose()
         record = recorded[position]
-        cell = nbformat.v4.new_code_cell(record.source, id=f"snippet-{position + 1}",
-                                         execution_count=record.get("execution_count"))
+        cell = nbformat.v4.new_code_cell(
+            record.source, id=f"snippet-{position + 1}", execution_count=record.get("execution_count")
+        )
         cell.outputs = record.outputs
         if page.code_cells[position].tags:
             cell.metadata["tags"] = list(page.code_cells[position].tags)
         cells.append(cell)
         # What the page shows under the cell besides its outputs: the folded differences on other torch versions.
-        prose.extend(writer.block(child) for child in node.children
-                     if child.get("nb_element") not in ("cell_code_source", "cell_code_output")
-                     and "snippet-source" not in child.get("classes", []))
+        prose.extend(
+            writer.block(child)
+            for child in node.children
+            if child.get("nb_element") not in ("cell_code_source", "cell_code_output")
+            and "snippet-source" not in child.get("classes", [])
+        )
 
     def walk(children, depth: int):
         for child in children:
@@ -425,11 +451,14 @@ def make_notebook(app, doctree: nodes.document, docname: str) -> nbformat.Notebo
 
     walk(doctree.children, 0)
     end_prose()
-    notebook = nbformat.v4.new_notebook(cells=cells, metadata={
-        "kernelspec": KERNELSPEC,
-        "language_info": {"name": "python"},
-        METADATA_KEY: {"page": url, "language": app.config.language, "torch": app.config.book_torch},
-    })
+    notebook = nbformat.v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": KERNELSPEC,
+            "language_info": {"name": "python"},
+            METADATA_KEY: {"page": url, "language": app.config.language, "torch": app.config.book_torch},
+        },
+    )
     nbformat.validate(notebook)
     return notebook
 
@@ -443,12 +472,14 @@ def write_notebook(app, doctree, docname):
     try:
         notebook = make_notebook(app, doctree, docname)
     except NoMarkdownForm as problem:
-        logger.error(f"the page's notebook cannot be made: {problem}", location=problem.node,
-                     type="notebook", subtype="markdown")
+        logger.error(
+            f"the page's notebook cannot be made: {problem}", location=problem.node, type="notebook", subtype="markdown"
+        )
         return
     except (KeyError, ValueError, OSError) as problem:  # not in the execution cache, a snippet's import, a missing file
-        logger.error(f"the page's notebook cannot be made: {problem}", location=docname,
-                     type="notebook", subtype="cells")
+        logger.error(
+            f"the page's notebook cannot be made: {problem}", location=docname, type="notebook", subtype="cells"
+        )
         return
     target = Path(app.outdir, docname + SUFFIX)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -460,18 +491,30 @@ def offer_download(app, pagename, templatename, context, doctree):
     are .md and .pdf; its own .ipynb entry would be myst-nb's staged notebook, without outputs)."""
     if doctree is None or not has_notebook(app.env, pagename):
         return
-    menu = next((button for button in context.get("header_buttons", []) if button.get("label") == "download-buttons"),
-                None)
+    menu = next(
+        (button for button in context.get("header_buttons", []) if button.get("label") == "download-buttons"), None
+    )
     if menu is None:
-        logger.error("the theme's download menu is missing, so the page's notebook cannot be offered there "
-                     "(sphinx_book_theme.header_buttons.add_header_buttons)", location=pagename,
-                     type="notebook", subtype="download")
+        logger.error(
+            "the theme's download menu is missing, so the page's notebook cannot be offered there "
+            "(sphinx_book_theme.header_buttons.add_header_buttons)",
+            location=pagename,
+            type="notebook",
+            subtype="download",
+        )
         return
-    entry = {"type": "link", "url": posixpath.basename(pagename) + SUFFIX, "text": SUFFIX,
-             "tooltip": STRINGS[app.config.language]["download"], "icon": "fas fa-code",
-             "label": "download-notebook-button"}
-    after = next((n for n, button in enumerate(menu["buttons"]) if button.get("label") == "download-source-button"),
-                 len(menu["buttons"]) - 1)
+    entry = {
+        "type": "link",
+        "url": posixpath.basename(pagename) + SUFFIX,
+        "text": SUFFIX,
+        "tooltip": STRINGS[app.config.language]["download"],
+        "icon": "fas fa-code",
+        "label": "download-notebook-button",
+    }
+    after = next(
+        (n for n, button in enumerate(menu["buttons"]) if button.get("label") == "download-source-button"),
+        len(menu["buttons"]) - 1,
+    )
     menu["buttons"].insert(after + 1, entry)
 
 
@@ -480,5 +523,4 @@ def setup(app):
     app.connect("doctree-resolved", write_notebook)
     # After the theme fills header_buttons (its handlers run at priority 501).
     app.connect("html-page-context", offer_download, priority=502)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

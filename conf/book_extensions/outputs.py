@@ -19,8 +19,11 @@ from book_extensions import ENV_VERSION
 LAYOUT = r"(?: {4}|[ \t]*tensor\(\[\[|[ \t]*\S(?:[^\n]*?[^.\s])? {2,}\S)[^\n]*"
 MESSAGE = r"[^\n]+"
 # A diff line's sign, the token of its sign and of a kept line, and the token of a message line.
-SIGNS = ((r"-", Generic.Deleted, Generic.Deleted.Message), (r"\+", Generic.Inserted, Generic.Inserted.Message),
-         (r" ", Text, Generic.Message))
+SIGNS = (
+    (r"-", Generic.Deleted, Generic.Deleted.Message),
+    (r"\+", Generic.Inserted, Generic.Inserted.Message),
+    (r" ", Text, Generic.Message),
+)
 
 
 class OutputLexer(RegexLexer):

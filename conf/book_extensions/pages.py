@@ -115,9 +115,7 @@ class Page:
         """myst-nb executes a Markdown page only when its front matter says it is a notebook."""
         fm = self.front_matter
         jupytext = (fm.get("jupytext") or {}).get("text_representation") or {}
-        return "kernelspec" in fm and (
-            fm.get("file_format") == "mystnb" or jupytext.get("format_name") == "myst"
-        )
+        return "kernelspec" in fm and (fm.get("file_format") == "mystnb" or jupytext.get("format_name") == "myst")
 
     def roles_named(self, name: str) -> list[Role]:
         return [role for role in self.roles if role.name == name]
@@ -128,9 +126,11 @@ class Page:
     @property
     def glue_refs(self) -> list[tuple[str, str, str]]:
         """(role, key, format) of every glue role in the prose: ("text", "retain_second", ".1f")."""
-        return [(role.name.partition(":")[2], *(role.content.rsplit(":", 1) if ":" in role.content
-                                                else (role.content, "")))
-                for role in self.roles if role.name == "glue" or role.name.startswith("glue:")]
+        return [
+            (role.name.partition(":")[2], *(role.content.rsplit(":", 1) if ":" in role.content else (role.content, "")))
+            for role in self.roles
+            if role.name == "glue" or role.name.startswith("glue:")
+        ]
 
     @property
     def version_claims(self) -> list[tuple[int, str]]:
@@ -145,7 +145,8 @@ class Page:
     @property
     def glue_keys(self) -> list[str]:
         return [key for _, key, _ in self.glue_refs] + [
-            d.argument for d in self.directives if d.name == "glue" or d.name.startswith("glue:")]
+            d.argument for d in self.directives if d.name == "glue" or d.name.startswith("glue:")
+        ]
 
     @property
     def snippets(self) -> list[Path]:
@@ -160,24 +161,37 @@ class Page:
         targets += self.directive_arguments("literalinclude")
         claimed = sorted({SNIPPETS / claim.split("/")[0] / CLAIMS_FILE for _, claim in self.claims})
         # {exercise-notebook} <chapter>/<name> offers the starter, snippets/<chapter>/exercise-<name>.py
-        starters = [SNIPPETS / chapter / f"exercise-{name}.py" for chapter, _, name in
-                    (argument.strip().partition("/") for argument in self.directive_arguments("exercise-notebook"))]
+        starters = [
+            SNIPPETS / chapter / f"exercise-{name}.py"
+            for chapter, _, name in (
+                argument.strip().partition("/") for argument in self.directive_arguments("exercise-notebook")
+            )
+        ]
         return [(self.path.parent / target.strip()).resolve() for target in targets] + claimed + starters
 
     def problems(self) -> list[tuple[int, str]]:
         """(line, message) for every rule of the book this page breaks."""
         found = []
         if self.code_cells and not self.is_notebook:
-            found.append((1, f"{len(self.code_cells)} code cell(s) but no notebook front matter, so "
-                             "myst-nb would not run them: start the page with\n---\nfile_format: mystnb\n"
-                             "kernelspec:\n  name: python3\n---"))
+            found.append(
+                (
+                    1,
+                    f"{len(self.code_cells)} code cell(s) but no notebook front matter, so "
+                    "myst-nb would not run them: start the page with\n---\nfile_format: mystnb\n"
+                    "kernelspec:\n  name: python3\n---",
+                )
+            )
         for cell in self.code_cells:
             if cell.language != CELL_LANGUAGE:
-                found.append((cell.line, f"write `{{code-cell}} {CELL_LANGUAGE}`, not "
-                                         f"`{{code-cell}} {cell.language}`"))
+                found.append((cell.line, f"write `{{code-cell}} {CELL_LANGUAGE}`, not `{{code-cell}} {cell.language}`"))
             if cell.body.strip():
-                found.append((cell.line, "inline code in a code cell: move it to a file under "
-                                         "snippets/ and `:load:` it, with an empty cell body"))
+                found.append(
+                    (
+                        cell.line,
+                        "inline code in a code cell: move it to a file under "
+                        "snippets/ and `:load:` it, with an empty cell body",
+                    )
+                )
             if not cell.load:
                 found.append((cell.line, "code cell without `:load: ../../snippets/<chapter>/<idea>.py`"))
             elif not cell.snippet.is_file():
@@ -224,9 +238,16 @@ def _read_tokens(page: Page, markdown: str, first_line: int, top_level: bool) ->
             if name == "code-cell":
                 # myst-nb runs top-level backtick cells only (a :::{code-cell} is not one)
                 if top_level and token.level == 0 and token.type == "fence":
-                    page.code_cells.append(CodeCell(
-                        page=page.path, line=line, end_line=first_line + token.map[1] - 1,
-                        language=argument.strip(), options=parsed.options, body="\n".join(parsed.body)))
+                    page.code_cells.append(
+                        CodeCell(
+                            page=page.path,
+                            line=line,
+                            end_line=first_line + token.map[1] - 1,
+                            language=argument.strip(),
+                            options=parsed.options,
+                            body="\n".join(parsed.body),
+                        )
+                    )
                 continue
             page.directives.append(Directive(name, argument.strip(), line, parsed.options))
             if name not in LITERAL_BODIES and parsed.body:
@@ -252,11 +273,15 @@ def _read_inline(page: Page, token, line: int) -> None:
 
 def missing_twins(docs: Path = DOCS) -> list[tuple[Path, Path]]:
     """(missing page, its existing twin) for every page that exists in one language tree only."""
-    trees = {language: {p.relative_to(docs / language) for p in (docs / language).rglob("*.md")}
-             for language in LANGUAGES}
-    return [(docs / language / name, docs / other / name)
-            for language, names in trees.items() for other, other_names in trees.items()
-            for name in sorted(other_names - names)]
+    trees = {
+        language: {p.relative_to(docs / language) for p in (docs / language).rglob("*.md")} for language in LANGUAGES
+    }
+    return [
+        (docs / language / name, docs / other / name)
+        for language, names in trees.items()
+        for other, other_names in trees.items()
+        for name in sorted(other_names - names)
+    ]
 
 
 def page_of(env, docname: str | None = None) -> Page:

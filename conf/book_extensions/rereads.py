@@ -36,12 +36,19 @@ class Fingerprints(pages.PerPage):
         pass  # fingerprinted at source-read
 
     def get_outdated_docs(self, app, env, added, changed, removed):
-        return [docname for docname, old in self.stored(env).items()
-                if docname in env.found_docs and docname not in removed | changed
-                and self.fingerprint(env, docname) != old]
+        return [
+            docname
+            for docname, old in self.stored(env).items()
+            if docname in env.found_docs and docname not in removed | changed and self.fingerprint(env, docname) != old
+        ]
 
 
 def watch(app, name: str, files_of: Callable[[pages.Page], list[Path]]) -> None:
     """Re-read a page whenever the set or the times of the existing ``files_of(page)`` change."""
-    app.add_env_collector(type(f"Fingerprints_{name}", (Fingerprints,),
-                               {"attribute": f"book_fingerprints_{name}", "files_of": staticmethod(files_of)}))
+    app.add_env_collector(
+        type(
+            f"Fingerprints_{name}",
+            (Fingerprints,),
+            {"attribute": f"book_fingerprints_{name}", "files_of": staticmethod(files_of)},
+        )
+    )

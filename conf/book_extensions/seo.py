@@ -44,16 +44,20 @@ DESCRIPTION_LENGTH = {"zh_CN": 80, "en": 160}
 # description says less than it could, and search engines replace short ones with excerpts of their
 # own): after its last whole sentence that fits, else before a clause mark (, ; : and ，、；：), else
 # before a space, never inside an English word; a cut sentence ends in "…".
-CUTS = [(re.compile(r"(?<=[.!?])(?=\s|$)|(?<=[。！？])"), ""),
-        (re.compile(r"(?=[,;:]\s)|(?=[，、；：])"), "…"),
-        (re.compile(r"(?=\s)"), "…")]
+CUTS = [
+    (re.compile(r"(?<=[.!?])(?=\s|$)|(?<=[。！？])"), ""),
+    (re.compile(r"(?=[,;:]\s)|(?=[，、；：])"), "…"),
+    (re.compile(r"(?=\s)"), "…"),
+]
 
 
 def place_language(app, config):
     """conf.py's html_baseurl is the site's root; Sphinx writes the canonical links from this language's folder."""
     if not config.html_baseurl:
-        raise ConfigError("html_baseurl must name the site's root (conf.py: book_settings.SITE_URL): "
-                          "canonical links, hreflang alternates and the sitemap are absolute URLs")
+        raise ConfigError(
+            "html_baseurl must name the site's root (conf.py: book_settings.SITE_URL): "
+            "canonical links, hreflang alternates and the sitemap are absolute URLs"
+        )
     tree = tree_and_other(config.language)[0]
     config.html_baseurl = config.ogp_site_url = urljoin(config.html_baseurl.rstrip("/") + "/", f"{tree}/")
 
@@ -64,7 +68,8 @@ def mark_promise(app, doctree):
     written, after glued values were pasted into it."""
     title_section = doctree.next_node(nodes.section)
     promise = title_section and next(
-        (child for child in title_section.children if isinstance(child, nodes.paragraph)), None)
+        (child for child in title_section.children if isinstance(child, nodes.paragraph)), None
+    )
     if promise is not None:
         promise[PROMISE] = True
 
@@ -75,8 +80,8 @@ def shortened(text: str, limit: int) -> str:
     for cut, ending in CUTS:
         fitting = [place.start() for place in cut.finditer(text) if place.start() + len(ending) <= limit]
         if fitting and fitting[-1] >= limit // 2:
-            return text[:fitting[-1]].rstrip() + ending
-    return text[:limit - 1] + "…"  # no sentence end, clause mark or space in the second half of the limit
+            return text[: fitting[-1]].rstrip() + ending
+    return text[: limit - 1] + "…"  # no sentence end, clause mark or space in the second half of the limit
 
 
 def description(app, doctree) -> str | None:
@@ -87,8 +92,10 @@ def description(app, doctree) -> str | None:
 def alternates(app, pagename: str) -> dict[str, str]:
     """{hreflang: absolute URL} of the page in each language, then x-default (module docstring)."""
     here = urljoin(app.config.html_baseurl, app.builder.get_target_uri(pagename))
-    urls = {STRINGS[code]["hreflang"]: urljoin(here, url_in_tree(pagename, tree))
-            for tree, code in book_settings.LANGUAGES.items()}
+    urls = {
+        STRINGS[code]["hreflang"]: urljoin(here, url_in_tree(pagename, tree))
+        for tree, code in book_settings.LANGUAGES.items()
+    }
     return {**urls, "x-default": next(iter(urls.values()))}  # LANGUAGES is in the book's order: Chinese first
 
 
@@ -101,13 +108,18 @@ def head_tags(app, pagename, templatename, context, doctree):
     said = description(app, doctree)
     other_code = next(code for code in OPEN_GRAPH_LOCALE if code != app.config.language)
     # sphinxext-opengraph escapes only the quotes of a field's value: the rest is escaped here.
-    fields = {"og:description": said and html.escape(said), "og:locale": OPEN_GRAPH_LOCALE[app.config.language],
-              "og:locale:alternate": OPEN_GRAPH_LOCALE[other_code],
-              "og:type": "website" if pagename == app.config.root_doc else app.config.ogp_type}
+    fields = {
+        "og:description": said and html.escape(said),
+        "og:locale": OPEN_GRAPH_LOCALE[app.config.language],
+        "og:locale:alternate": OPEN_GRAPH_LOCALE[other_code],
+        "og:type": "website" if pagename == app.config.root_doc else app.config.ogp_type,
+    }
     context["meta"] = {**(context.get("meta") or {}), **{name: value for name, value in fields.items() if value}}
     tags = [f'<meta name="description" content="{html.escape(said)}">'] if said else []
-    tags += [f'<link rel="alternate" hreflang="{hreflang}" href="{html.escape(url)}">'
-             for hreflang, url in alternates(app, pagename).items()]
+    tags += [
+        f'<link rel="alternate" hreflang="{hreflang}" href="{html.escape(url)}">'
+        for hreflang, url in alternates(app, pagename).items()
+    ]
     context["metatags"] = context.get("metatags", "") + "".join(f"\n{tag}" for tag in tags)
 
 
@@ -115,10 +127,16 @@ def list_pages(app, exception):
     """All pages of this build, not only those written now (parallel writers would not report back)."""
     if exception or app.builder.format != "html":
         return
-    listed = [{"url": urljoin(app.config.html_baseurl, app.builder.get_target_uri(docname)),
-               "alternates": alternates(app, docname)} for docname in sorted(app.env.found_docs)]
-    (Path(app.outdir).parent / "sitemap.json").write_text(json.dumps(listed, indent=1, ensure_ascii=False),
-                                                         encoding="utf-8")
+    listed = [
+        {
+            "url": urljoin(app.config.html_baseurl, app.builder.get_target_uri(docname)),
+            "alternates": alternates(app, docname),
+        }
+        for docname in sorted(app.env.found_docs)
+    ]
+    (Path(app.outdir).parent / "sitemap.json").write_text(
+        json.dumps(listed, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
 
 
 def setup(app):
@@ -126,5 +144,4 @@ def setup(app):
     app.connect("doctree-read", mark_promise, priority=400)  # badges.py's runs at 500
     app.connect("html-page-context", head_tags, priority=400)  # before sphinxext-opengraph's, at 500
     app.connect("build-finished", list_pages)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

@@ -60,7 +60,7 @@ def _blank_code_cells(text, page):
     """Keep the line numbers, drop the cells: myst-nb then has nothing broken to trip over."""
     lines = text.split("\n")
     for cell in page.code_cells:
-        lines[cell.line - 1:cell.end_line] = [""] * (cell.end_line - cell.line + 1)
+        lines[cell.line - 1 : cell.end_line] = [""] * (cell.end_line - cell.line + 1)
     return "\n".join(lines)
 
 
@@ -93,13 +93,19 @@ def name_failing_snippet(app, doctree):
     where = f"{pages.relative(cell.snippet)}:{line}" if cell and cell.snippet else docname
     report = Path(app.outdir, "reports", f"{docname}.err.log")
     if error.startswith(OUTPUT_LIMIT_ERROR) and cell and cell.snippet:  # raised by conf/kernel_startup.py
-        logger.error(f"{limits.too_loud(pages.relative(cell.snippet))}; in the code cell at {cell.where}",
-                     location=where, type="snippet", subtype="exec")
+        logger.error(
+            f"{limits.too_loud(pages.relative(cell.snippet))}; in the code cell at {cell.where}",
+            location=where,
+            type="snippet",
+            subtype="exec",
+        )
         return
     logger.error(
         f"{error}\n  raised by this snippet line, in the code cell at {cell.where if cell else docname}"
         f" (full traceback: {pages.relative(report)}); tag the cell `raises-exception` if it is meant to raise",
-        location=where, type="snippet", subtype="exec",
+        location=where,
+        type="snippet",
+        subtype="exec",
     )
 
 
@@ -126,13 +132,22 @@ def report_timeout(app, docname, message, cells):
     limit = app.config.nb_execution_timeout
     found = timed_out_cells(message, cells)
     if not found:
-        logger.error(f"a code cell ran longer than {limit} s and was stopped, but it could not be matched with a "
-                     f"snippet:\n{message}", location=docname, type="snippet", subtype="exec")
+        logger.error(
+            f"a code cell ran longer than {limit} s and was stopped, but it could not be matched with a "
+            f"snippet:\n{message}",
+            location=docname,
+            type="snippet",
+            subtype="exec",
+        )
         return
     for cell in found:
         # Where it hangs inside the snippet, nbclient does not say: the cell that loads it is the location.
-        logger.error(limits.too_slow(pages.relative(cell.snippet), limit),
-                     location=(docname, cell.line), type="snippet", subtype="exec")
+        logger.error(
+            limits.too_slow(pages.relative(cell.snippet), limit),
+            location=(docname, cell.line),
+            type="snippet",
+            subtype="exec",
+        )
 
 
 def rendered_code_cells(doctree: nodes.Node) -> list[nodes.container]:
@@ -157,24 +172,39 @@ class SnippetDownloads(SphinxTransform):
                 f"{len(code_cells)} code cell(s) in the page but myst-nb rendered {len(cells)}, so no cell "
                 "can be matched with its snippet's download link (myst-nb drops a cell tagged both "
                 "remove-input and remove-output: keep one of the two tags)",
-                location=self.env.docname, type="snippet", subtype="download")
+                location=self.env.docname,
+                type="snippet",
+                subtype="download",
+            )
             return
         for cell, code_cell in zip(cells, code_cells):
-            cut = [node for node in cell.findall(nodes.literal_block)
-                   if "traceback" in node["classes"] and OUTPUT_LIMIT_ERROR in node.astext()]
+            cut = [
+                node
+                for node in cell.findall(nodes.literal_block)
+                if "traceback" in node["classes"] and OUTPUT_LIMIT_ERROR in node.astext()
+            ]
             # A raises-exception cell lets any error pass, this one too; in any other cell the failed
             # execution is already reported, with the snippet's line, by name_failing_snippet.
             if cut and code_cell.snippet and code_cell.raises:
-                logger.error(f"{limits.too_loud(pages.relative(code_cell.snippet))}; in the code cell at "
-                             f"{code_cell.where} (tagged raises-exception, but this is no error the page means)",
-                             location=(self.env.docname, code_cell.line), type="snippet", subtype="exec")
+                logger.error(
+                    f"{limits.too_loud(pages.relative(code_cell.snippet))}; in the code cell at "
+                    f"{code_cell.where} (tagged raises-exception, but this is no error the page means)",
+                    location=(self.env.docname, code_cell.line),
+                    type="snippet",
+                    subtype="exec",
+                )
             source = next((node for node in cell.findall(nodes.literal_block)), None)
             dimmed = glue_lines(code_cell.snippet) if code_cell.snippet else []
             if source is not None and dimmed:
                 source["highlight_args"] = {**source.get("highlight_args", {}), "hl_lines": dimmed}
-            link = addnodes.download_reference("", "", refdoc=self.env.docname,
-                                               reftarget=self.download_copy(code_cell.snippet),
-                                               refexplicit=True, classes=["snippet-download"])
+            link = addnodes.download_reference(
+                "",
+                "",
+                refdoc=self.env.docname,
+                reftarget=self.download_copy(code_cell.snippet),
+                refexplicit=True,
+                classes=["snippet-download"],
+            )
             link += nodes.literal(text=pages.relative(code_cell.snippet))
             cell.insert(0, nodes.paragraph("", "", link, classes=["snippet-source"]))
 
@@ -196,8 +226,11 @@ def glue_lines(snippet: Path) -> list[int]:
     for statement in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"))):
         call = statement.value if isinstance(statement, ast.Expr) else None
         glued = isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "glue"
-        imports_glue = (isinstance(statement, ast.ImportFrom) and statement.module == "measured"
-                        and [alias.name for alias in statement.names] == ["glue"])
+        imports_glue = (
+            isinstance(statement, ast.ImportFrom)
+            and statement.module == "measured"
+            and [alias.name for alias in statement.names] == ["glue"]
+        )
         if glued or imports_glue:
             lines += range(statement.lineno, statement.end_lineno + 1)
     return sorted(lines)
@@ -207,5 +240,4 @@ def setup(app):
     app.add_transform(SnippetDownloads)
     app.connect("source-read", check_page)
     app.connect("doctree-read", name_failing_snippet)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

@@ -52,8 +52,10 @@ def helper_imports(snippet: Path) -> list[str]:
                 raise ValueError(f"{pages.relative(snippet)}:{node.lineno}: import the helpers by name, not with *")
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.Import) and any(alias.name.split(".")[0] == HELPER_MODULE for alias in node.names):
-            raise ValueError(f"{pages.relative(snippet)}:{node.lineno}: write `from {HELPER_MODULE} import <name>`: "
-                             "the notebook's stand-in cell provides names")
+            raise ValueError(
+                f"{pages.relative(snippet)}:{node.lineno}: write `from {HELPER_MODULE} import <name>`: "
+                "the notebook's stand-in cell provides names"
+            )
     return found
 
 
@@ -73,8 +75,10 @@ def stand_in_code(names: list[str], importers: str = "this chapter's snippets im
             defined.update({(alias.asname or alias.name).split(".")[0]: statement for alias in statement.names})
     missing = sorted(set(names) - set(defined))
     if missing:
-        raise ValueError(f"snippets import {', '.join(missing)} from {HELPER_MODULE}, which {pages.relative(HELPERS)} "
-                         "does not define")
+        raise ValueError(
+            f"snippets import {', '.join(missing)} from {HELPER_MODULE}, which {pages.relative(HELPERS)} "
+            "does not define"
+        )
     chosen: set[int] = set()
     todo = [name for name in names if name != "glue"] + (sorted(GLUE_NEEDS) if "glue" in names else [])
     while todo:
@@ -86,29 +90,35 @@ def stand_in_code(names: list[str], importers: str = "this chapter's snippets im
 
     def text_of(statement) -> str:
         first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", []))])
-        return "\n".join(lines[first - 1:statement.end_lineno])
+        return "\n".join(lines[first - 1 : statement.end_lineno])
 
     picked = [statement for statement in module.body if id(statement) in chosen]
-    imports = sorted({text_of(s) for s in picked if isinstance(s, (ast.Import, ast.ImportFrom))} | {"import sys", "import types"},
-                     key=lambda line: (line.startswith("from"), line))
+    imports = sorted(
+        {text_of(s) for s in picked if isinstance(s, (ast.Import, ast.ImportFrom))} | {"import sys", "import types"},
+        key=lambda line: (line.startswith("from"), line),
+    )
     definitions = [text_of(s) for s in picked if not isinstance(s, (ast.Import, ast.ImportFrom))]
     if "glue" in names:
         definitions.append(GLUE_STAND_IN.rstrip())
     threads = book_settings.RUN_ENV["OMP_NUM_THREADS"]
     exported = ", ".join(f"{name}={name}" for name in sorted(set(names)))
-    header = "\n".join([
-        f"# Stand-ins for what {importers} from the book's {pages.relative(HELPERS)}",
-        *imports,
-        "",
-        "import torch",
-        "",
-        f"torch.set_num_threads({threads})  # as in the book's build: float32 sums add up in the same order",
-    ])
-    registration = "\n".join([
-        f'{HELPER_MODULE} = types.ModuleType("{HELPER_MODULE}", "Stand-ins for the book\'s helpers")',
-        f"vars({HELPER_MODULE}).update({exported})",
-        f'sys.modules["{HELPER_MODULE}"] = {HELPER_MODULE}',
-    ])
+    header = "\n".join(
+        [
+            f"# Stand-ins for what {importers} from the book's {pages.relative(HELPERS)}",
+            *imports,
+            "",
+            "import torch",
+            "",
+            f"torch.set_num_threads({threads})  # as in the book's build: float32 sums add up in the same order",
+        ]
+    )
+    registration = "\n".join(
+        [
+            f'{HELPER_MODULE} = types.ModuleType("{HELPER_MODULE}", "Stand-ins for the book\'s helpers")',
+            f"vars({HELPER_MODULE}).update({exported})",
+            f'sys.modules["{HELPER_MODULE}"] = {HELPER_MODULE}',
+        ]
+    )
     return "\n\n\n".join([header, *definitions, registration]) + "\n"
 
 

@@ -57,8 +57,11 @@ def _page(env) -> pages.Page:
 
 def snapshot_files(page: pages.Page) -> list[Path]:
     """Every snapshot the page's snippets may have, shared and per version, existing or not."""
-    return [snapshots.snapshot_path(snippet, torch) for snippet in page.snippets
-            for torch in [None, *book_settings.TORCH_VERSIONS]]
+    return [
+        snapshots.snapshot_path(snippet, torch)
+        for snippet in page.snippets
+        for torch in [None, *book_settings.TORCH_VERSIONS]
+    ]
 
 
 class CellDifferences(SphinxTransform):
@@ -83,15 +86,26 @@ class CellDifferences(SphinxTransform):
                 continue
             containers = rendered.get(cell.load, [])
             if nth >= len(containers):
-                logger.error(f"{pages.relative(cell.snippet)} prints differently on torch "
-                             f"{_versions(found[0][0])}, but its cell was not rendered, so the page cannot say so",
-                             location=(self.env.docname, cell.line), type="snippet", subtype="difference")
+                logger.error(
+                    f"{pages.relative(cell.snippet)} prints differently on torch "
+                    f"{_versions(found[0][0])}, but its cell was not rendered, so the page cannot say so",
+                    location=(self.env.docname, cell.line),
+                    type="snippet",
+                    subtype="difference",
+                )
                 continue
             for versions, diff in found:
                 snapshot = snapshots.expected_snapshot(cell.snippet, versions[0])
                 block = torch_difference(summary=say("differs-summary", versions=_versions(versions)))
-                block += nodes.paragraph("", say("differs-explained", this=this_torch, versions=_versions(versions),
-                                                 snapshot=pages.relative(snapshot)))
+                block += nodes.paragraph(
+                    "",
+                    say(
+                        "differs-explained",
+                        this=this_torch,
+                        versions=_versions(versions),
+                        snapshot=pages.relative(snapshot),
+                    ),
+                )
                 diff_text = "\n".join(diff)
                 block += nodes.literal_block(diff_text, diff_text, language="book-output-diff")
                 containers[nth] += block
@@ -128,10 +142,15 @@ def versions_printing(claim: str) -> tuple[Path, list[str]]:
     name, sep, wanted = claim.partition("|")
     snippet = pages.SNIPPETS / name.strip()
     if not sep or not wanted or not snippet.is_file():
-        raise ValueError(f"write {{torch-versions}}`<chapter>/<idea>.py|<text it prints>`, not `{claim}`"
-                         + ("" if not sep or snippet.is_file() else f": there is no snippets/{name.strip()}"))
-    return snippet, [torch for torch in book_settings.TORCH_VERSIONS
-                     if wanted in snapshots.expected_snapshot(snippet, torch).read_text(encoding="utf-8")]
+        raise ValueError(
+            f"write {{torch-versions}}`<chapter>/<idea>.py|<text it prints>`, not `{claim}`"
+            + ("" if not sep or snippet.is_file() else f": there is no snippets/{name.strip()}")
+        )
+    return snippet, [
+        torch
+        for torch in book_settings.TORCH_VERSIONS
+        if wanted in snapshots.expected_snapshot(snippet, torch).read_text(encoding="utf-8")
+    ]
 
 
 class TorchVersionsRole(SphinxRole):
@@ -146,9 +165,13 @@ class TorchVersionsRole(SphinxRole):
         for torch in book_settings.TORCH_VERSIONS:  # the page's own snippets are watched; this one may be another's
             self.env.note_dependency(str(snapshots.expected_snapshot(snippet, torch)))
         if not versions:
-            logger.error(f"no supported torch prints {self.text.partition('|')[2]!r} in {pages.relative(snippet)} "
-                         "any more: rewrite the sentence", location=self.get_location(), type="snippet",
-                         subtype="versions")
+            logger.error(
+                f"no supported torch prints {self.text.partition('|')[2]!r} in {pages.relative(snippet)} "
+                "any more: rewrite the sentence",
+                location=self.get_location(),
+                type="snippet",
+                subtype="versions",
+            )
             return [], []
         return [nodes.inline(self.rawtext, _versions(versions), classes=["torch-versions"])], []
 
@@ -167,5 +190,4 @@ def setup(app):
     rereads.watch(app, "snapshots", snapshot_files)  # a version's snapshot added, changed or removed
     app.add_role_to_domain("glue", "text", PasteTextWithVersions(), override=True)
     app.add_role("torch-versions", TorchVersionsRole())
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

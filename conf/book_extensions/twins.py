@@ -20,8 +20,11 @@ logger = logging.getLogger(__name__)
 
 def check_twins(app):
     for missing, twin in pages.missing_twins():
-        logger.error(f"{pages.relative(missing)} is missing: every page needs its twin in each language",
-                     location=f"{pages.relative(twin)}:1", type="twins")
+        logger.error(
+            f"{pages.relative(missing)} is missing: every page needs its twin in each language",
+            location=f"{pages.relative(twin)}:1",
+            type="twins",
+        )
 
 
 GENERATED_PAGES = {"genindex", "search"}  # made by Sphinx in every language
@@ -37,13 +40,15 @@ def link_twin(app, pagename, templatename, context, doctree):
     other_tree = tree_and_other(app.config.language)[1]
     other = next(strings for code, strings in STRINGS.items() if code != app.config.language)
     has_twin = pagename in GENERATED_PAGES or (pages.DOCS / other_tree / f"{pagename}.md").is_file()
-    context["language_switch"] = {"url": url_in_tree(pagename, other_tree, None if has_twin else "index"),
-                                  "label": other["switch-label"], "title": other["switch-title"],
-                                  "hreflang": other["hreflang"]}
+    context["language_switch"] = {
+        "url": url_in_tree(pagename, other_tree, None if has_twin else "index"),
+        "label": other["switch-label"],
+        "title": other["switch-title"],
+        "hreflang": other["hreflang"],
+    }
 
 
 def setup(app):
     app.connect("builder-inited", check_twins)
     app.connect("html-page-context", link_twin)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

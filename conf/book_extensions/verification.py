@@ -68,15 +68,21 @@ class Findings(SphinxDirective):
             path = RECORDS / f"torch-{torch}.json"  # watched by record_files: a record may come later
             if path.is_file():
                 records[torch] = json.loads(path.read_text(encoding="utf-8"))
-        statuses = {torch: {name: self._status(records.get(torch), name, current[name], torch) for name in snippets}
-                    for torch in versions}
+        statuses = {
+            torch: {name: self._status(records.get(torch), name, current[name], torch) for name in snippets}
+            for torch in versions
+        }
         checks = all_checks()
         for claims_file in pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"):
             self.env.note_dependency(str(claims_file))  # a changed check makes its old records stale
-        passed_checks = {torch: sum(record.get("claims", {}).get(check, {}).get("sha256") == check_hash(source)
-                                    and record["claims"][check]["status"] == "passed"
-                                    for check, source in checks.items())
-                         for torch, record in records.items()}
+        passed_checks = {
+            torch: sum(
+                record.get("claims", {}).get(check, {}).get("sha256") == check_hash(source)
+                and record["claims"][check]["status"] == "passed"
+                for check, source in checks.items()
+            )
+            for torch, record in records.items()
+        }
         return snippets, records, statuses, checks, passed_checks
 
     def say(self, key, **kw) -> str:
@@ -93,18 +99,34 @@ class Findings(SphinxDirective):
             if "no-record" in found:
                 problems.append(say("verdict-no-record", torch=torch))
                 continue
-            bad = {status: found.count(status) for status in STATUSES if status not in ("same", "reviewed")
-                   and found.count(status)}
+            bad = {
+                status: found.count(status)
+                for status in STATUSES
+                if status not in ("same", "reviewed") and found.count(status)
+            }
             if bad:
-                problems.append(say("verdict-snippets", torch=torch, what=", ".join(
-                    f"{count} {say('status-' + status)}" for status, count in bad.items())))
+                problems.append(
+                    say(
+                        "verdict-snippets",
+                        torch=torch,
+                        what=", ".join(f"{count} {say('status-' + status)}" for status, count in bad.items()),
+                    )
+                )
             if passed_checks.get(torch, 0) != total_checks:
-                problems.append(say("verdict-checks", torch=torch, passed=passed_checks.get(torch, 0), total=total_checks))
+                problems.append(
+                    say("verdict-checks", torch=torch, passed=passed_checks.get(torch, 0), total=total_checks)
+                )
         if problems:
             return say("verdict-open", problems="; ".join(problems)), False
         reviewed = sum(any(statuses[torch][name] == "reviewed" for torch in versions) for name in statuses[versions[0]])
-        return say("verdict-all", count=len(versions), versions=", ".join(versions), checks=total_checks,
-                   snippets=len(statuses[versions[0]]), reviewed=reviewed), True
+        return say(
+            "verdict-all",
+            count=len(versions),
+            versions=", ".join(versions),
+            checks=total_checks,
+            snippets=len(statuses[versions[0]]),
+            reviewed=reviewed,
+        ), True
 
     @staticmethod
     def _status(record, name, sha, torch) -> str:
@@ -121,7 +143,6 @@ class Findings(SphinxDirective):
         return "unreviewed" if entry["status"] == "differs" else entry["status"]
 
 
-
 class VerificationVerdict(Findings):
     """The report's verdict in one sentence, for the top of the page."""
 
@@ -130,9 +151,13 @@ class VerificationVerdict(Findings):
         sentence, verified = self._verdict(statuses, passed_checks, len(checks), self.say)
         if not verified and self.config.book_publish:
             # A site for readers: a partial record would make most ✓ say "no test record yet".
-            logger.error(f"book_publish is set ({book_settings.PUBLISH_ENV}), but the records do not verify the book: "
-                         f"{sentence}",
-                         location=(self.env.docname, self.lineno), type="verification", subtype="verdict")
+            logger.error(
+                f"book_publish is set ({book_settings.PUBLISH_ENV}), but the records do not verify the book: "
+                f"{sentence}",
+                location=(self.env.docname, self.lineno),
+                type="verification",
+                subtype="verdict",
+            )
         return [nodes.paragraph("", sentence, classes=["verification-verdict"])]
 
 
@@ -141,9 +166,14 @@ class VerificationReport(Findings):
         say = self.say
         versions, default = book_settings.TORCH_VERSIONS, book_settings.DEFAULT_TORCH
         snippets, records, statuses, checks, passed_checks = self.findings()
-        this_build = say("report-this-build", torch=self.config.book_torch, python=platform.python_version(),
-                         sphinx=version("sphinx"), myst_nb=version("myst-nb"),
-                         date=f"{build_time():%Y-%m-%d %H:%M} UTC")
+        this_build = say(
+            "report-this-build",
+            torch=self.config.book_torch,
+            python=platform.python_version(),
+            sphinx=version("sphinx"),
+            myst_nb=version("myst-nb"),
+            date=f"{build_time():%Y-%m-%d %H:%M} UTC",
+        )
         summary = []
         for torch in versions:
             record = records.get(torch)
@@ -153,9 +183,16 @@ class VerificationReport(Findings):
             found = list(statuses[torch].values())
             counts = ", ".join(f"{found.count(s)} {say('status-' + s)}" for s in STATUSES if found.count(s))
             counts += "; " + say("report-claims", passed=passed_checks[torch], total=len(checks))
-            summary.append([torch + (say("report-default") if torch == default else ""),
-                            _when(record.get("last_passed")), _when(record["updated"]), record["python"],
-                            f"Sphinx {record['sphinx']}, myst-nb {record['myst_nb']}", counts])
+            summary.append(
+                [
+                    torch + (say("report-default") if torch == default else ""),
+                    _when(record.get("last_passed")),
+                    _when(record["updated"]),
+                    record["python"],
+                    f"Sphinx {record['sphinx']}, myst-nb {record['myst_nb']}",
+                    counts,
+                ]
+            )
         differing, same = [], []
         for name in snippets:
             row = [name.removeprefix("snippets/")]
@@ -170,13 +207,24 @@ class VerificationReport(Findings):
                     row.append(label)
             (same if all(statuses[torch][name] == "same" for torch in versions) else differing).append(row)
         header = [say("col-snippet"), *[f"torch {v}" for v in versions]]
-        folded = torch_difference(summary=say("report-same-folded", count=len(same), default=default),
-                                  classes=["verification-same"])  # not a difference: the rows that have none
+        folded = torch_difference(
+            summary=say("report-same-folded", count=len(same), default=default), classes=["verification-same"]
+        )  # not a difference: the rows that have none
         folded += table(header, same, ["verification-grid"])
         return [
             nodes.paragraph("", this_build),
-            table([say("col-torch"), say("col-passed"), say("col-updated"), "Python", say("col-tools"),
-                   say("col-result")], summary, ["verification-summary"]),
+            table(
+                [
+                    say("col-torch"),
+                    say("col-passed"),
+                    say("col-updated"),
+                    "Python",
+                    say("col-tools"),
+                    say("col-result"),
+                ],
+                summary,
+                ["verification-summary"],
+            ),
             nodes.paragraph("", say("report-grid-explained", default=default)),
             *([table(header, differing, ["verification-grid"])] if differing else []),
             *([folded] if same else []),
@@ -216,8 +264,11 @@ def every_snapshot(page: pages.Page) -> list:
     """The report lists every version's snapshot of every snippet: re-read it when one comes or goes."""
     if not _reports(page):
         return []
-    return [snapshots.snapshot_path(s, torch) for s in sorted(loaded_snippets())
-            for torch in [None, *book_settings.TORCH_VERSIONS]]
+    return [
+        snapshots.snapshot_path(s, torch)
+        for s in sorted(loaded_snippets())
+        for torch in [None, *book_settings.TORCH_VERSIONS]
+    ]
 
 
 def record_files(page: pages.Page) -> list:
@@ -233,5 +284,4 @@ def setup(app):
     app.add_directive("verification-verdict", VerificationVerdict)
     rereads.watch(app, "all-snapshots", every_snapshot)
     rereads.watch(app, "records", record_files)
-    return {"parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": ENV_VERSION}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": ENV_VERSION}

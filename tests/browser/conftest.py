@@ -32,13 +32,22 @@ CHROMIUM = Path(os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = pages.ROOT / "build" / "screenshots"
 SCREENSHOTS_TAKEN = os.environ.get("BOOK_NO_SCREENSHOTS") != "1"
 REPORT = pages.ROOT / "build" / "browser-report.json"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 # Each device's browser context: its viewport, and a touch screen where a reader taps.
-DEVICES = {"desktop": {"viewport": {"width": 1280, "height": 900}},
-           "laptop": {"viewport": {"width": 1024, "height": 768}},
-           "tablet": {"viewport": {"width": 820, "height": 1180}, "has_touch": True},
-           "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True}}
+DEVICES = {
+    "desktop": {"viewport": {"width": 1280, "height": 900}},
+    "laptop": {"viewport": {"width": 1024, "height": 768}},
+    "tablet": {"viewport": {"width": 820, "height": 1180}, "has_touch": True},
+    "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True},
+}
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 INLINE_SCHEMES = {"data", "blob"}  # content the page already holds, not a request to a host
 
@@ -71,11 +80,17 @@ class Totals:
         self.screenshots += other["screenshots"]
 
     def as_json(self) -> dict:
-        return {"pages_checked": sorted(self.pages), "requests_checked": self.requests,
-                "external_requests": self.external, "axe_scans": self.axe_scans,
-                "axe_violations_per_impact": {impact: self.impacts[impact]
-                                              for impact in ("critical", "serious", "moderate", "minor")},
-                "axe_violations": self.violations, "screenshots": self.screenshots}
+        return {
+            "pages_checked": sorted(self.pages),
+            "requests_checked": self.requests,
+            "external_requests": self.external,
+            "axe_scans": self.axe_scans,
+            "axe_violations_per_impact": {
+                impact: self.impacts[impact] for impact in ("critical", "serious", "moderate", "minor")
+            },
+            "axe_violations": self.violations,
+            "screenshots": self.screenshots,
+        }
 
 
 TOTALS = Totals()
@@ -90,9 +105,18 @@ class Tab:
         # Service workers are blocked (new_context), so every request has the page that made it.
         context.on("request", lambda request: self.requests.append((request.url, request.frame.url)))
         self.page = context.new_page()
-        self.page.on("console", lambda message: message.type == "error" and self.errors.append(
-            f"console error: {message.text} (in {message.location.get('url', '?')}, on {self.address()})"))
-        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught exception: {error} (on {self.address()})"))
+        self.page.on(
+            "console",
+            lambda message: (
+                message.type == "error"
+                and self.errors.append(
+                    f"console error: {message.text} (in {message.location.get('url', '?')}, on {self.address()})"
+                )
+            ),
+        )
+        self.page.on(
+            "pageerror", lambda error: self.errors.append(f"uncaught exception: {error} (on {self.address()})")
+        )
 
     def goto(self, path: str):
         self.page.goto(self.base + path, wait_until="load")
@@ -111,8 +135,11 @@ class Tab:
 
     def assert_clean(self) -> None:
         """No request left 127.0.0.1, and no script logged an error or threw."""
-        external = [f"request to another host: {url} (from {page})" for url, page in self.requests
-                    if urlsplit(url).scheme not in INLINE_SCHEMES and urlsplit(url).hostname not in LOCAL_HOSTS]
+        external = [
+            f"request to another host: {url} (from {page})"
+            for url, page in self.requests
+            if urlsplit(url).scheme not in INLINE_SCHEMES and urlsplit(url).hostname not in LOCAL_HOSTS
+        ]
         TOTALS.requests += len(self.requests)
         TOTALS.external += external
         problems = external + self.errors
@@ -184,8 +211,9 @@ class HostedSiteServer(ThreadingHTTPServer):
 def pytest_generate_tests(metafunc):
     """`book_page`: every page of both languages found in the built site, e.g. zh/graph-lifecycle.html."""
     if "book_page" in metafunc.fixturenames:
-        metafunc.parametrize("book_page", [f"{language}/{name}" for language in pages.LANGUAGES
-                                           for name in book_pages(language)])
+        metafunc.parametrize(
+            "book_page", [f"{language}/{name}" for language in pages.LANGUAGES for name in book_pages(language)]
+        )
 
 
 @pytest.fixture(scope="session")
@@ -268,4 +296,5 @@ def pytest_terminal_summary(terminalreporter):
         f"{len(TOTALS.pages)} pages visited, {TOTALS.requests} requests checked "
         f"({len(TOTALS.external)} to other hosts), {TOTALS.axe_scans} axe scans: violations {impacts}; "
         f"{TOTALS.screenshots} screenshots in {pages.relative(SCREENSHOTS)}"
-        f"{'' if SCREENSHOTS_TAKEN else ' (BOOK_NO_SCREENSHOTS=1)'}; report {pages.relative(REPORT)}")
+        f"{'' if SCREENSHOTS_TAKEN else ' (BOOK_NO_SCREENSHOTS=1)'}; report {pages.relative(REPORT)}"
+    )

@@ -179,7 +179,9 @@ def assert_theme_set_once(page, book_page: str, scheme: str) -> None:
     value and the browser had no reason to restyle the whole page (the css block of conf/_templates/layout.html)."""
     taken = page.evaluate(THEMES_TAKEN)
     assert len(taken) >= 2, f"{book_page}: the theme's own write of data-theme was not recorded ({taken})"
-    assert set(taken) == {scheme}, f"{book_page}: <html data-theme> was {taken} in turn while loading, not only {scheme!r}"
+    assert set(taken) == {scheme}, (
+        f"{book_page}: <html data-theme> was {taken} in turn while loading, not only {scheme!r}"
+    )
 
 
 def shot(book_page: str, scheme: str, device: str) -> str:
@@ -257,12 +259,14 @@ def test_desktop_page_from_icons_to_search_and_language_switch(open_tab, axe_scr
         page.go_back(wait_until="load")
         assert tab.path() == book_page, f"going back from the search page led to {tab.path()}, not {book_page}"
         assert not page.locator("#pst-search-dialog").evaluate("dialog => dialog.open"), (
-            f"{book_page}: the search dialog is still open after going back to the page")
+            f"{book_page}: the search dialog is still open after going back to the page"
+        )
         with page.expect_navigation():
             page.locator("a.btn-language-switch").filter(visible=True).first.click()
         assert tab.path() == f"{OTHER[language]}/{name}", f"the language switch of {book_page} led to {tab.path()}"
         assert page.evaluate("document.documentElement.lang").startswith(OTHER[language]), (
-            f"the language switch of {book_page} led to a page whose lang is not {OTHER[language]}")
+            f"the language switch of {book_page} led to a page whose lang is not {OTHER[language]}"
+        )
         assert theme(page) == "dark", f"the reader's dark mode did not carry over the language switch of {book_page}"
     except Exception as error:  # a step that stops the walk still reports what the checks before it found
         if failed:
@@ -287,8 +291,11 @@ def assert_no_serious_accessibility_violation(page, axe_script: Path, totals, bo
     for violation in violations:
         totals.impacts[violation["impact"]] += 1
         totals.violations.append({"page": book_page, "scheme": scheme, **violation})
-    serious = [f"{v['id']} ({v['impact']}, {v['nodes']}×): {v['help']}; e.g. {', '.join(v['targets'][:3])}"
-               for v in violations if v["impact"] in SERIOUS]
+    serious = [
+        f"{v['id']} ({v['impact']}, {v['nodes']}×): {v['help']}; e.g. {', '.join(v['targets'][:3])}"
+        for v in violations
+        if v["impact"] in SERIOUS
+    ]
     assert not serious, f"axe on {book_page} ({scheme}):\n" + "\n".join(serious)
 
 
@@ -318,7 +325,8 @@ def assert_copy_button_copies_the_code(page, book_page: str, nth: int = 0, tap: 
         button.click()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.strip() == copied_code(snippet), (
-        f"{book_page}: the copy button copied {copied[:80]!r}, not {pages.relative(snippet)} without its glue lines")
+        f"{book_page}: the copy button copied {copied[:80]!r}, not {pages.relative(snippet)} without its glue lines"
+    )
 
 
 def assert_first_answer_opens(page, book_page: str) -> None:
@@ -365,17 +373,24 @@ def assert_claim_check_opens_below_its_sentence(page, book_page: str, mark, tap:
     sentence the check proves, shows the check's highlighted code and leaves the mark in view above it."""
     mark.scroll_into_view_if_needed()
     box = mark.bounding_box()
-    assert box["width"] >= 24 and box["height"] >= 24, f"{book_page}: a claim mark is only {box['width']} x {box['height']} px"
+    assert box["width"] >= 24 and box["height"] >= 24, (
+        f"{book_page}: a claim mark is only {box['width']} x {box['height']} px"
+    )
     check = page.locator(f"#{mark.get_attribute('popovertarget')}")
     assert not check.is_visible(), f"{book_page}: a claim's check shows before its mark is pressed"
     mark.tap() if tap else mark.click()
     assert check.is_visible(), f"{book_page}: pressing the claim mark did not open its check"
-    assert check.locator(".claim-check-sentence").inner_text().strip(), f"{book_page}: the check opens without its sentence"
+    assert check.locator(".claim-check-sentence").inner_text().strip(), (
+        f"{book_page}: the check opens without its sentence"
+    )
     code = check.locator("code.claim-check-code")
-    assert "def " in code.inner_text() and code.locator("span").count(), f"{book_page}: the check's code is missing or not highlighted"
+    assert "def " in code.inner_text() and code.locator("span").count(), (
+        f"{book_page}: the check's code is missing or not highlighted"
+    )
     sheet, mark_box = check.bounding_box(), mark.bounding_box()
     assert 0 <= mark_box["y"] and mark_box["y"] + mark_box["height"] <= sheet["y"], (
-        f"{book_page}: the check's sheet (top at {sheet['y']:.0f} px) covers the sentence's mark (at {mark_box['y']:.0f} px)")
+        f"{book_page}: the check's sheet (top at {sheet['y']:.0f} px) covers the sentence's mark (at {mark_box['y']:.0f} px)"
+    )
     assert check.locator("button.claim-check-close").is_visible(), f"{book_page}: the check has no visible close button"
     return check
 
@@ -390,34 +405,50 @@ def test_phone_page_fits_the_screen(open_tab, book_page, scheme):
     tab.screenshot(shot(book_page, scheme, "phone"))
     found = page.evaluate(OVERFLOWING)
     assert found["scrollWidth"] <= found["width"] + 1, (
-        f"{book_page} is {found['scrollWidth']} px wide on a {found['width']} px phone; too wide: {found['culprits']}")
+        f"{book_page} is {found['scrollWidth']} px wide on a {found['width']} px phone; too wide: {found['culprits']}"
+    )
     columns = page.evaluate(BROKEN_COLUMNS)
     assert not columns["broken"], f"{book_page}: table lines wrapped on a phone: {columns['broken'][:5]}"
     off_colour = page.evaluate(OFF_COLOUR_CODE, list(BLOCK_LANGUAGES))
     assert not off_colour, f"{book_page}: Python's plain text is not in its style's colour in {off_colour[:3]}"
     reading = page.evaluate(PHONE_READING)
     assert not reading["covering"], f"{book_page}: copy buttons cover the first line of {reading['covering'][:3]}"
-    assert not reading["brokenNumbers"], f"{book_page}: glued numbers broken over two lines: {reading['brokenNumbers'][:5]}"
-    assert not reading["shrunkFigures"], f"{book_page}: figures shrunk below their own size on a phone: {reading['shrunkFigures']}"
-    assert not reading["unfocusable"], f"{book_page}: {reading['unfocusable']} figure(s) scroll sideways but take no focus"
-    assert not reading["lonelyMarks"], f"{book_page}: a claim mark wrapped alone onto a line after {reading['lonelyMarks'][:3]}"
+    assert not reading["brokenNumbers"], (
+        f"{book_page}: glued numbers broken over two lines: {reading['brokenNumbers'][:5]}"
+    )
+    assert not reading["shrunkFigures"], (
+        f"{book_page}: figures shrunk below their own size on a phone: {reading['shrunkFigures']}"
+    )
+    assert not reading["unfocusable"], (
+        f"{book_page}: {reading['unfocusable']} figure(s) scroll sideways but take no focus"
+    )
+    assert not reading["lonelyMarks"], (
+        f"{book_page}: a claim mark wrapped alone onto a line after {reading['lonelyMarks'][:3]}"
+    )
     assert not reading["section"] or reading["section"] < reading["title"], (
-        f"{book_page}: a section heading ({reading['section']} px) is larger than the title ({reading['title']} px)")
+        f"{book_page}: a section heading ({reading['section']} px) is larger than the title ({reading['title']} px)"
+    )
     if scheme == "light":
         assert_drawers_open_and_close(page, book_page, "phone")
         marks = page.locator("button.claim-mark").filter(visible=True)
         if marks.count():
-            check = assert_claim_check_opens_below_its_sentence(page, book_page, marks.nth(marks.count() // 2), tap=True)
+            check = assert_claim_check_opens_below_its_sentence(
+                page, book_page, marks.nth(marks.count() // 2), tap=True
+            )
             check.locator("button.claim-check-close").tap()
             assert not check.is_visible(), f"{book_page}: tapping the check's close button did not close it"
         folds = page.locator("details.torch-difference > summary").filter(visible=True)
         if folds.count():
             folds.first.tap()
-            assert folds.first.locator("xpath=..").evaluate("d => d.open"), f"{book_page}: tapping a version fold did not open it"
+            assert folds.first.locator("xpath=..").evaluate("d => d.open"), (
+                f"{book_page}: tapping a version fold did not open it"
+            )
         answers = page.locator("details.sd-dropdown > summary").filter(visible=True)
         if answers.count():
             answers.first.tap()
-            assert answers.first.locator("xpath=..").evaluate("d => d.open"), f"{book_page}: tapping an answer did not open it"
+            assert answers.first.locator("xpath=..").evaluate("d => d.open"), (
+                f"{book_page}: tapping an answer did not open it"
+            )
         page.locator(".theme-switch-button").filter(visible=True).first.tap()
         page.locator(".theme-change-button[data-mode=dark]").filter(visible=True).first.tap()
         assert theme(page) == "dark", f"{book_page}: tapping the colour switch on a phone did not turn the page dark"
@@ -535,13 +566,15 @@ def test_search_puts_the_page_first(open_tab, language, query, expected):
     found = search_results(page, language)
     assert found[:1] == [expected], (
         f"searching the {language} site for {query!r}: expected {expected} first, the results begin "
-        f"{found[:5] or 'empty (no result)'}")
+        f"{found[:5] or 'empty (no result)'}"
+    )
     assert_summaries_come_from_the_prose(page, f"{language}: {query!r}")
     switch = page.locator("a.btn-language-switch").filter(visible=True).first
     switch.click()
     page.wait_for_url(re.compile(r"/(zh|en)/search\.html\?"))
     assert parse_qs(urlsplit(page.url).query).get("q") == [query], (
-        f"the language switch on the {language} search page dropped the query {query!r}: {page.url}")
+        f"the language switch on the {language} search page dropped the query {query!r}: {page.url}"
+    )
     search_results(page, "en" if language == "zh" else "zh")  # the twin page ran the search and said so
     tab.assert_clean()
 
@@ -557,8 +590,18 @@ def test_a_chinese_phrase_the_index_lacks_is_cut_into_its_words(open_tab):
 
 # Words of the page's controls, of the hidden claim checks and of the lines under the title (execution
 # badge, reading time), which a result's summary must not quote.
-NOT_PROSE = ("System Settings", "跟随系统", "浅色", "深色", "def ", "assert ", "Executed with torch", "实际执行",
-             "min to read", "阅读约")
+NOT_PROSE = (
+    "System Settings",
+    "跟随系统",
+    "浅色",
+    "深色",
+    "def ",
+    "assert ",
+    "Executed with torch",
+    "实际执行",
+    "min to read",
+    "阅读约",
+)
 
 
 def assert_summaries_come_from_the_prose(page, search: str) -> None:
@@ -573,10 +616,16 @@ def test_the_search_field_icon_leaves_the_query_readable(open_tab, device):
     tab = open_tab(device)
     page = tab.goto("zh/search.html?q=%E5%8F%B6%E5%AD%90%E5%BC%A0%E9%87%8F")
     field = page.locator("form.bd-search").filter(visible=True).first
-    icon, box = field.locator("i, svg, .fa-magnifying-glass").first.bounding_box(), field.locator("input").bounding_box()
-    text_starts = box["x"] + float(field.locator("input").evaluate("i => getComputedStyle(i).paddingLeft").removesuffix("px"))
+    icon, box = (
+        field.locator("i, svg, .fa-magnifying-glass").first.bounding_box(),
+        field.locator("input").bounding_box(),
+    )
+    text_starts = box["x"] + float(
+        field.locator("input").evaluate("i => getComputedStyle(i).paddingLeft").removesuffix("px")
+    )
     assert text_starts >= icon["x"] + icon["width"], (
-        f"{device}: the search field's text starts at {text_starts:.0f} px, under its icon (to {icon['x'] + icon['width']:.0f} px)")
+        f"{device}: the search field's text starts at {text_starts:.0f} px, under its icon (to {icon['x'] + icon['width']:.0f} px)"
+    )
     tab.assert_clean()
 
 
@@ -604,11 +653,15 @@ def test_the_verification_appendix_opens_with_its_verdict(open_tab, language):
     tab = open_tab()
     page = tab.goto(f"{language}/verification.html")
     first = page.locator("article p:not(.execution-badge)").first  # the badge under every page's title comes first
-    assert "verification-verdict" in (first.get_attribute("class") or ""), f"{language}: the page opens with {first.inner_text()!r}"
+    assert "verification-verdict" in (first.get_attribute("class") or ""), (
+        f"{language}: the page opens with {first.inner_text()!r}"
+    )
     grids = page.locator("table.verification-grid")
     shown = [row.inner_text() for row in grids.first.locator("tbody tr").all()]
     same = {"en": "same as default", "zh": "与默认版本相同"}[language]
-    assert all(row.count(same) < len(book_settings.TORCH_VERSIONS) for row in shown), f"{language}: a row of sames is shown"
+    assert all(row.count(same) < len(book_settings.TORCH_VERSIONS) for row in shown), (
+        f"{language}: a row of sames is shown"
+    )
     folds = page.locator("details.torch-difference", has=page.locator("table.verification-grid"))
     assert all(not fold.evaluate("d => d.open") for fold in folds.all()), f"{language}: the sames are not folded"
     tab.assert_clean()
@@ -618,12 +671,22 @@ def glossary_searches(language: str) -> list[tuple[str, set[str]]]:
     """Each glossary term, as a reader of the language would type it, and the chapters using it."""
     from book_extensions.glossary import NOT_CHAPTERS, count_uses, load_terms, spellings
 
-    chapters = {name: page.text for name, page in pages.book_pages(language).items()
-                if name.removesuffix(".md") not in NOT_CHAPTERS}
-    return [(spellings(term, language)[0],
-             {name.replace(".md", ".html") for name, text in chapters.items()
-              if count_uses(text, spellings(term, language), language)})
-            for term in load_terms()]
+    chapters = {
+        name: page.text
+        for name, page in pages.book_pages(language).items()
+        if name.removesuffix(".md") not in NOT_CHAPTERS
+    }
+    return [
+        (
+            spellings(term, language)[0],
+            {
+                name.replace(".md", ".html")
+                for name, text in chapters.items()
+                if count_uses(text, spellings(term, language), language)
+            },
+        )
+        for term in load_terms()
+    ]
 
 
 @pytest.mark.parametrize("language", pages.LANGUAGES)
@@ -634,8 +697,14 @@ def test_every_glossary_term_finds_a_chapter_using_it_in_the_top_3(open_tab, lan
     tab, missed = open_tab(), []
     # The order is the index's: a result's page, which the search fetches only to quote a summary
     # from it, is answered with a main block holding one character (Sphinx 9 throws on an empty one).
-    tab.page.route("**/*.html", lambda route: route.fulfill(body='<div role="main">…</div>', content_type="text/html")
-                   if route.request.resource_type == "fetch" else route.continue_())
+    tab.page.route(
+        "**/*.html",
+        lambda route: (
+            route.fulfill(body='<div role="main">…</div>', content_type="text/html")
+            if route.request.resource_type == "fetch"
+            else route.continue_()
+        ),
+    )
     searches = glossary_searches(language)
     for query, using in searches:
         try:  # a console error names its search by the page's address (Tab.address)
@@ -644,7 +713,9 @@ def test_every_glossary_term_finds_a_chapter_using_it_in_the_top_3(open_tab, lan
             missed.append(f"{query!r}: {error}")
             continue
         if not using & set(found[:3]):
-            missed.append(f"{query!r}: none of the top 3 {found[:3]} uses the term (chapters using it: {sorted(using)})")
+            missed.append(
+                f"{query!r}: none of the top 3 {found[:3]} uses the term (chapters using it: {sorted(using)})"
+            )
     assert searches, f"no glossary term to search the {language} site for"
     assert not missed, f"searching the {language} site, {len(missed)} of {len(searches)} terms:\n" + "\n".join(missed)
     tab.assert_clean()
@@ -670,7 +741,9 @@ def test_the_chooser_and_the_404_page_work_below_the_sub_path(open_tab):
         page.locator("a#en").click()
     assert tab.path() == "en/index.html" and page.title(), f"the 404 page's link led to {page.url}"
     # The browser logs each 404 it was asked for; any other failed load is still an error.
-    tab.errors = [error for error in tab.errors
-                  if not any(f"{tab.base}{missing}" in error and "status of 404" in error
-                             for missing in nowhere)]
+    tab.errors = [
+        error
+        for error in tab.errors
+        if not any(f"{tab.base}{missing}" in error and "status of 404" in error for missing in nowhere)
+    ]
     tab.assert_clean()

@@ -30,8 +30,10 @@ EXERCISE = "gradient-accumulation/micro-batches"
 NOTEBOOK = exercises.notebook_name(EXERCISE)
 FILE = exercise_file(EXERCISE).name
 SOLUTION_CELL, JUDGE_CELL = exercises.CELL_IDS.index("solution"), exercises.CELL_IDS.index("judge")
-WORDS = {"en": {"fail": "Not yet: check", "pass": "Passed: all", "hang": "Stopped after 5 s"},
-         "zh": {"fail": "还没通过：第", "pass": "通过：", "hang": "5 秒后仍未结束，已停止"}}
+WORDS = {
+    "en": {"fail": "Not yet: check", "pass": "Passed: all", "hang": "Stopped after 5 s"},
+    "zh": {"fail": "还没通过：第", "pass": "通过：", "hang": "5 秒后仍未结束，已停止"},
+}
 RUN_ALL = re.compile(r"^Run All Cells$")
 SCREENSHOTS = book_settings.BUILD / "screenshots"
 WAIT_MS = 180_000  # a cold kernel imports torch, then the judge's child does: slow while other tests hold the cores
@@ -87,15 +89,21 @@ def run_all(page, server) -> None:
             item = page.locator(".lm-Menu-item", has=page.locator(".lm-Menu-itemLabel", has_text=RUN_ALL))
             if "lm-mod-disabled" not in (item.get_attribute("class", timeout=5_000) or ""):
                 item.click(timeout=5_000)
-                page.wait_for_function("([element, text]) => element.innerText !== text",
-                                       arg=[prompt.element_handle(), before], timeout=20_000)
+                page.wait_for_function(
+                    "([element, text]) => element.innerText !== text",
+                    arg=[prompt.element_handle(), before],
+                    timeout=20_000,
+                )
                 return
             page.keyboard.press("Escape")
             cell(page, 0).click(timeout=5_000)
         except PlaywrightTimeout:  # a dialog in the way, or the cells not queued yet: look again
             pass
-    stuck(page, server, f"Run All Cells did not start the notebook within {WAIT_MS // 1000} s "
-                        f"(judge cell prompt {before!r})")
+    stuck(
+        page,
+        server,
+        f"Run All Cells did not start the notebook within {WAIT_MS // 1000} s (judge cell prompt {before!r})",
+    )
 
 
 def cell(page, n: int):
@@ -141,8 +149,10 @@ def stuck(page, server, what: str) -> NoReturn:
     except OSError as error:
         kernels = f"unreadable: {error}"
     log = server.log.read_text(encoding="utf-8", errors="replace")[-3000:]
-    pytest.fail(f"{what}; sessions (path, kernel state, connections) {kernels}; cell outputs {shown}; "
-                f"end of {server.log}:\n{log}")
+    pytest.fail(
+        f"{what}; sessions (path, kernel state, connections) {kernels}; cell outputs {shown}; "
+        f"end of {server.log}:\n{log}"
+    )
 
 
 def sessions(server) -> list[dict]:
@@ -166,8 +176,12 @@ def kernel_idle(page, server) -> None:
     chooser instead of running the cells. (The page's execution indicator says idle before that.)"""
     deadline = time.monotonic() + WAIT_MS / 1000
     while time.monotonic() < deadline:
-        if any(session["path"].endswith(NOTEBOOK) and session["kernel"]["execution_state"] == "idle"
-               and session["kernel"]["connections"] for session in sessions(server)):
+        if any(
+            session["path"].endswith(NOTEBOOK)
+            and session["kernel"]["execution_state"] == "idle"
+            and session["kernel"]["connections"]
+            for session in sessions(server)
+        ):
             return
         no_dialog(page, server)
         time.sleep(0.5)
@@ -200,8 +214,12 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(served, page):
     assert "✘" not in passed, passed
 
     replace_code(page, SOLUTION_CELL, f"%%writefile {FILE}\nwhile True:\n    pass\n")
-    replace_code(page, JUDGE_CELL, "from exercise_judge import judge\n\n"
-                                   f"print(judge({EXERCISE!r}, {FILE!r}, language={language!r}, timeout=5).text)")
+    replace_code(
+        page,
+        JUDGE_CELL,
+        "from exercise_judge import judge\n\n"
+        f"print(judge({EXERCISE!r}, {FILE!r}, language={language!r}, timeout=5).text)",
+    )
     run_all(page, server)
     verdict(page, words["hang"], server)
     count = execution_count(page)
@@ -209,7 +227,9 @@ def test_jupyterlab_judges_the_starter_the_solution_and_a_hang(served, page):
     run_all(page, server)
     verdict(page, "kernel 42", server)
     after = execution_count(page)
-    assert after > count, f"the judge cell ran as [{after}] after [{count}]: not in the kernel that ran the hang's judge"
+    assert after > count, (
+        f"the judge cell ran as [{after}] after [{count}]: not in the kernel that ran the hang's judge"
+    )
 
 
 def test_notebook_7_judges_the_starter(served, page):
@@ -230,13 +250,20 @@ def test_serve_stops_jupyterlab_and_its_kernel_on_ctrl_c_or_kill(signal_name, tm
     import subprocess
 
     (tmp_path / "notebooks").mkdir()
-    serve = ("import sys; from pathlib import Path; import practice_server as p; "
-             "p.serve(Path(sys.executable), Path(sys.argv[1]), Path(sys.argv[2]), "
-             "lambda server: print(server.base, server.token, flush=True)); print('stopped', flush=True)")
-    caller = subprocess.Popen([sys.executable, "-c", serve, tmp_path / "notebooks", tmp_path / "jupyter"],
-                              env={**os.environ, "PYTHONPATH": str(book_settings.ROOT / "conf")},
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, start_new_session=True,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    serve = (
+        "import sys; from pathlib import Path; import practice_server as p; "
+        "p.serve(Path(sys.executable), Path(sys.argv[1]), Path(sys.argv[2]), "
+        "lambda server: print(server.base, server.token, flush=True)); print('stopped', flush=True)"
+    )
+    caller = subprocess.Popen(
+        [sys.executable, "-c", serve, tmp_path / "notebooks", tmp_path / "jupyter"],
+        env={**os.environ, "PYTHONPATH": str(book_settings.ROOT / "conf")},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     started = []
     try:
         base, token = caller.stdout.readline().split()

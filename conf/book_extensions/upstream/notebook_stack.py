@@ -18,8 +18,10 @@ from book_extensions.upstream.registry import workaround
 MYST_INTERNALS = {  # name: (module, arguments as pages.py, or for myst-nb's reader this check, passes them)
     "create_md_parser": ("myst_parser.parsers.mdit", ((None, None), {})),
     "parse_directive_text": ("myst_parser.parsers.directives", ((None, "", ""), {"validate_options": False})),
-    "read_myst_markdown_notebook": ("myst_nb.core.read", (("",), {"config": None, "add_source_map": True,
-                                                                   "path": None})),
+    "read_myst_markdown_notebook": (
+        "myst_nb.core.read",
+        (("",), {"config": None, "add_source_map": True, "path": None}),
+    ),
 }
 
 # Cases the book's pages may not show yet: tags in either option syntax, and fences that look
@@ -65,7 +67,9 @@ print(2)
 
 
 @workaround(
-    "myst-parser-internals", "conf/book_extensions/pages.py", "myst-parser myst-nb",
+    "myst-parser-internals",
+    "conf/book_extensions/pages.py",
+    "myst-parser myst-nb",
     "myst-parser's create_md_parser and parse_directive_text (internal API) still take the arguments "
     "pages.py passes, and the page model finds the code cells (line, options, tags, code) myst-nb reads",
 )
@@ -74,12 +78,15 @@ def _code_cells_as_myst_nb_reads(upstream=None) -> list[str]:
     functions, problems = {}, []
     for name, (module, (args, kwargs)) in MYST_INTERNALS.items():
         try:
-            functions[name] = (getattr(importlib.import_module(module), name) if upstream is None
-                               else getattr(upstream, name))
+            functions[name] = (
+                getattr(importlib.import_module(module), name) if upstream is None else getattr(upstream, name)
+            )
             inspect.signature(functions[name]).bind(*args, **kwargs)
         except (ImportError, AttributeError, TypeError) as error:
-            problems.append(f"{module}.{name} is gone or takes other arguments ({error}): "
-                            "read the code cells the way the installed myst-nb does")
+            problems.append(
+                f"{module}.{name} is gone or takes other arguments ({error}): "
+                "read the code cells the way the installed myst-nb does"
+            )
     if problems:
         return problems
 
@@ -88,27 +95,40 @@ def _code_cells_as_myst_nb_reads(upstream=None) -> list[str]:
     from book_extensions import pages
 
     config = MdParserConfig(enable_extensions=set(book_settings.MYST_EXTENSIONS))  # conf.py's, as Sphinx reads pages
-    samples = [(pages.relative(page.path), page.path, page.text) for language in book_settings.LANGUAGES
-               for page in pages.book_pages(language).values()]
+    samples = [
+        (pages.relative(page.path), page.path, page.text)
+        for language in book_settings.LANGUAGES
+        for page in pages.book_pages(language).values()
+    ]
     for name, path, text in [*samples, ("notebook_stack.CELL_SAMPLE", None, CELL_SAMPLE)]:
         page = pages.read_page(path or book_settings.CONF / "cell-sample.md", text)
-        ours = [(cell.line, cell.options, cell.tags,
-                 cell.snippet.read_text() if cell.snippet and cell.snippet.is_file() else cell.body)
-                for cell in page.code_cells]
+        ours = [
+            (
+                cell.line,
+                cell.options,
+                cell.tags,
+                cell.snippet.read_text() if cell.snippet and cell.snippet.is_file() else cell.body,
+            )
+            for cell in page.code_cells
+        ]
         try:
             notebook = functions["read_myst_markdown_notebook"](text, config=config, add_source_map=True, path=path)
         except Exception as error:  # a page's own problems (a missing :load: file) fail the build anyway
             problems.append(f"myst-nb cannot read {name}: {error!r}")
             continue
-        theirs = [(line, dict(cell.metadata), list(cell.metadata.get("tags", [])), cell.source)
-                  for cell, line in zip(notebook.cells, notebook.metadata["source_map"]) if cell.cell_type == "code"]
+        theirs = [
+            (line, dict(cell.metadata), list(cell.metadata.get("tags", [])), cell.source)
+            for cell, line in zip(notebook.cells, notebook.metadata["source_map"])
+            if cell.cell_type == "code"
+        ]
         if ours != theirs:
             first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
             cell_of = lambda cells: cells[first][:3] if first < len(cells) else None  # noqa: E731
             problems.append(
                 f"in {name}, the page model finds {len(ours)} code cell(s), myst-nb reads {len(theirs)}; "
                 f"the first that differs (line, options, tags): ours {cell_of(ours)}, myst-nb's {cell_of(theirs)}"
-                + ("; their code differs" if cell_of(ours) == cell_of(theirs) else ""))
+                + ("; their code differs" if cell_of(ours) == cell_of(theirs) else "")
+            )
     return problems
 
 
@@ -137,7 +157,9 @@ def jupyter_cache_parallel_worker() -> SimpleNamespace:
 
 
 @workaround(
-    "jupyter-cache-worker", "conf/book_extensions/execution_cache.py", "jupyter-cache nbclient",
+    "jupyter-cache-worker",
+    "conf/book_extensions/execution_cache.py",
+    "jupyter-cache nbclient",
     "jupyter-cache's local-parallel executor is still JupyterExecutorLocalMproc, which makes its worker from "
     "_EXECUTION_WORKER; that worker's execute is still, but for shutdown_kernel, what KernelKilledWhenDone.execute "
     "repeats; single_nb_execution still passes keywords on to nbclient, which still knows shutdown_kernel='immediate'",
@@ -150,35 +172,53 @@ def _parallel_worker_copy_matches(upstream=None) -> list[str]:
     found = upstream or jupyter_cache_parallel_worker()
     problems = []
     if found.local_parallel != [LOCAL_PARALLEL]:
-        problems.append(f"jupyter-cache's local-parallel executor is now {found.local_parallel}, not the "
-                        f"{LOCAL_PARALLEL} that ParallelExecutor extends")
+        problems.append(
+            f"jupyter-cache's local-parallel executor is now {found.local_parallel}, not the "
+            f"{LOCAL_PARALLEL} that ParallelExecutor extends"
+        )
     if "self._EXECUTION_WORKER()" not in found.run_and_cache:
-        problems.append("JupyterExecutorLocalMproc.run_and_cache no longer makes its worker from _EXECUTION_WORKER: "
-                        "ParallelExecutor's worker is not used")
+        problems.append(
+            "JupyterExecutorLocalMproc.run_and_cache no longer makes its worker from _EXECUTION_WORKER: "
+            "ParallelExecutor's worker is not used"
+        )
     if not found.passes_keywords_on:
-        problems.append("single_nb_execution no longer passes keywords on to nbclient: shutdown_kernel would fail "
-                        "every page")
+        problems.append(
+            "single_nb_execution no longer passes keywords on to nbclient: shutdown_kernel would fail every page"
+        )
     if "immediate" not in found.shutdown_modes:
         problems.append(f"nbclient's shutdown_kernel no longer offers 'immediate' (it offers {found.shutdown_modes})")
     if KILLED_KERNEL_EDIT in found.execute:
         return problems + ["jupyter-cache's worker now kills the kernel itself: remove our copy"]
     expected = inspect.getsource(KernelKilledWhenDone.execute).replace(KILLED_KERNEL_EDIT, "")
     if found.execute != expected:
-        diff = "\n".join(difflib.unified_diff(expected.splitlines(), found.execute.splitlines(),
-                                              "ours minus shutdown_kernel", "jupyter-cache", lineterm=""))
-        problems.append(f"jupyter-cache's ExecutionWorkerLocalMProc.execute changed since our copy was made: copy it "
-                        f"again with shutdown_kernel=\"immediate\"\n{diff}")
+        diff = "\n".join(
+            difflib.unified_diff(
+                expected.splitlines(),
+                found.execute.splitlines(),
+                "ours minus shutdown_kernel",
+                "jupyter-cache",
+                lineterm="",
+            )
+        )
+        problems.append(
+            f"jupyter-cache's ExecutionWorkerLocalMProc.execute changed since our copy was made: copy it "
+            f'again with shutdown_kernel="immediate"\n{diff}'
+        )
     return problems
 
 
 # --- conf/kernel_startup.py hands ipykernel whole lines only, because of how myst-nb merges streams.
 
-SPLIT_LINE = [{"output_type": "stream", "name": "stdout", "text": "penalty: RuntimeError"},
-              {"output_type": "stream", "name": "stdout", "text": "\nloss: 0\n"}]
+SPLIT_LINE = [
+    {"output_type": "stream", "name": "stdout", "text": "penalty: RuntimeError"},
+    {"output_type": "stream", "name": "stdout", "text": "\nloss: 0\n"},
+]
 
 
 @workaround(
-    "myst-nb-split-lines", "conf/kernel_startup.py", "myst-nb",
+    "myst-nb-split-lines",
+    "conf/kernel_startup.py",
+    "myst-nb",
     "myst-nb's coalesce_streams still renders a line that reached the notebook in two pieces as a line break "
     "and an empty line (it strips each piece and ends it with a newline), so the docs kernels must send whole lines",
 )
@@ -195,8 +235,10 @@ def _split_line_problems(upstream) -> list[str]:
             return [f"myst-nb's coalesce_streams is gone ({error}): check a page whose output has several lines"]
     merged = upstream([from_dict(copy.deepcopy(output)) for output in SPLIT_LINE])
     if [output["text"] for output in merged] == ["penalty: RuntimeError\nloss: 0\n"]:
-        return ["myst-nb now merges a split line correctly: the whole-line buffering in conf/kernel_startup.py "
-                "is no longer needed (keep the output limit)"]
+        return [
+            "myst-nb now merges a split line correctly: the whole-line buffering in conf/kernel_startup.py "
+            "is no longer needed (keep the output limit)"
+        ]
     if [output["text"] for output in merged] != ["penalty: RuntimeError\n\nloss: 0\n"]:
         return [f"myst-nb's coalesce_streams now merges the split line as {merged!r}: check the kernel startup"]
     return []
@@ -217,7 +259,8 @@ def glue_output(name: str, value, display: bool) -> dict | None:
     caught = []
     original = glue_module.ipy_display
     glue_module.ipy_display = lambda data, raw=False, metadata=None: caught.append(
-        nbformat.v4.new_output("display_data", data=data, metadata=metadata or {}))
+        nbformat.v4.new_output("display_data", data=data, metadata=metadata or {})
+    )
     try:
         glue_module.glue(name, value, display=display)
     finally:
@@ -232,12 +275,17 @@ def staged_notebook_texts() -> dict:
     import myst_nb.sphinx_ext
     from myst_nb.ext.glue import extract_glue_data_cell
 
-    return {"sphinx_ext": inspect.getsource(myst_nb.sphinx_ext), "sphinx_": inspect.getsource(myst_nb.sphinx_),
-            "extract": extract_glue_data_cell}
+    return {
+        "sphinx_ext": inspect.getsource(myst_nb.sphinx_ext),
+        "sphinx_": inspect.getsource(myst_nb.sphinx_),
+        "extract": extract_glue_data_cell,
+    }
 
 
 @workaround(
-    "staged-notebook", "conf/book_extensions/notebooks.py", "myst-nb",
+    "staged-notebook",
+    "conf/book_extensions/notebooks.py",
+    "myst-nb",
     "myst-nb stages each page as <outdir>/../jupyter_execute/<docname>.ipynb (sphinx_ext.OUTPUT_FOLDER), and "
     "its extract_glue_data_cell drops from a cell, in place, the outputs of glue(display=False) only",
 )
@@ -246,27 +294,38 @@ def _staged_notebook_as_notebooks_reads_it(upstream=None) -> list[str]:
     import nbformat
 
     found = upstream or staged_notebook_texts()
-    problems = [f"myst_nb.{module} no longer has `{line}`: the notebooks' code cells may be read from the wrong "
-                "place, or not found" for module, line in (("sphinx_ext", STAGING_LINE), ("sphinx_", NAMING_LINE))
-                if line not in found[module]]
+    problems = [
+        f"myst_nb.{module} no longer has `{line}`: the notebooks' code cells may be read from the wrong "
+        "place, or not found"
+        for module, line in (("sphinx_ext", STAGING_LINE), ("sphinx_", NAMING_LINE))
+        if line not in found[module]
+    ]
     printed = nbformat.v4.new_output("stream", name="stdout", text="seen\n")
     hidden, shown = glue_output("hidden", 1, display=False), glue_output("shown", 2, display=True)
     if hidden is None or shown is None:
-        return [*problems, "myst-nb's glue() no longer calls myst_nb.ext.glue.ipy_display, where this canary "
-                "catches what it leaves in a notebook: look at glue() and update notebook_stack.glue_output"]
+        return [
+            *problems,
+            "myst-nb's glue() no longer calls myst_nb.ext.glue.ipy_display, where this canary "
+            "catches what it leaves in a notebook: look at glue() and update notebook_stack.glue_output",
+        ]
     cell = nbformat.v4.new_code_cell("", outputs=[printed, hidden, shown])
     found["extract"](cell)
     if cell.outputs != [printed, shown]:
-        problems.append("extract_glue_data_cell left a cell printing 'seen' and gluing 'hidden' (display=False) and "
-                        f"'shown' (display=True) with the outputs {[dict(output) for output in cell.outputs]}, not the "
-                        "first and the last: the notebooks may show what the pages hide, or hide what they show")
+        problems.append(
+            "extract_glue_data_cell left a cell printing 'seen' and gluing 'hidden' (display=False) and "
+            f"'shown' (display=True) with the outputs {[dict(output) for output in cell.outputs]}, not the "
+            "first and the last: the notebooks may show what the pages hide, or hide what they show"
+        )
     return problems
 
 
 # --- badges.py and snippet_cells.py read myst-nb's execution record of a page.
 
+
 @workaround(
-    "myst-nb-exec-data", "conf/book_extensions/badges.py", "myst-nb",
+    "myst-nb-exec-data",
+    "conf/book_extensions/badges.py",
+    "myst-nb",
     "myst-nb's execution record of a page (NbMetadataCollector.get_exec_data) has succeeded, mtime and runtime "
     "(badges.py) and the failed run's traceback (snippet_cells.py)",
 )
@@ -276,9 +335,11 @@ def _exec_data(upstream=None) -> list[str]:
 
     if upstream is None:
         from myst_nb.core.execute import ExecutionResult as upstream
-    problems = [f"myst-nb's execution record (ExecutionResult) has no key {key!r} any more"
-                for key in ("succeeded", "mtime", "runtime", "traceback")
-                if key not in getattr(upstream, "__annotations__", {})]
+    problems = [
+        f"myst-nb's execution record (ExecutionResult) has no key {key!r} any more"
+        for key in ("succeeded", "mtime", "runtime", "traceback")
+        if key not in getattr(upstream, "__annotations__", {})
+    ]
     try:
         inspect.signature(NbMetadataCollector.get_exec_data).bind(None, "docname")
     except (AttributeError, TypeError) as error:
@@ -306,7 +367,9 @@ def failed_run_traceback() -> str:
 
 
 @workaround(
-    "ipython-traceback", "conf/book_extensions/snippet_cells.py", "ipython",
+    "ipython-traceback",
+    "conf/book_extensions/snippet_cells.py",
+    "ipython",
     "IPython names a failing cell's frame `Cell In[<execution count>], line <n>` and ends with the error line",
 )
 def _traceback_still_parsed(upstream=None) -> list[str]:
@@ -317,6 +380,8 @@ def _traceback_still_parsed(upstream=None) -> list[str]:
     found = parse_traceback(traceback)
     if found == RAISED:
         return []
-    return [f"parse_traceback finds {found} in the traceback of a failed run of RAISING_CELLS, not {RAISED}: "
-            "IPython's traceback format changed, so a raising snippet would be named by its page only:\n"
-            + ANSI.sub("", traceback)[-1500:]]
+    return [
+        f"parse_traceback finds {found} in the traceback of a failed run of RAISING_CELLS, not {RAISED}: "
+        "IPython's traceback format changed, so a raising snippet would be named by its page only:\n"
+        + ANSI.sub("", traceback)[-1500:]
+    ]

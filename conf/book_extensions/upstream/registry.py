@@ -29,6 +29,7 @@ def workaround(name: str, guards: str, packages: str, assumes: str):
     def register(check):
         WORKAROUNDS[name] = Workaround(guards, tuple(packages.split()), assumes, check)
         return check
+
     return register
 
 

@@ -73,16 +73,28 @@ def exercises() -> dict[str, Exercise]:
     return load()
 
 
-def judge(exercise_id: str, file: Union[str, Path], language: str = "en", timeout: float = TIMEOUT_SECONDS,
-          launch: Launch = launch_subprocess) -> Verdict:
+def judge(
+    exercise_id: str,
+    file: Union[str, Path],
+    language: str = "en",
+    timeout: float = TIMEOUT_SECONDS,
+    launch: Launch = launch_subprocess,
+) -> Verdict:
     """Run the checks of one exercise on `file` and say what they found, in `language` ("en" or "zh");
     `launch` starts the child process (see ``runner.run``)."""
     file = Path(file)
     support, found = torch_support()
     if support != "ok":
         lowest, above = TORCH_RANGE
-        return refused(exercise_id, language, support, found=found, python=sys.executable,
-                       lowest=".".join(map(str, lowest)), above=".".join(map(str, above)))
+        return refused(
+            exercise_id,
+            language,
+            support,
+            found=found,
+            python=sys.executable,
+            lowest=".".join(map(str, lowest)),
+            above=".".join(map(str, above)),
+        )
     known = exercises().get(exercise_id)
     if known is None:
         return refused(exercise_id, language, "unknown", id=exercise_id)

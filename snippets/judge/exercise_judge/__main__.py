@@ -14,9 +14,10 @@ from exercise_judge import LANGUAGES, exercises, judge, torch_support
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m exercise_judge",
-                                     description="Judge your solution to one of the exercises of "
-                                                 "Autograd, Measured, with the torch installed here.")
+    parser = argparse.ArgumentParser(
+        prog="python -m exercise_judge",
+        description="Judge your solution to one of the exercises of Autograd, Measured, with the torch installed here.",
+    )
     parser.add_argument("exercise", nargs="?", help="<chapter>/<name>, as --list shows")
     parser.add_argument("file", nargs="?", type=Path, help="your solution, a copy of the starter file")
     parser.add_argument("--lang", choices=LANGUAGES, default="en", help="the language of the verdict")

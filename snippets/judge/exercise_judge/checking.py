@@ -24,8 +24,16 @@ from typing import Callable
 class Fail(Exception):
     """A check that does not hold: what was expected and what was found, in both languages."""
 
-    def __init__(self, en: str, zh: str, *, expected: str | tuple = "", found: str | tuple = "",
-                 hint_en: str = "", hint_zh: str = ""):
+    def __init__(
+        self,
+        en: str,
+        zh: str,
+        *,
+        expected: str | tuple = "",
+        found: str | tuple = "",
+        hint_en: str = "",
+        hint_zh: str = "",
+    ):
         super().__init__(en)
         self.text = {"en": en, "zh": zh}
         # expected/found: one text for both languages (a number, a shape), or (English, Chinese)
@@ -70,9 +78,11 @@ EXERCISES: dict[str, Exercise] = {}
 
 def exercise(id: str, *, en: str, zh: str):
     """Register the checks of one exercise (used in exercise_judge/checks/<chapter>.py)."""
+
     def register(run):
         EXERCISES[id] = Exercise(id, {"en": en, "zh": zh}, run)
         return run
+
     return register
 
 

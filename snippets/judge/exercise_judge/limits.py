@@ -35,13 +35,17 @@ class TooLoud(Stopped):
 
 
 def too_slow(name: str, seconds: Optional[float] = None) -> str:
-    return (f"{name} was still running after {seconds or TIMEOUT_SECONDS:g} s (the per-run limit, TIMEOUT_SECONDS "
-            f"in {SET_IN}) and was stopped")
+    return (
+        f"{name} was still running after {seconds or TIMEOUT_SECONDS:g} s (the per-run limit, TIMEOUT_SECONDS "
+        f"in {SET_IN}) and was stopped"
+    )
 
 
 def too_loud(name: str) -> str:
-    return (f"{name} printed more than {OUTPUT_LIMIT:,} characters (the per-run limit, OUTPUT_LIMIT in {SET_IN}) "
-            "and was cut")
+    return (
+        f"{name} printed more than {OUTPUT_LIMIT:,} characters (the per-run limit, OUTPUT_LIMIT in {SET_IN}) "
+        "and was cut"
+    )
 
 
 class Printed:
@@ -68,6 +72,7 @@ class Printed:
 @contextlib.contextmanager
 def in_process(name: str) -> Iterator[None]:
     """Both limits on what the `with` block runs in the main thread: TooSlow from SIGALRM, and TooLoud."""
+
     def stop(signum, frame):
         raise TooSlow(too_slow(name))
 
@@ -84,8 +89,9 @@ def in_process(name: str) -> Iterator[None]:
             step()
 
 
-def watch(process, seconds: Optional[float] = None, began: Optional[Callable[[], bool]] = None,
-          startup: float = 0) -> tuple[str, Optional[str]]:
+def watch(
+    process, seconds: Optional[float] = None, began: Optional[Callable[[], bool]] = None, startup: float = 0
+) -> tuple[str, Optional[str]]:
     """What `process` printed (stdout, stderr merged in) until it ended (a second more while a child it
     left behind holds the pipe; that child's later output is not read), and why it was killed: None,
     "timeout" `seconds` (TIMEOUT_SECONDS) after `began()` first held (after now without `began`),

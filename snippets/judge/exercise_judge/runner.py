@@ -31,8 +31,16 @@ RUN_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"
 def launch_subprocess(args: list, *, env: dict, cwd: Union[str, Path]) -> subprocess.Popen:
     """A new interpreter with text pipes: stdin, and stdout with stderr merged into it (UTF-8, as the
     child writes it)."""
-    return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            encoding="utf-8", errors="replace", env=env, cwd=cwd)
+    return subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        encoding="utf-8",
+        errors="replace",
+        env=env,
+        cwd=cwd,
+    )
 
 
 BEGAN = "began"  # the child creates this file beside the result when the reader's code is about to run
@@ -52,16 +60,24 @@ class Run:
     status: Optional[int]  # the child's exit status
 
 
-def run(exercise_id: str, file: Path, timeout: float = TIMEOUT_SECONDS, launch: Launch = launch_subprocess,
-        startup: float = STARTUP_SECONDS) -> Run:
+def run(
+    exercise_id: str,
+    file: Path,
+    timeout: float = TIMEOUT_SECONDS,
+    launch: Launch = launch_subprocess,
+    startup: float = STARTUP_SECONDS,
+) -> Run:
     """`launch` starts the child (see ``Launch``), in the folder of `file`; the child is stopped when it
     has not begun the reader's code after `startup` seconds, or has run it for `timeout` seconds."""
     file = file.resolve()
     with tempfile.TemporaryDirectory() as folder:
         result_path, token = Path(folder) / "result.json", secrets.token_hex(16)
         began_path = result_path.with_name(BEGAN)
-        with launch([sys.executable, "-m", "exercise_judge.child", exercise_id, str(file), str(result_path)],
-                    env={**os.environ, **RUN_ENV, "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}, cwd=file.parent) as child:
+        with launch(
+            [sys.executable, "-m", "exercise_judge.child", exercise_id, str(file), str(result_path)],
+            env={**os.environ, **RUN_ENV, "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"},
+            cwd=file.parent,
+        ) as child:
             try:
                 child.stdin.write(token + "\n")
                 child.stdin.close()

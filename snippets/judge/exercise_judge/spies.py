@@ -39,9 +39,17 @@ TORCH = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
 # Frames between the reader's call and the engine: Tensor.backward, torch-function dispatch (and the
 # __torch_function__ of any mode active, see _caller), torch.autograd's backward and grad,
 # _engine_run_backward, grad's is_grads_batched vmap, this file.
-PASSING = {os.path.realpath(module.__file__) for module in
-           (sys.modules[torch.Tensor.backward.__module__], torch.overrides, torch.autograd, torch.autograd.graph,
-            torch._vmap_internals, sys.modules[__name__])}
+PASSING = {
+    os.path.realpath(module.__file__)
+    for module in (
+        sys.modules[torch.Tensor.backward.__module__],
+        torch.overrides,
+        torch.autograd,
+        torch.autograd.graph,
+        torch._vmap_internals,
+        sys.modules[__name__],
+    )
+}
 
 _recordings: list[list[Pass]] = []
 _seen = 0  # graph tasks the judge knows of: passes recorded, and its own counting passes
@@ -52,6 +60,7 @@ class Pass:
     """One backward pass: `kind` is "backward()" (it accumulates into .grad) or "torch.autograd.grad";
     `caller` the file whose code asked; create_graph and retain_graph as the pass ran (retain_graph
     left out or None is create_graph's value)."""
+
     kind: str
     caller: str
     create_graph: bool
@@ -65,7 +74,7 @@ class Pass:
         """Who asked for it, in words: a torch module by its public name, or a file name."""
         if not self.caller.startswith(TORCH):
             return os.path.basename(self.caller)
-        inside = self.caller[len(TORCH):].replace(os.sep, "/")
+        inside = self.caller[len(TORCH) :].replace(os.sep, "/")
         if inside.startswith(("_functorch/", "func/")):
             return "torch.func"
         if inside == "autograd/functional.py":
@@ -75,15 +84,17 @@ class Pass:
 
 def _caller() -> str:
     frame = sys._getframe(2)  # 0: here, 1: run_backward, 2: whoever called it
-    while frame is not None and (os.path.realpath(frame.f_code.co_filename) in PASSING
-                                 or frame.f_code.co_name == "__torch_function__"):
+    while frame is not None and (
+        os.path.realpath(frame.f_code.co_filename) in PASSING or frame.f_code.co_name == "__torch_function__"
+    ):
         frame = frame.f_back
     return os.path.realpath(frame.f_code.co_filename) if frame is not None else ""
 
 
 # run_backward's parameters as torch's C++ parses them (python_engine.cpp), defaults included.
-def _run_backward_parameters(tensors, grad_tensors, keep_graph, create_graph, inputs=None,
-                             allow_unreachable=False, accumulate_grad=False):
+def _run_backward_parameters(
+    tensors, grad_tensors, keep_graph, create_graph, inputs=None, allow_unreachable=False, accumulate_grad=False
+):
     pass
 
 
@@ -103,8 +114,12 @@ class _RecordingEngine(_ENGINE):
                 arguments = bound.arguments
             except TypeError:  # wrong arguments: the engine raises the reader's error below
                 arguments = {"keep_graph": False, "create_graph": False, "accumulate_grad": False}
-            found = Pass("backward()" if arguments["accumulate_grad"] else "torch.autograd.grad", _caller(),
-                         bool(arguments["create_graph"]), bool(arguments["keep_graph"]))
+            found = Pass(
+                "backward()" if arguments["accumulate_grad"] else "torch.autograd.grad",
+                _caller(),
+                bool(arguments["create_graph"]),
+                bool(arguments["keep_graph"]),
+            )
             for recording in _recordings:
                 recording.append(found)
         return super().run_backward(*args, **kwargs)
@@ -160,30 +175,37 @@ def autograd_passes():
     known = _seen - seen  # passes the judge knows of between its two counting passes
     unseen = _counter() - first - 1 - known
     if unseen > 0:
-        raise Fail(f"{unseen} backward passes ran by a route the judge does not see: not Tensor.backward(), "
-                   f"torch.autograd.backward or torch.autograd.grad",
-                   f"有 {unseen} 次反向传播走了评测看不到的路：不是 Tensor.backward()、torch.autograd.backward "
-                   f"或 torch.autograd.grad",
-                   expected=("every backward pass through Tensor.backward(), torch.autograd.backward or "
-                             "torch.autograd.grad",
-                             "每次反向传播都经过 Tensor.backward()、torch.autograd.backward 或 torch.autograd.grad"),
-                   found=(f"{unseen} passes by another route, {len(recording)} recorded",
-                          f"{unseen} 次走了别的路，{len(recording)} 次被记录"),
-                   hint_en="run backward passes with loss.backward() or torch.autograd.grad: the judge checks how "
-                           "your code computes gradients, and a pass that goes around torch.autograd (an engine "
-                           "object of your own, torch.ops.aten._backward) cannot be checked",
-                   hint_zh="用 loss.backward() 或 torch.autograd.grad 做反向传播：评测要检查你的代码怎样求梯度，"
-                           "绕过 torch.autograd 的反向传播（自己建的引擎对象、torch.ops.aten._backward）没法检查")
+        raise Fail(
+            f"{unseen} backward passes ran by a route the judge does not see: not Tensor.backward(), "
+            f"torch.autograd.backward or torch.autograd.grad",
+            f"有 {unseen} 次反向传播走了评测看不到的路：不是 Tensor.backward()、torch.autograd.backward "
+            f"或 torch.autograd.grad",
+            expected=(
+                "every backward pass through Tensor.backward(), torch.autograd.backward or torch.autograd.grad",
+                "每次反向传播都经过 Tensor.backward()、torch.autograd.backward 或 torch.autograd.grad",
+            ),
+            found=(
+                f"{unseen} passes by another route, {len(recording)} recorded",
+                f"{unseen} 次走了别的路，{len(recording)} 次被记录",
+            ),
+            hint_en="run backward passes with loss.backward() or torch.autograd.grad: the judge checks how "
+            "your code computes gradients, and a pass that goes around torch.autograd (an engine "
+            "object of your own, torch.ops.aten._backward) cannot be checked",
+            hint_zh="用 loss.backward() 或 torch.autograd.grad 做反向传播：评测要检查你的代码怎样求梯度，"
+            "绕过 torch.autograd 的反向传播（自己建的引擎对象、torch.ops.aten._backward）没法检查",
+        )
 
 
 def counted(passes: list[Pass]) -> tuple[str, str]:
     """'2 × backward(), 1 × torch.autograd.grad (by torch.func)': the passes in a few words, in English and Chinese."""
+
     def said(by: str, separator: str) -> str:
         kinds: dict[str, int] = {}
         for found in passes:
             kind = found.kind + (by.format(found.origin) if found.caller.startswith(TORCH) else "")
             kinds[kind] = kinds.get(kind, 0) + 1
         return separator.join(f"{n} × {kind}" for kind, n in kinds.items())
+
     return said(" (by {})", ", "), said("（由 {} 发起）", "、")
 
 

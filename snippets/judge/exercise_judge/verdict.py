@@ -25,17 +25,17 @@ WORDS = {
         "where": " at {file} line {line}: {code}",
         "timeout": "Stopped after {seconds} s: the solution did not finish (an endless loop, or far too much work).",
         "slow-start": "Stopped: Python and torch were still starting after {startup} s, before your code ran. "
-                      "The machine is too busy; run the judge again when it is quieter.",
+        "The machine is too busy; run the judge again when it is quieter.",
         "flood": "Stopped: the solution printed more than {limit} characters. Remove the prints in loops.",
         "missing": "{file} has no `{name}`: keep the names of the starter file.",
         "no-file": "There is no file {file}.",
         "unknown": "There is no exercise {id}. `python -m exercise_judge --list` lists them.",
         "no-torch": "The judge needs torch {lowest} or newer, below {above}, and this Python ({python}) has no "
-                    "torch. Install it as https://pytorch.org/get-started/locally/ says, then run the judge again.",
+        "torch. Install it as https://pytorch.org/get-started/locally/ says, then run the judge again.",
         "torch-range": "This Python ({python}) has torch {found}; the judge supports torch {lowest} or newer, below "
-                       "{above}, the releases its checks are proven on. Install a torch in that range "
-                       "(https://pytorch.org/get-started/locally/ for the newest, "
-                       "https://pytorch.org/get-started/previous-versions/ for older ones), then run the judge again.",
+        "{above}, the releases its checks are proven on. Install a torch in that range "
+        "(https://pytorch.org/get-started/locally/ for the newest, "
+        "https://pytorch.org/get-started/previous-versions/ for older ones), then run the judge again.",
         "printed": "What your code printed (first lines):",
     },
     "zh": {
@@ -52,17 +52,17 @@ WORDS = {
         "where": "，位置 {file} 第 {line} 行：{code}",
         "timeout": "{seconds} 秒后仍未结束，已停止：可能是死循环，或者计算量太大。",
         "slow-start": "已停止：过了 {startup} 秒，Python 和 torch 还没启动完，你的代码还没开始运行。"
-                      "机器太忙了，等它空闲些再运行一次评测。",
+        "机器太忙了，等它空闲些再运行一次评测。",
         "flood": "已停止：输出超过了 {limit} 个字符。去掉循环里的 print。",
         "missing": "{file} 里没有 `{name}`：请保留起始文件里的名字。",
         "no-file": "找不到文件 {file}。",
         "unknown": "没有名为 {id} 的练习。`python -m exercise_judge --list` 会列出全部练习。",
         "no-torch": "评测需要 {lowest} 及以上、低于 {above} 的 torch，而当前的 Python（{python}）里没有安装 torch。"
-                    "请按 https://pytorch.org/get-started/locally/ 的说明安装，然后再运行评测。",
+        "请按 https://pytorch.org/get-started/locally/ 的说明安装，然后再运行评测。",
         "torch-range": "当前的 Python（{python}）里装的是 torch {found}，而评测只支持 {lowest} 及以上、低于 {above} 的 "
-                       "torch：它的检查只在这些版本上验证过。请安装这个范围内的 torch（最新版见 "
-                       "https://pytorch.org/get-started/locally/，旧版本见 "
-                       "https://pytorch.org/get-started/previous-versions/），然后再运行评测。",
+        "torch：它的检查只在这些版本上验证过。请安装这个范围内的 torch（最新版见 "
+        "https://pytorch.org/get-started/locally/，旧版本见 "
+        "https://pytorch.org/get-started/previous-versions/），然后再运行评测。",
         "printed": "你的代码打印了（前几行）：",
     },
 }

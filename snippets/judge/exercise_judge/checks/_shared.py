@@ -23,8 +23,9 @@ def explained(fragment: str, text: tuple[str, str], expected: tuple[str, str], h
         if fragment not in message:
             raise
         shortened = message if len(message) <= 120 else message[:120] + "..."
-        raise Fail(*text, expected=expected, found=f"RuntimeError: {shortened}", hint_en=hint[0],
-                   hint_zh=hint[1]) from None
+        raise Fail(
+            *text, expected=expected, found=f"RuntimeError: {shortened}", hint_en=hint[0], hint_zh=hint[1]
+        ) from None
 
 
 @contextlib.contextmanager
@@ -42,8 +43,9 @@ def collecting_only_what_follows():
         gc.unfreeze()
 
 
-def hint_for(found: float, mistakes: dict[float, tuple[str, str]], otherwise: tuple[str, str],
-             **tolerance) -> tuple[str, str]:
+def hint_for(
+    found: float, mistakes: dict[float, tuple[str, str]], otherwise: tuple[str, str], **tolerance
+) -> tuple[str, str]:
     """The (English, Chinese) hint for a wrong number: that of the known mistake whose value it is
     (math.isclose with `tolerance`), else `otherwise`."""
     return next((hint for value, hint in mistakes.items() if math.isclose(found, value, **tolerance)), otherwise)
@@ -82,14 +84,21 @@ def refuse_ctx_attributes(out, call: str, hint: tuple[str, str]) -> None:
     stashed = sorted(name for name, value in vars(out.grad_fn).items() if holds_tensor(value))
     if stashed or not saved:
         names = ", ".join(f"ctx.{name}" for name in stashed)
-        raise Fail(f"forward kept its tensors as attributes of ctx ({names}) instead of ctx.save_for_backward"
-                   if stashed else "forward saved nothing with ctx.save_for_backward",
-                   f"forward 把张量存成了 ctx 的属性（{names}），而不是用 ctx.save_for_backward"
-                   if stashed else "forward 没有用 ctx.save_for_backward 保存任何东西",
-                   expected=(f"{call}, read back as ctx.saved_tensors", f"{call}，再用 ctx.saved_tensors 取回"),
-                   found=(f"{saved} tensors in ctx.saved_tensors" + (f"; {names}" if stashed else ""),
-                          f"ctx.saved_tensors 里有 {saved} 个张量" + (f"；{names}" if stashed else "")),
-                   hint_en=hint[0], hint_zh=hint[1])
+        raise Fail(
+            f"forward kept its tensors as attributes of ctx ({names}) instead of ctx.save_for_backward"
+            if stashed
+            else "forward saved nothing with ctx.save_for_backward",
+            f"forward 把张量存成了 ctx 的属性（{names}），而不是用 ctx.save_for_backward"
+            if stashed
+            else "forward 没有用 ctx.save_for_backward 保存任何东西",
+            expected=(f"{call}, read back as ctx.saved_tensors", f"{call}，再用 ctx.saved_tensors 取回"),
+            found=(
+                f"{saved} tensors in ctx.saved_tensors" + (f"; {names}" if stashed else ""),
+                f"ctx.saved_tensors 里有 {saved} 个张量" + (f"；{names}" if stashed else ""),
+            ),
+            hint_en=hint[0],
+            hint_zh=hint[1],
+        )
 
 
 def require_function_class(solution, name: str, hint: tuple[str, str]) -> None:
@@ -97,6 +106,11 @@ def require_function_class(solution, name: str, hint: tuple[str, str]) -> None:
     starter file, its static methods filled in)."""
     function_class = getattr(solution, name)
     if not (isinstance(function_class, type) and issubclass(function_class, torch.autograd.Function)):
-        raise Fail(f"{name} is not a subclass of torch.autograd.Function", f"{name} 不是 torch.autograd.Function 的子类",
-                   expected=f"class {name}(torch.autograd.Function)", found=repr(function_class)[:80],
-                   hint_en=hint[0], hint_zh=hint[1])
+        raise Fail(
+            f"{name} is not a subclass of torch.autograd.Function",
+            f"{name} 不是 torch.autograd.Function 的子类",
+            expected=f"class {name}(torch.autograd.Function)",
+            found=repr(function_class)[:80],
+            hint_en=hint[0],
+            hint_zh=hint[1],
+        )
