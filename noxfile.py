@@ -104,7 +104,7 @@ _refuse_unknown_torch()
 
 def use_torch_env(session: nox.Session, torch: str, locked: bool = True) -> Path:
     """Point the session at .nox/torch-<v>: one venv per torch version, shared by docs, tests, browser,
-    preview and judge (the 2.14.1 one is 5.5 GB), created and filled by pip (uv ignores the local torch wheels).
+    preview and judge, created and filled by pip (uv ignores the local torch wheels).
 
     The venv holds exactly its lock, conf/locks/torch-<v>.txt: pip-sync installs what is missing or at
     another version and uninstalls what the lock does not name, then the project goes in editable
@@ -466,8 +466,8 @@ def run_tests(session: nox.Session, torch: str) -> None:
 
 
 def discard_venv(session: nox.Session, venv: Path) -> None:
-    """Remove a torch venv beside the next session, which starts at once (rm: about one core for up to
-    20 s); finish_removals waits for it, before the next removal and after the last torch's tests."""
+    """Remove a torch venv beside the next session, which starts at once; finish_removals waits for it,
+    before the next removal and after the last torch's tests."""
     finish_removals(session)
     discarded = venv.with_name(f"discarded-{venv.name}")
     session.log(f"BOOK_DISCARD_VENVS: removing {venv.relative_to(ROOT)}, beside what follows")

@@ -1,10 +1,11 @@
 """Every fact about the book that more than one tool needs, in one place, importable without Sphinx.
 
-The noxfile, conf.py, the extensions in ``book_extensions``, the tests, the exercise judge and the
-GitHub workflow (``python conf/book_settings.py --github-output``) read these names; none of them
-keeps its own copy. Only the standard library is imported here (the noxfile runs outside the venvs,
-the workflow with a bare Python). How a build runs is build_runs'; the per-run time and output limits
-are the judge's (exercise_judge.limits), which every venv installs.
+The noxfile, conf.py, the extensions in ``book_extensions``, the tests, .ci/run and the GitHub
+workflow (``python conf/book_settings.py --github-output``) read these names; none of them keeps its
+own copy (the judge, a distribution of its own, repeats RUN_ENV; a test compares the two). Only the
+standard library is imported here (the noxfile runs outside the venvs, the workflow with a bare
+Python). How a build runs is build_runs'; the per-run time and output limits are the judge's
+(exercise_judge.limits), which every venv installs.
 """
 
 from __future__ import annotations
@@ -90,8 +91,8 @@ def out_root(torch: str) -> Path:
 
 def execution_cache(torch: str, helpers_hash: str) -> Path:
     """Where myst-nb keeps executed notebooks: jupyter-cache keys a notebook by its code only,
-    so the path names the torch that ran it and a hash of the helper module every snippet imports
-    and of the kernel startup file."""
+    so the path names the torch that ran it and a hash of the helper module every snippet imports,
+    the kernel startup file and the judge's limits (execution_cache.cache_path)."""
     return BUILD / "cache" / f"torch-{torch}" / f"helpers-{helpers_hash}"
 
 

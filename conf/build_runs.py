@@ -1,9 +1,9 @@
 """How one build of the book runs: the Sphinx command line of a language tree, the lock that keeps two
 builds out of one output folder, the docs kernels' environment and the date a reproducible build states.
 
-The noxfile, conf.py and the tests start builds through these; the facts they use (paths, languages,
-limits) are book_settings'. Only the standard library is imported at the top (the noxfile runs outside
-the venvs); ``exclusive`` imports filelock, which nox's environment has too.
+The noxfile, conf.py and the tests start builds through these; the facts they use (paths, languages)
+are book_settings'. Only the standard library is imported at the top (the noxfile runs outside the
+venvs); ``exclusive`` imports filelock, which nox's environment has too.
 """
 
 from __future__ import annotations

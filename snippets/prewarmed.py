@@ -13,8 +13,8 @@ the hash seed, unbuffered output, the import path. Those come from the server's 
 run that asks for other values of them is refused (``StartupMismatch``) instead of silently running
 with the server's. The server runs one child at a time; a second `popen` waits for the first to end.
 
-``launch_subprocess`` is the same interface over ``subprocess.Popen``: the exercise judge uses it
-for a reader's single run, where a server would only add its own start.
+``launch_subprocess`` is the same interface over ``subprocess.Popen``, for a single run, where a
+server would only add its own start (the exercise judge has its own, ``exercise_judge.runner``'s).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ Allowed to differ, and nothing else:
    (glue): timings are machine-dependent by design, and every other pasted or printed number is
    pinned by the snapshot tests, not here;
 4. the images the snippets draw, named by their content's hash (same count, same places in the
-   pages; a plot of timings differs), and the search index, which indexes the numbers of 3.
+   pages; a plot of timings differs), the search index, which indexes the numbers of 3, and the
+   chapter notebooks (<page>.ipynb), which hold the snippets' outputs, so those of 2 and 3.
 """
 
 from __future__ import annotations

@@ -160,7 +160,7 @@ def notebook_outputs(cell) -> list[tuple]:
 @pytest.mark.parametrize(("language", "name", "page"), NOTEBOOK_PAGES, ids=IDS)
 def test_its_outputs_are_what_the_page_shows(site, build, language, name, page):
     """Cell by cell, the notebook's outputs are the page's: the same streams, the same results, and
-    an image the same file the page shows."""
+    as many images as the page shows."""
     rendered = rendered_code_cells(doctree(build, language, name))
     cells = snippet_cells(read_notebook(notebook_path(site, language, name)))
     assert len(rendered) == len(cells) == len(page.code_cells)

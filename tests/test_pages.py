@@ -1,12 +1,12 @@
 """The two language trees mirror each other, and every page follows the book's rules.
 
 Read from the Markdown sources by the page model (conf/book_extensions/pages.py), no build needed:
-both trees hold the same pages; twins agree in labels, snippets, cell tags, glue keys, claims and
-front matter, hold every example Sybil reads (cells, code blocks, doctests, skips, namespace clears)
-on the same line, so Sybil runs the zh pages only (docs/conftest.py), and are line-aligned
-(tests/twin_lines.py); every commit since the recorded base edited their lines together; each page
-passes Page.problems(), every snippet is loaded by a page, and each correction of the sources has
-its "often said / measured" callout in both languages."""
+both trees hold the same pages; twins agree in labels, snippets, references, cell tags, glue keys,
+often-said ids, torch-version claims and front matter, hold every example Sybil reads (cells, code
+blocks, doctests, skips, namespace clears) on the same line, so Sybil runs the zh pages only
+(docs/conftest.py), and are line-aligned (tests/twin_lines.py); every commit since the recorded base
+edited their lines together; each page passes Page.problems(), every snippet is loaded by a page,
+and each correction of the sources has its "often said / measured" callout in both languages."""
 
 import doctest
 import subprocess

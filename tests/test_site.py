@@ -264,7 +264,7 @@ def test_site_holds_both_languages_and_a_language_chooser(site):
 
 def test_the_site_serves_the_judge_to_pip(site):
     """<site>/judge/: the judge's wheel, the one the venvs have installed, and a page linking it with its hash,
-    which pip reads with --find-links (tests/judge_wheel.py installs from it, served locally)."""
+    which pip reads with --find-links (`nox -s judge_wheel` installs from such a folder, served locally)."""
     import hashlib
     from importlib.metadata import distribution
 
@@ -314,7 +314,7 @@ def test_pages_load_nothing_from_another_host(site):
 
 
 def test_no_page_loads_the_fontawesome_script(site):
-    """conf/_templates/layout.html: no page fetches the 1.5 MB script; icon_masks.py draws the icons."""
+    """conf/_templates/layout.html: no page fetches the theme's FontAwesome script; icon_masks.py draws the icons."""
     served = [p for p in site.rglob("*.html") if "_static" not in p.parts]  # _static holds the theme's templates
     loads = [
         f"{pages.relative(p)}: <{tag}> {url}" for p in served for tag, url in Article(p).loads if "fontawesome" in url
@@ -434,7 +434,7 @@ def fontawesome_paths() -> tuple[dict[str, str], dict[str, set[str]]]:
 
 def test_every_icon_a_page_shows_is_drawn_by_its_own_mask(site):
     """icon_masks.py draws each icon element as an SVG mask in _static/book-icons.css (the theme's
-    icon fonts are no longer loaded): every element with a FontAwesome class must match exactly one
+    icon fonts are not loaded): every element with a FontAwesome class must match exactly one
     mask rule, and that mask must be FontAwesome's drawing of the element's icon, found through the
     code point the theme's stylesheet gives its class; a missing rule or path would show a blank."""
     glyphs, paths = fontawesome_paths()

@@ -64,7 +64,7 @@ def themes_with(old, new):
 
 
 def theme_template(template, old, new):
-    """The theme's templates as the template-copies canary reads them, one edited."""
+    """The theme's templates as the theme-template-copies canary reads them, one edited."""
     path = package_file(theme_internals.THEME[0]).joinpath(*theme_internals.THEME[1:], template)
     text = path.read_text(encoding="utf-8")
     assert old in text, old
@@ -339,7 +339,8 @@ class script_named_path:
 
 
 def theme_files(**replaced):
-    """The theme files icon_masks.py reads (theme_texts), one of them edited: {which: (old, new)}."""
+    """The theme files the icon-masks and theme-template-copies canaries read (theme_internals.theme_texts),
+    one of them edited: {which: (old, new)}."""
     texts = theme_internals.theme_texts()
     for which, (old, new) in replaced.items():
         assert old in texts[which], (which, old)
@@ -386,7 +387,8 @@ def test_every_workaround_has_a_simulated_upgrade_and_names_a_file_that_exists()
 
 
 def test_the_zh_pages_show_the_hard_coded_theme_words_translated(site):
-    """The other half of chrome.py's canary: the replacement reached the written pages."""
+    """The other half of the theme-hard-coded-strings canary (chrome.py's replacements): they reached the
+    written pages."""
     written = "\n".join(page.read_text(encoding="utf-8") for page in sorted((site / "zh").rglob("*.html")))
     replacements = HARD_CODED["zh_CN"]
     assert [english for english in replacements if english in written] == []

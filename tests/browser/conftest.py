@@ -1,8 +1,8 @@
 """The built site served on 127.0.0.1, Debian's chromium driven by Playwright, and a record of
 every request, console error and accessibility finding, written to build/browser-report.json.
 
-Playwright is imported inside the fixtures: the ordinary test run collects this folder (and
-deselects it by marker) in a venv that has no Playwright.
+Playwright is imported inside the fixtures, so only a test that drives the browser imports it: the
+ordinary test run collects this folder and deselects it by marker.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ class Tab:
             pytest.fail("\n".join(problems), pytrace=False)
 
     def screenshot(self, name: str) -> None:
-        """The whole page, for a reviewer's eye: JPEG, which Chromium encodes in half the time of PNG.
+        """The whole page, for a reviewer's eye: JPEG, which Chromium encodes faster than PNG.
         None under BOOK_NO_SCREENSHOTS=1 (.ci/run, whose clone no one looks into): the page is loaded and
         its fonts are ready before any check (goto), with or without one."""
         if not SCREENSHOTS_TAKEN:

@@ -340,7 +340,7 @@ def assert_first_answer_opens(page, book_page: str) -> None:
 
 def assert_icons_painted_without_fonts(tab, book_page: str) -> None:
     """icon_masks.py: the page fetched no icon font and no fontawesome.js, and every icon it shows
-    is painted (an SVG mask of non-zero size), so none went blank when the fonts went."""
+    is painted (an SVG mask of non-zero size), so none is blank without the fonts."""
     heavy = [url for url, _ in tab.requests if urlsplit(url).path.endswith(FONT_FILE) or "fontawesome" in url]
     assert not heavy, f"{book_page} fetched {heavy}"
     icons = tab.page.evaluate(ICONS_SHOWN)

@@ -55,7 +55,7 @@ class Run:
     """What the child did: the checks it reported, or why it was stopped or believed not."""
 
     checks: Optional[list]  # one dict per check begun, as child.py writes them; None: no result to believe
-    stopped: Optional[str]  # "timeout" or "flood" when the judge stopped the child
+    stopped: Optional[str]  # "timeout", "slow-start" or "flood" when the judge stopped the child (limits.watch)
     output: str  # what the reader's code printed
     status: Optional[int]  # the child's exit status
 

@@ -277,7 +277,7 @@ def affine_image(value, true):
     coarser; among more elements, to 1e-5 at most), in any order: the gradient itself, shifted, scaled or computed
     in a lower precision, alone or among other elements (padded, packed with other terms), so that no tensor
     equals it. Each pair of value's distinct elements fixes a and b, so a larger value costs its size squared:
-    the judge refuses a result of more than LARGEST elements before it looks."""
+    the judge refuses a result of more than LARGEST × x.numel() elements before it looks."""
     if value.numel() < true.numel() or value.is_complex() or not value.is_floating_point():
         return False
     tolerance = max(1e-9, 100 * torch.finfo(value.dtype).eps)

@@ -19,10 +19,10 @@ from exercise_judge.spies import autograd_passes
 
 ANSWERS = ("no-requires-grad", "not-a-leaf", "not-reached", "reached")
 ROUNDS = 3
-# Lines of the solution's own code one call may run. A walk that visits each node once runs under 3,000 on
-# the largest graph (a residual network, under 300 nodes); one that keeps no visited set walks every path anew,
-# 2^depth of them, and passes this in well under a second. A walk without one that stops within the budget
-# misses the layer joined halfway up the stack (see cases), in whatever order, depth first or breadth first.
+# Lines of the solution's own code one call may run: far more than a walk that visits each node once runs on
+# the largest graph (a residual network, under 300 nodes), far fewer than one that keeps no visited set runs:
+# it walks every path anew, 2^depth of them. A walk without one that stops within the budget misses the layer
+# joined halfway up the stack (see cases), in whatever order, depth first or breadth first.
 LINE_BUDGET = 30_000
 
 WHY = {
@@ -189,7 +189,7 @@ class Case:
 def cases(rng: random.Random) -> list[Case]:
     """One round of cases, built the way real code builds them, with sizes drawn from `rng`; each loss has had
     its backward pass (or the pass the case names) before the solution sees it, as when a reader finds a None.
-    The sizes never match an earlier version's fixed ones (x was 8 × 3, the hidden layer 4 wide)."""
+    The sizes never match those of the starter's example (x 8 × 3, a hidden layer 4 wide)."""
     torch.manual_seed(rng.randrange(2**31))
     rows, width, hidden = rng.randint(9, 16), rng.randint(5, 8), rng.randint(5, 9)
     x, y = torch.randn(rows, width), torch.randn(rows, 1)
