@@ -146,7 +146,12 @@ def build_judge_wheel(session: nox.Session) -> Path:
     """build/judge/<wheel>: the judge's wheel, the one file readers install and every torch venv installs.
     Built by pip (setuptools from the pip-tools venv's lock) from a scratch copy of snippets/judge, so
     that no build/ or egg-info lands in the sources; built again only when a file of them changed."""
-    sources = sorted(path for path in JUDGE.rglob("*") if path.is_file() and "__pycache__" not in path.parts)
+    sources = sorted(  # no caches: __pycache__, a tool's dot-folder (ruff's)
+        path
+        for path in JUDGE.rglob("*")
+        if path.is_file()
+        and not any(part == "__pycache__" or part.startswith(".") for part in path.relative_to(JUDGE).parts)
+    )
     digest = hashlib.sha256()
     for path in sources:
         digest.update(f"{path.relative_to(JUDGE).as_posix()}\0".encode() + path.read_bytes() + b"\0")
@@ -160,7 +165,7 @@ def build_judge_wheel(session: nox.Session) -> Path:
         tools = pip_tools(session)
         with tempfile.TemporaryDirectory() as scratch:
             copy = Path(scratch) / "judge"
-            shutil.copytree(JUDGE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+            shutil.copytree(JUDGE, copy, ignore=shutil.ignore_patterns("__pycache__", ".*", "*.egg-info", "build"))
             session.run(
                 str(tools / "python"),
                 "-m",
@@ -836,7 +841,8 @@ def canary(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def lint(session: nox.Session) -> None:
-    """ruff's rules and its formatter's layout over the Python files (pyproject.toml's tool.ruff)."""
+    """ruff's rules and its formatter's layout over the Python files (pyproject.toml's tool.ruff); paths
+    after `--` narrow both (pass ruff's own options to ruff directly)."""
     ruff = str(pip_tools(session) / "ruff")
     session.run(ruff, "check", *session.posargs, external=True)
     session.run(ruff, "format", "--check", *session.posargs, external=True)

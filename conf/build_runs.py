@@ -1,8 +1,9 @@
 """How one build of the book runs: the Sphinx command line of a language tree, the lock that keeps two
-builds out of one output folder, the docs kernels' environment and the date a reproducible build states.
+builds out of one output folder (the judge's wheel folder too), the docs kernels' environment and the
+date a reproducible build states.
 
-The noxfile, conf.py and the tests start builds through these; the facts they use (paths, languages)
-are book_settings'. Only the standard library is imported at the top (the noxfile runs outside the
+The noxfile, conf.py, the execution cache and the tests use these; the facts they use (paths,
+languages) are book_settings'. Only the standard library is imported at the top (the noxfile runs outside the
 venvs); ``exclusive`` imports filelock, which nox's environment has too.
 """
 

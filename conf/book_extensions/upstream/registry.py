@@ -1,5 +1,6 @@
 """The canaries' register: each workaround of another package's internals, the file holding it, the
-packages it reads, what it assumes, and the check that says what of that no longer holds."""
+packages it reads, what it assumes, and the check that says what of that no longer holds; and
+``package_file``, where the canaries find an installed package's files."""
 
 from __future__ import annotations
 
