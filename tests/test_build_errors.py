@@ -40,12 +40,27 @@ BROKEN_PAGES = {
     + cell("../../snippets/demo/fine.py")
     + "\n"
     + cell("../../snippets/demo/fine.py", ":tags: [remove-input, remove-output]\n"),
+    "bad-front-matter.md": "---\nfile_format: mystnb\nkernelspec: [\n---\n\n# Bad YAML\n\n"
+    + cell("../../snippets/demo/fine.py"),
+    "python-cell.md": FRONT_MATTER
+    + "# Python cell\n\n```{code-cell} python\n:load: ../../snippets/demo/fine.py\n```\n",
+    "cell-without-load.md": FRONT_MATTER + "# No load\n\n```{code-cell} ipython3\n```\n",
+    "load-outside-snippets.md": FRONT_MATTER + "# Outside\n\n" + cell("../../pyproject.toml"),
+    "star-import.md": FRONT_MATTER + "# Star\n\n" + cell("../../snippets/demo/star-import.py"),
+    "quoted-prose.md": FRONT_MATTER + "# Quoted\n\n> Said somewhere.\n\n" + cell("../../snippets/demo/fine.py"),
+    "unknown-claim.md": "# Claim\n\nIt holds{claim}`demo/nothing`.\n",
+    "versions-without-text.md": "# Versions\n\nPrinted by {torch-versions}`demo/fine.py`.\n",
+    "versions-without-snapshot.md": "# Versions\n\nPrinted by {torch-versions}`demo/fine.py|fine`.\n",
+    "often-said-alone.md": "# Often said\n\n:::{often-said} alone\nSaid, but not measured.\n:::\n",
+    "exercise-in-a-note.md": "# Exercise\n\n## Task\n\nDo it.\n\n:::{note}\n```{exercise-notebook} demo/task\n```\n:::\n",
 }
 SNIPPETS = {
     "fine.py": "print('fine')\n",
     "divides-by-zero.py": "import math\n\nratio = math.pi / 0\nprint(ratio)\n",
     "hangs.py": "import time\n\nprint('started')\nwhile True:\n    time.sleep(0.1)\n",
     "floods.py": "while True:\n    print('x' * 80)\n",
+    "star-import.py": "from measured import *\n\nprint(1)\n",
+    "exercise-task.py": "def task():\n    pass\n",
     # a child that outlives the run and holds its output pipe (as a hung DDP worker would), the run hanging or not
     "leaves-a-child.py": "import os\nimport time\n\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n"
     "print('parent waits')\nwhile True:\n    time.sleep(0.1)\n",
@@ -122,6 +137,45 @@ def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_l
         "docs/zh/unrendered-cell.md: ERROR: 2 code cell(s) in the page but myst-nb rendered 1, so no cell "
         "can be matched with its snippet's download link"
     ) in zh_build, zh_build
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "docs/zh/bad-front-matter.md:3: ERROR: the front matter is not YAML: while parsing a flow node",
+        "docs/zh/python-cell.md:9: ERROR: write `{code-cell} ipython3`, not `{code-cell} python`",
+        "docs/zh/cell-without-load.md:9: ERROR: code cell without `:load: ../../snippets/<chapter>/<idea>.py`",
+        "docs/zh/load-outside-snippets.md:9: ERROR: `:load: ../../pyproject.toml` is outside snippets/",
+        "docs/zh/star-import.md:9: ERROR: snippets/demo/star-import.py:1: import the helpers by name, not with *",
+        "docs/zh/quoted-prose.md:9: ERROR: the page's notebook cannot be made: a <block_quote> node has no "
+        "Markdown form in the notebook",
+        "docs/zh/unknown-claim.md:3: ERROR: {claim}`demo/nothing` names no check: write `def nothing():` with "
+        "asserts in snippets/demo/claims.py",
+        "docs/zh/versions-without-text.md:3: ERROR: write {torch-versions}`<chapter>/<idea>.py|<text it prints>`, "
+        "not `demo/fine.py`",
+        "docs/zh/versions-without-snapshot.md:3: ERROR: snippets/demo/fine.py has no snapshot yet: `nox -s tests` "
+        "writes tests/snapshots/demo/fine.txt for review",
+        "docs/zh/often-said-alone.md:3: ERROR: often-said needs the claim (first paragraph) and what was measured "
+        "(the rest)",
+        "docs/zh/exercise-in-a-note.md:8: ERROR: the exercise's notebook cannot be made: the exercise-notebook "
+        "directive belongs right in the exercise's section",
+    ],
+    ids=lambda error: error.partition(":")[0].removeprefix("docs/zh/"),
+)
+def test_an_authors_mistake_is_reported_at_its_page_and_line(zh_build, error):
+    """Each mistake is an error of its own, at its line, and the build goes on to report the others."""
+    assert error in zh_build, zh_build
+
+
+def test_a_claims_file_that_does_not_parse_stops_the_build_naming_its_line(tmp_path):
+    from sphinx.errors import ExtensionError
+
+    from book_extensions import claims
+
+    broken = tmp_path / "claims.py"
+    broken.write_text('def holds():\n    """It holds."""\n    assert 1 +\n', encoding="utf-8")
+    with pytest.raises(ExtensionError, match=r"/claims\.py:3: "):
+        claims._checks(broken, broken.stat().st_mtime)
 
 
 def test_twinless_page_fails_the_build(scratch):

@@ -40,9 +40,19 @@ PAGES = [f"page-{n}" for n in range(6)]
 # A change to it needs ENV_VERSION + 1 in conf/book_extensions/__init__.py, so that Sphinx reads every
 # page anew instead of unpickling models of the old shape; then record the new format here.
 STORED = (
-    2,
+    3,
     {
-        "Page": ["path", "text", "front_matter", "code_cells", "labels", "roles", "directives", "prose"],
+        "Page": [
+            "path",
+            "text",
+            "front_matter",
+            "code_cells",
+            "labels",
+            "roles",
+            "directives",
+            "prose",
+            "front_matter_error",
+        ],
         "CodeCell": ["page", "line", "end_line", "language", "options", "body"],
         "Role": ["name", "content", "line"],
         "Directive": ["name", "argument", "line", "options"],

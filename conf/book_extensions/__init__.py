@@ -6,4 +6,4 @@ the build (twins, snippet cells, badges, claims, …). Facts shared with the nox
 Sphinx setting, declared by the extension that reads it and set in ``conf.py``.
 """
 
-ENV_VERSION = 2  # every extension's env_version: bump it when what reading a page stores (pickles) changes
+ENV_VERSION = 3  # every extension's env_version: bump it when what reading a page stores (pickles) changes

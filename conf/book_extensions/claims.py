@@ -22,6 +22,7 @@ from pathlib import Path
 from docutils import nodes
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
@@ -40,7 +41,11 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
     record's hash of a check changes when a helper it uses changes. Helpers are functions, classes
     (with their decorators) and values assigned at module level (`_ALIVE = []`); a value is shown
     with the comment lines right above it, which say what it is, since it has no docstring."""
-    tree = ast.parse(source := claims_file.read_text(encoding="utf-8"))
+    source = claims_file.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as error:  # every claim of the book reads this file: stop the build, naming the line
+        raise ExtensionError(f"{pages.relative(claims_file)}:{error.lineno}: {error.msg}") from None
     lines = source.split("\n")  # as ast numbers lines (read_text turned every line ending into "\n")
     definitions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     definitions |= {

@@ -32,11 +32,18 @@ NOT_CHAPTERS = {"index", "glossary", "verification"}
 
 
 def load_terms() -> list[dict]:
+    """The [[term]] entries; each has `code` or `zh` and `en`, and both definitions."""
+    text = GLOSSARY.read_text(encoding="utf-8")
     try:
-        with open(GLOSSARY, "rb") as f:
-            return tomllib.load(f)["term"]
+        terms = tomllib.loads(text)["term"]
     except tomllib.TOMLDecodeError as error:  # its message gives the line, not the file
         raise ExtensionError(f"{pages.relative(GLOSSARY)}: {error}") from None
+    starts = [number for number, line in enumerate(text.splitlines(), 1) if line.strip() == "[[term]]"]
+    for term, line in zip(terms, starts):
+        needed = ["zh_def", "en_def"] + ([] if "code" in term else ["zh", "en"])
+        if missing := [key for key in needed if key not in term]:
+            raise ExtensionError(f"{pages.relative(GLOSSARY)}:{line}: the [[term]] here has no {', '.join(missing)}")
+    return terms
 
 
 def spellings(term: dict, tree: str) -> list[str]:

@@ -104,6 +104,7 @@ class Page:
     roles: list[Role] = field(default_factory=list)
     directives: list[Directive] = field(default_factory=list)
     prose: list[tuple[int, str]] = field(default_factory=list)  # (line, words): no code, roles or markup
+    front_matter_error: tuple[int, str] | None = None  # (line, YAML's message) when the front matter is not YAML
 
     @property
     def root(self) -> Path:
@@ -171,8 +172,8 @@ class Page:
 
     def problems(self) -> list[tuple[int, str]]:
         """(line, message) for every rule of the book this page breaks."""
-        found = []
-        if self.code_cells and not self.is_notebook:
+        found = [self.front_matter_error] if self.front_matter_error else []
+        if self.code_cells and not self.is_notebook and not self.front_matter_error:
             found.append(
                 (
                     1,
@@ -229,7 +230,15 @@ def _read_tokens(page: Page, markdown: str, first_line: int, top_level: bool) ->
     for token in _markdown_parser().parse(markdown):
         line = first_line + (token.map[0] if token.map else 0)
         if token.type == "front_matter" and top_level:
-            page.front_matter = yaml.safe_load(token.content) or {}
+            try:
+                page.front_matter = yaml.safe_load(token.content) or {}
+            except yaml.YAMLError as error:  # its line in the page: below the opening ---
+                mark = getattr(error, "problem_mark", None)
+                said = ", ".join(filter(None, (getattr(error, "context", None), getattr(error, "problem", None))))
+                page.front_matter_error = (
+                    line + 1 + (mark.line if mark else 0),
+                    f"the front matter is not YAML: {said}",
+                )
         elif token.type == "myst_target":
             page.labels.append(token.content)
         elif token.type in ("fence", "colon_fence") and token.info.startswith("{") and "}" in token.info:

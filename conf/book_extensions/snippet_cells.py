@@ -197,11 +197,21 @@ class SnippetDownloads(SphinxTransform):
             dimmed = glue_lines(code_cell.snippet) if code_cell.snippet else []
             if source is not None and dimmed:
                 source["highlight_args"] = {**source.get("highlight_args", {}), "hl_lines": dimmed}
+            try:
+                download = self.download_copy(code_cell.snippet)
+            except ValueError as error:  # stand_ins refuses how the snippet imports the helpers, naming the line
+                logger.error(
+                    str(error),
+                    location=(self.env.docname, code_cell.line),
+                    type="snippet",
+                    subtype="page",
+                )
+                continue
             link = addnodes.download_reference(
                 "",
                 "",
                 refdoc=self.env.docname,
-                reftarget=self.download_copy(code_cell.snippet),
+                reftarget=download,
                 refexplicit=True,
                 classes=["snippet-download"],
             )

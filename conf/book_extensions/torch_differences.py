@@ -56,10 +56,12 @@ def _page(env) -> pages.Page:
 
 
 def snapshot_files(page: pages.Page) -> list[Path]:
-    """Every snapshot the page's snippets may have, shared and per version, existing or not."""
+    """Every snapshot the page's snippets may have, shared and per version, existing or not (a `:load:`
+    outside snippets/ has none: the page rules report it)."""
     return [
         snapshots.snapshot_path(snippet, torch)
         for snippet in page.snippets
+        if snippet.is_relative_to(pages.SNIPPETS)
         for torch in [None, *book_settings.TORCH_VERSIONS]
     ]
 
@@ -78,8 +80,8 @@ class CellDifferences(SphinxTransform):
         say = lambda key, **kw: text(self.env, key).format(**kw)  # noqa: E731
         seen: dict[str, int] = {}
         for cell in _page(self.env).code_cells:
-            if not cell.snippet or not cell.snippet.is_file():
-                continue
+            if not cell.snippet or not cell.snippet.is_file() or not cell.snippet.is_relative_to(pages.SNIPPETS):
+                continue  # the page rules report it
             nth = seen[cell.load] = seen.get(cell.load, -1) + 1
             found = snapshots.differences(cell.snippet, this_torch)
             if not found:
@@ -145,6 +147,11 @@ def versions_printing(claim: str) -> tuple[Path, list[str]]:
         raise ValueError(
             f"write {{torch-versions}}`<chapter>/<idea>.py|<text it prints>`, not `{claim}`"
             + ("" if not sep or snippet.is_file() else f": there is no snippets/{name.strip()}")
+        )
+    if not snapshots.snapshot_path(snippet).is_file():
+        raise ValueError(
+            f"{pages.relative(snippet)} has no snapshot yet: `nox -s tests` writes "
+            f"{pages.relative(snapshots.snapshot_path(snippet))} for review"
         )
     return snippet, [
         torch
