@@ -10,6 +10,7 @@ import pytest
 from exercise_judge import limits
 from sybil import Sybil
 
+from book_extensions import pages
 from code_cells import CodeCellParser
 from snippet_runs import run_snippet
 from scratch_book import FRONT_MATTER, build, cell, scratch_book
@@ -45,7 +46,10 @@ BROKEN_PAGES = {
     "python-cell.md": FRONT_MATTER
     + "# Python cell\n\n```{code-cell} python\n:load: ../../snippets/demo/fine.py\n```\n",
     "cell-without-load.md": FRONT_MATTER + "# No load\n\n```{code-cell} ipython3\n```\n",
-    "load-outside-snippets.md": FRONT_MATTER + "# Outside\n\n" + cell("../../pyproject.toml"),
+    "load-outside-snippets.md": FRONT_MATTER
+    + "# Outside\n\n"
+    + cell("../../pyproject.toml")
+    + "\nIt said {glue:text}`ratio`.\n",
     "star-import.md": FRONT_MATTER + "# Star\n\n" + cell("../../snippets/demo/star-import.py"),
     "quoted-prose.md": FRONT_MATTER + "# Quoted\n\n> Said somewhere.\n\n" + cell("../../snippets/demo/fine.py"),
     "unknown-claim.md": "# Claim\n\nIt holds{claim}`demo/nothing`.\n",
@@ -165,6 +169,22 @@ def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_l
 def test_an_authors_mistake_is_reported_at_its_page_and_line(zh_build, error):
     """Each mistake is an error of its own, at its line, and the build goes on to report the others."""
     assert error in zh_build, zh_build
+
+
+@pytest.mark.parametrize(
+    ("front_matter", "line", "said"),
+    [
+        ('x: "abc\nkernelspec: {}\n', 3, "found unexpected end of stream (opened at line 2)"),
+        ("date: 2021-99-99\n", 2, "month must be in 1..12"),
+        ("x: a\x07b\n", 2, "unacceptable character #x0007"),
+        ("- a\n- b\n", 2, "the front matter is a YAML list, not a mapping of keys"),
+    ],
+    ids=["unclosed-quote", "bad-date", "control-character", "list"],
+)
+def test_front_matter_that_is_no_yaml_mapping_is_a_page_problem_at_its_line(front_matter, line, said):
+    page = pages.read_page(pages.DOCS / "zh" / "case.md", f"---\n{front_matter}---\n\n# Case\n")
+    ((found_line, message),) = page.problems()
+    assert (found_line, said in message) == (line, True), (found_line, message)
 
 
 def test_a_claims_file_that_does_not_parse_stops_the_build_naming_its_line(tmp_path):

@@ -59,7 +59,7 @@ def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
         glossary.load_terms()
     broken.write_text(
         '[[term]]\ncode = "grad_fn"\nzh_def = "属性"\nen_def = "An attribute."\n\n'
-        '[[term]]\nzh = "叶子张量"\nen = "leaf tensor"\nzh_def = "不要梯度"\n',
+        '[[ term ]]  # leaf tensor\nzh = "叶子张量"\nen = "leaf tensor"\nzh_def = "不要梯度"\n',
         encoding="utf-8",
     )
     with pytest.raises(ExtensionError, match=r"glossary\.toml:6: the \[\[term\]\] here has no en_def$"):

@@ -44,8 +44,9 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
     source = claims_file.read_text(encoding="utf-8")
     try:
         tree = ast.parse(source)
-    except SyntaxError as error:  # every claim of the book reads this file: stop the build, naming the line
-        raise ExtensionError(f"{pages.relative(claims_file)}:{error.lineno}: {error.msg}") from None
+    except (SyntaxError, ValueError) as error:  # every claim reads this file: stop the build, naming the line
+        line = f":{error.lineno}" if getattr(error, "lineno", None) else ""
+        raise ExtensionError(f"{pages.relative(claims_file)}{line}: {getattr(error, 'msg', error)}") from None
     lines = source.split("\n")  # as ast numbers lines (read_text turned every line ending into "\n")
     definitions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     definitions |= {

@@ -29,20 +29,25 @@ from book_extensions.languages import text, tree_and_other
 
 GLOSSARY = pages.DOCS / "glossary.toml"
 NOT_CHAPTERS = {"index", "glossary", "verification"}
+TERM_HEADER = re.compile(r"\s*\[\[\s*term\s*\]\]\s*(#.*)?$")
 
 
 def load_terms() -> list[dict]:
     """The [[term]] entries; each has `code` or `zh` and `en`, and both definitions."""
     text = GLOSSARY.read_text(encoding="utf-8")
     try:
-        terms = tomllib.loads(text)["term"]
+        terms = tomllib.loads(text).get("term")
     except tomllib.TOMLDecodeError as error:  # its message gives the line, not the file
         raise ExtensionError(f"{pages.relative(GLOSSARY)}: {error}") from None
-    starts = [number for number, line in enumerate(text.splitlines(), 1) if line.strip() == "[[term]]"]
-    for term, line in zip(terms, starts):
+    if not isinstance(terms, list):
+        raise ExtensionError(f"{pages.relative(GLOSSARY)}: no [[term]] entries")
+    # Where each entry starts, as it is mostly written; else the entry is named by its number.
+    starts = [number for number, line in enumerate(text.splitlines(), 1) if TERM_HEADER.match(line)]
+    for number, term in enumerate(terms):
         needed = ["zh_def", "en_def"] + ([] if "code" in term else ["zh", "en"])
         if missing := [key for key in needed if key not in term]:
-            raise ExtensionError(f"{pages.relative(GLOSSARY)}:{line}: the [[term]] here has no {', '.join(missing)}")
+            where = f":{starts[number]}: the [[term]] here" if len(starts) == len(terms) else f": [[term]] {number + 1}"
+            raise ExtensionError(f"{pages.relative(GLOSSARY)}{where} has no {', '.join(missing)}")
     return terms
 
 

@@ -16,6 +16,7 @@ import hashlib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 from markdown_it.renderer import RendererHTML
@@ -71,6 +72,11 @@ class CodeCell:
         return (self.page.parent / self.load).resolve() if self.load else None
 
     @property
+    def loads_a_snippet(self) -> bool:
+        """Its `:load:` names a file under the checkout's snippets/ (the page rules report any other)."""
+        return self.snippet is not None and self.snippet.is_relative_to(checkout_root(self.page) / "snippets")
+
+    @property
     def where(self) -> str:
         return f"{relative(self.page)}:{self.line}"
 
@@ -108,8 +114,7 @@ class Page:
 
     @property
     def root(self) -> Path:
-        """The checkout the page belongs to: the folder above its docs/."""
-        return next((p.parent for p in self.path.parents if p.name == "docs"), ROOT)
+        return checkout_root(self.path)
 
     @property
     def is_notebook(self) -> bool:
@@ -151,7 +156,8 @@ class Page:
 
     @property
     def snippets(self) -> list[Path]:
-        return [cell.snippet for cell in self.code_cells if cell.snippet]
+        """The files the page's cells load from snippets/ (whether they exist or not)."""
+        return [cell.snippet for cell in self.code_cells if cell.loads_a_snippet]
 
     @property
     def references(self) -> list[Path]:
@@ -197,9 +203,14 @@ class Page:
                 found.append((cell.line, "code cell without `:load: ../../snippets/<chapter>/<idea>.py`"))
             elif not cell.snippet.is_file():
                 found.append((cell.line, f"`:load: {cell.load}` names a missing file: {relative(cell.snippet)}"))
-            elif not cell.snippet.is_relative_to(self.root / "snippets"):
+            elif not cell.loads_a_snippet:
                 found.append((cell.line, f"`:load: {cell.load}` is outside snippets/"))
         return found
+
+
+def checkout_root(page: Path) -> Path:
+    """The checkout a page belongs to: the folder above its docs/."""
+    return next((folder.parent for folder in page.parents if folder.name == "docs"), ROOT)
 
 
 def snippet_hash(snippet: Path) -> str:
@@ -225,20 +236,31 @@ def read_page(path: Path, text: str | None = None) -> Page:
     return page
 
 
+def _front_matter(yaml_text: str, opening_line: int) -> tuple[dict, tuple[int, str] | None]:
+    """The front matter below the opening --- at `opening_line`, or {} and (line, why) when it is no
+    YAML mapping (the exceptions myst-parser's own reading of it catches)."""
+    try:
+        found = yaml.safe_load(yaml_text)
+    except (yaml.YAMLError, ValueError, RecursionError) as error:
+        problem, context = getattr(error, "problem_mark", None), getattr(error, "context_mark", None)
+        if problem is None and isinstance(getattr(error, "position", None), int):  # a ReaderError: bad character
+            problem = SimpleNamespace(line=yaml_text.count("\n", 0, error.position))
+        said = ", ".join(filter(None, (getattr(error, "context", None), getattr(error, "problem", None))))
+        said = said or " ".join(str(error).split())
+        if context is not None and problem is not None and context.line != problem.line:
+            said += f" (opened at line {opening_line + 1 + context.line})"
+        return {}, (opening_line + 1 + (problem.line if problem else 0), f"the front matter is not YAML: {said}")
+    if found is not None and not isinstance(found, dict):
+        return {}, (opening_line + 1, f"the front matter is a YAML {type(found).__name__}, not a mapping of keys")
+    return found or {}, None
+
+
 def _read_tokens(page: Page, markdown: str, first_line: int, top_level: bool) -> None:
     """Add what `markdown` (the page, or a directive's body starting at `first_line`) holds."""
     for token in _markdown_parser().parse(markdown):
         line = first_line + (token.map[0] if token.map else 0)
         if token.type == "front_matter" and top_level:
-            try:
-                page.front_matter = yaml.safe_load(token.content) or {}
-            except yaml.YAMLError as error:  # its line in the page: below the opening ---
-                mark = getattr(error, "problem_mark", None)
-                said = ", ".join(filter(None, (getattr(error, "context", None), getattr(error, "problem", None))))
-                page.front_matter_error = (
-                    line + 1 + (mark.line if mark else 0),
-                    f"the front matter is not YAML: {said}",
-                )
+            page.front_matter, page.front_matter_error = _front_matter(token.content, line)
         elif token.type == "myst_target":
             page.labels.append(token.content)
         elif token.type in ("fence", "colon_fence") and token.info.startswith("{") and "}" in token.info:

@@ -56,12 +56,10 @@ def _page(env) -> pages.Page:
 
 
 def snapshot_files(page: pages.Page) -> list[Path]:
-    """Every snapshot the page's snippets may have, shared and per version, existing or not (a `:load:`
-    outside snippets/ has none: the page rules report it)."""
+    """Every snapshot the page's snippets may have, shared and per version, existing or not."""
     return [
         snapshots.snapshot_path(snippet, torch)
         for snippet in page.snippets
-        if snippet.is_relative_to(pages.SNIPPETS)
         for torch in [None, *book_settings.TORCH_VERSIONS]
     ]
 
@@ -80,7 +78,7 @@ class CellDifferences(SphinxTransform):
         say = lambda key, **kw: text(self.env, key).format(**kw)  # noqa: E731
         seen: dict[str, int] = {}
         for cell in _page(self.env).code_cells:
-            if not cell.snippet or not cell.snippet.is_file() or not cell.snippet.is_relative_to(pages.SNIPPETS):
+            if not cell.loads_a_snippet or not cell.snippet.is_file():
                 continue  # the page rules report it
             nth = seen[cell.load] = seen.get(cell.load, -1) + 1
             found = snapshots.differences(cell.snippet, this_torch)
