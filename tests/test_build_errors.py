@@ -50,6 +50,8 @@ BROKEN_PAGES = {
     + "# Outside\n\n"
     + cell("../../pyproject.toml")
     + "\nIt said {glue:text}`ratio`.\n",
+    "unparsable-snippet.md": FRONT_MATTER + "# Unparsable\n\n" + cell("../../snippets/demo/unclosed.py"),
+    "load-the-folder.md": FRONT_MATTER + "# Folder\n\n" + cell("../../snippets/"),
     "star-import.md": FRONT_MATTER + "# Star\n\n" + cell("../../snippets/demo/star-import.py"),
     "quoted-prose.md": FRONT_MATTER + "# Quoted\n\n> Said somewhere.\n\n" + cell("../../snippets/demo/fine.py"),
     "unknown-claim.md": "# Claim\n\nIt holds{claim}`demo/nothing`.\n",
@@ -64,6 +66,7 @@ SNIPPETS = {
     "hangs.py": "import time\n\nprint('started')\nwhile True:\n    time.sleep(0.1)\n",
     "floods.py": "while True:\n    print('x' * 80)\n",
     "star-import.py": "from measured import *\n\nprint(1)\n",
+    "unclosed.py": "print('fine')\nprint(\n",
     "exercise-task.py": "def task():\n    pass\n",
     # a child that outlives the run and holds its output pipe (as a hung DDP worker would), the run hanging or not
     "leaves-a-child.py": "import os\nimport time\n\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n"
@@ -84,6 +87,9 @@ def scratch(tmp_path_factory):
 def zh_build(scratch):
     done = build(scratch, "zh", *SHORT_LIMIT)
     assert done.returncode != 0, "the scratch build with broken pages succeeded:\n" + done.stdout
+    # Each mistake is reported and the build goes on to the end: no exception stopped Sphinx.
+    assert "build finished with problems" in done.stdout, done.stdout
+    assert "The full traceback has been saved in" not in done.stdout, done.stdout
     return done.stdout
 
 
@@ -151,6 +157,8 @@ def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_l
         "docs/zh/cell-without-load.md:9: ERROR: code cell without `:load: ../../snippets/<chapter>/<idea>.py`",
         "docs/zh/load-outside-snippets.md:9: ERROR: `:load: ../../pyproject.toml` is outside snippets/",
         "docs/zh/star-import.md:9: ERROR: snippets/demo/star-import.py:1: import the helpers by name, not with *",
+        "docs/zh/unparsable-snippet.md:9: ERROR: snippets/demo/unclosed.py:2: SyntaxError: ",
+        "docs/zh/load-the-folder.md:9: ERROR: `:load: ../../snippets/` names a missing file: snippets",
         "docs/zh/quoted-prose.md:9: ERROR: the page's notebook cannot be made: a <block_quote> node has no "
         "Markdown form in the notebook",
         "docs/zh/unknown-claim.md:3: ERROR: {claim}`demo/nothing` names no check: write `def nothing():` with "
@@ -175,7 +183,7 @@ def test_an_authors_mistake_is_reported_at_its_page_and_line(zh_build, error):
     ("front_matter", "line", "said"),
     [
         ('x: "abc\nkernelspec: {}\n', 3, "found unexpected end of stream (opened at line 2)"),
-        ("date: 2021-99-99\n", 2, "month must be in 1..12"),
+        ("title: Case\ndate: 2021-99-99\n", 1, "below this line, is not YAML: month must be in 1..12"),
         ("x: a\x07b\n", 2, "unacceptable character #x0007"),
         ("- a\n- b\n", 2, "the front matter is a YAML list, not a mapping of keys"),
     ],

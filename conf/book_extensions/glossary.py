@@ -44,10 +44,26 @@ def load_terms() -> list[dict]:
     # Where each entry starts, as it is mostly written; else the entry is named by its number.
     starts = [number for number, line in enumerate(text.splitlines(), 1) if TERM_HEADER.match(line)]
     for number, term in enumerate(terms):
+        where = f":{starts[number]}: the [[term]] here" if len(starts) == len(terms) else f": [[term]] {number + 1}"
+        if not isinstance(term, dict):
+            raise ExtensionError(f"{pages.relative(GLOSSARY)}: `term` must be written as [[term]] tables")
         needed = ["zh_def", "en_def"] + ([] if "code" in term else ["zh", "en"])
         if missing := [key for key in needed if key not in term]:
-            where = f":{starts[number]}: the [[term]] here" if len(starts) == len(terms) else f": [[term]] {number + 1}"
             raise ExtensionError(f"{pages.relative(GLOSSARY)}{where} has no {', '.join(missing)}")
+        mistyped = [
+            key
+            for key, value in term.items()
+            if not (
+                isinstance(value, list) and all(isinstance(item, str) for item in value)
+                if key.endswith(("_also", "_avoid"))
+                else isinstance(value, str)
+            )
+        ]
+        if mistyped:
+            raise ExtensionError(
+                f"{pages.relative(GLOSSARY)}{where}: {', '.join(mistyped)} must be "
+                "a list of strings (the *_also and *_avoid keys) or a string (the others)"
+            )
     return terms
 
 

@@ -74,7 +74,7 @@ class CodeCell:
     @property
     def loads_a_snippet(self) -> bool:
         """Its `:load:` names a file under the checkout's snippets/ (the page rules report any other)."""
-        return self.snippet is not None and self.snippet.is_relative_to(checkout_root(self.page) / "snippets")
+        return self.snippet is not None and self.snippet.parent.is_relative_to(checkout_root(self.page) / "snippets")
 
     @property
     def where(self) -> str:
@@ -120,8 +120,10 @@ class Page:
     def is_notebook(self) -> bool:
         """myst-nb executes a Markdown page only when its front matter says it is a notebook."""
         fm = self.front_matter
-        jupytext = (fm.get("jupytext") or {}).get("text_representation") or {}
-        return "kernelspec" in fm and (fm.get("file_format") == "mystnb" or jupytext.get("format_name") == "myst")
+        jupytext = fm.get("jupytext") if isinstance(fm.get("jupytext"), dict) else {}
+        representation = jupytext.get("text_representation")
+        myst = isinstance(representation, dict) and representation.get("format_name") == "myst"
+        return "kernelspec" in fm and (fm.get("file_format") == "mystnb" or myst)
 
     def roles_named(self, name: str) -> list[Role]:
         return [role for role in self.roles if role.name == name]
@@ -249,7 +251,9 @@ def _front_matter(yaml_text: str, opening_line: int) -> tuple[dict, tuple[int, s
         said = said or " ".join(str(error).split())
         if context is not None and problem is not None and context.line != problem.line:
             said += f" (opened at line {opening_line + 1 + context.line})"
-        return {}, (opening_line + 1 + (problem.line if problem else 0), f"the front matter is not YAML: {said}")
+        if problem is None:  # no place given (a bad date): the front matter as a whole
+            return {}, (opening_line, f"the front matter, below this line, is not YAML: {said}")
+        return {}, (opening_line + 1 + problem.line, f"the front matter is not YAML: {said}")
     if found is not None and not isinstance(found, dict):
         return {}, (opening_line + 1, f"the front matter is a YAML {type(found).__name__}, not a mapping of keys")
     return found or {}, None

@@ -32,7 +32,7 @@ from sphinx.util import logging
 
 from book_extensions import ENV_VERSION
 from book_extensions import pages
-from book_extensions.stand_ins import standalone
+from book_extensions.stand_ins import HelperImportError, standalone
 
 logger = logging.getLogger(__name__)
 
@@ -193,20 +193,20 @@ class SnippetDownloads(SphinxTransform):
                     type="snippet",
                     subtype="exec",
                 )
-            source = next((node for node in cell.findall(nodes.literal_block)), None)
-            dimmed = glue_lines(code_cell.snippet) if code_cell.snippet else []
-            if source is not None and dimmed:
-                source["highlight_args"] = {**source.get("highlight_args", {}), "hl_lines": dimmed}
             try:
+                dimmed = glue_lines(code_cell.snippet)
                 download = self.download_copy(code_cell.snippet)
-            except ValueError as error:  # stand_ins refuses how the snippet imports the helpers, naming the line
+            except (HelperImportError, SyntaxError, UnicodeDecodeError) as error:
                 logger.error(
-                    str(error),
+                    snippet_problem(code_cell.snippet, error),
                     location=(self.env.docname, code_cell.line),
                     type="snippet",
                     subtype="page",
                 )
                 continue
+            source = next((node for node in cell.findall(nodes.literal_block)), None)
+            if source is not None and dimmed:
+                source["highlight_args"] = {**source.get("highlight_args", {}), "hl_lines": dimmed}
             link = addnodes.download_reference(
                 "",
                 "",
@@ -227,6 +227,14 @@ class SnippetDownloads(SphinxTransform):
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_text(text, encoding="utf-8")
         return os.path.relpath(copy, Path(self.env.doc2path(self.env.docname)).parent)
+
+
+def snippet_problem(snippet: Path, error: Exception) -> str:
+    """Why a snippet cannot be shown or offered, starting with its line where the error has one."""
+    if isinstance(error, HelperImportError):
+        return str(error)  # it names the line
+    line = f":{error.lineno}" if getattr(error, "lineno", None) else ""
+    return f"{pages.relative(snippet)}{line}: {type(error).__name__}: {getattr(error, 'msg', error)}"
 
 
 def glue_lines(snippet: Path) -> list[int]:

@@ -42,6 +42,10 @@ except ImportError:
 '''
 
 
+class HelperImportError(ValueError):
+    """A snippet imports the helpers in a way the stand-in cell cannot serve."""
+
+
 def helper_imports(snippet: Path) -> list[str]:
     """The names a snippet imports from the helper module; any other way of importing it is refused,
     naming the line, since the stand-in cell provides names, not a module file."""
@@ -49,10 +53,12 @@ def helper_imports(snippet: Path) -> list[str]:
     for node in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"), str(snippet))):
         if isinstance(node, ast.ImportFrom) and node.module == HELPER_MODULE:
             if any(alias.name == "*" for alias in node.names):
-                raise ValueError(f"{pages.relative(snippet)}:{node.lineno}: import the helpers by name, not with *")
+                raise HelperImportError(
+                    f"{pages.relative(snippet)}:{node.lineno}: import the helpers by name, not with *"
+                )
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.Import) and any(alias.name.split(".")[0] == HELPER_MODULE for alias in node.names):
-            raise ValueError(
+            raise HelperImportError(
                 f"{pages.relative(snippet)}:{node.lineno}: write `from {HELPER_MODULE} import <name>`: "
                 "the notebook's stand-in cell provides names"
             )
@@ -75,7 +81,7 @@ def stand_in_code(names: list[str], importers: str = "this chapter's snippets im
             defined.update({(alias.asname or alias.name).split(".")[0]: statement for alias in statement.names})
     missing = sorted(set(names) - set(defined))
     if missing:
-        raise ValueError(
+        raise HelperImportError(
             f"snippets import {', '.join(missing)} from {HELPER_MODULE}, which {pages.relative(HELPERS)} "
             "does not define"
         )

@@ -140,8 +140,8 @@ class PasteTextWithVersions(PasteTextRole):
 def versions_printing(claim: str) -> tuple[Path, list[str]]:
     """`<chapter>/<idea>.py|<text>` → (the snippet, the supported versions whose snapshot of it holds <text>)."""
     name, sep, wanted = claim.partition("|")
-    snippet = pages.SNIPPETS / name.strip()
-    if not sep or not wanted or not snippet.is_file():
+    snippet = (pages.SNIPPETS / name.strip()).resolve()
+    if not sep or not wanted or not snippet.is_file() or not snippet.parent.is_relative_to(pages.SNIPPETS):
         raise ValueError(
             f"write {{torch-versions}}`<chapter>/<idea>.py|<text it prints>`, not `{claim}`"
             + ("" if not sep or snippet.is_file() else f": there is no snippets/{name.strip()}")
