@@ -50,6 +50,8 @@ BROKEN_PAGES = {
     + "# Outside\n\n"
     + cell("../../pyproject.toml")
     + "\nIt said {glue:text}`ratio`.\n",
+    # The report reads every page's snippets, those of the broken pages too.
+    "verification-report.md": "# Report\n\n```{verification-report}\n```\n",
     "unparsable-snippet.md": FRONT_MATTER + "# Unparsable\n\n" + cell("../../snippets/demo/unclosed.py"),
     "load-the-folder.md": FRONT_MATTER + "# Folder\n\n" + cell("../../snippets/"),
     "star-import.md": FRONT_MATTER + "# Star\n\n" + cell("../../snippets/demo/star-import.py"),

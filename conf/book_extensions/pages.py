@@ -120,10 +120,8 @@ class Page:
     def is_notebook(self) -> bool:
         """myst-nb executes a Markdown page only when its front matter says it is a notebook."""
         fm = self.front_matter
-        jupytext = fm.get("jupytext") if isinstance(fm.get("jupytext"), dict) else {}
-        representation = jupytext.get("text_representation")
-        myst = isinstance(representation, dict) and representation.get("format_name") == "myst"
-        return "kernelspec" in fm and (fm.get("file_format") == "mystnb" or myst)
+        jupytext = (fm.get("jupytext") or {}).get("text_representation") or {}
+        return "kernelspec" in fm and (fm.get("file_format") == "mystnb" or jupytext.get("format_name") == "myst")
 
     def roles_named(self, name: str) -> list[Role]:
         return [role for role in self.roles if role.name == name]
@@ -248,7 +246,7 @@ def _front_matter(yaml_text: str, opening_line: int) -> tuple[dict, tuple[int, s
         if problem is None and isinstance(getattr(error, "position", None), int):  # a ReaderError: bad character
             problem = SimpleNamespace(line=yaml_text.count("\n", 0, error.position))
         said = ", ".join(filter(None, (getattr(error, "context", None), getattr(error, "problem", None))))
-        said = said or " ".join(str(error).split())
+        said = said or " ".join(str(error).split()).split(' in "<unicode string>"')[0]  # no offset in the YAML
         if context is not None and problem is not None and context.line != problem.line:
             said += f" (opened at line {opening_line + 1 + context.line})"
         if problem is None:  # no place given (a bad date): the front matter as a whole

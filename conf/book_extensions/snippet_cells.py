@@ -196,7 +196,7 @@ class SnippetDownloads(SphinxTransform):
             try:
                 dimmed = glue_lines(code_cell.snippet)
                 download = self.download_copy(code_cell.snippet)
-            except (HelperImportError, SyntaxError, UnicodeDecodeError) as error:
+            except (HelperImportError, SyntaxError) as error:
                 logger.error(
                     snippet_problem(code_cell.snippet, error),
                     location=(self.env.docname, code_cell.line),
@@ -230,18 +230,19 @@ class SnippetDownloads(SphinxTransform):
 
 
 def snippet_problem(snippet: Path, error: Exception) -> str:
-    """Why a snippet cannot be shown or offered, starting with its line where the error has one."""
+    """Why a snippet cannot be shown or offered, starting with the file and line at fault."""
     if isinstance(error, HelperImportError):
         return str(error)  # it names the line
-    line = f":{error.lineno}" if getattr(error, "lineno", None) else ""
-    return f"{pages.relative(snippet)}{line}: {type(error).__name__}: {getattr(error, 'msg', error)}"
+    # A SyntaxError names the file it parsed: the snippet, or the helpers module its stand-ins read.
+    where = Path(error.filename) if error.filename and Path(error.filename).is_file() else snippet
+    return f"{pages.relative(where)}:{error.lineno}: SyntaxError: {error.msg}"
 
 
 def glue_lines(snippet: Path) -> list[int]:
     """The lines (1-based) of the snippet's statements that only hand a value to the prose: calls of
     glue, and an import of glue alone."""
     lines = []
-    for statement in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"))):
+    for statement in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"), str(snippet))):
         call = statement.value if isinstance(statement, ast.Expr) else None
         glued = isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "glue"
         imports_glue = (

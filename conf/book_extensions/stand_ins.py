@@ -69,7 +69,7 @@ def stand_in_code(names: list[str], importers: str = "this chapter's snippets im
     """The helpers `names` (and what they use) from snippets/measured.py, glue replaced, registered
     as the module, with one thread as the build's kernel has; `importers` says whose imports they are."""
     source = HELPERS.read_text(encoding="utf-8")
-    module = ast.parse(source)
+    module = ast.parse(source, str(HELPERS))
     lines = source.splitlines()
     defined: dict[str, ast.stmt] = {}
     for statement in module.body:

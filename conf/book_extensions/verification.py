@@ -252,8 +252,11 @@ STATUSES = ("same", "reviewed", "unreviewed", "failed", "stale", "missing")
 
 @functools.cache
 def loaded_snippets() -> frozenset:
-    """Every snippet a page of either language loads (the pages do not change while Sphinx runs)."""
-    return frozenset(s for lang in pages.LANGUAGES for p in pages.book_pages(lang).values() for s in p.snippets)
+    """Every snippet a page of either language loads (the pages do not change while Sphinx runs); a
+    missing one is its page's error."""
+    return frozenset(
+        s for lang in pages.LANGUAGES for p in pages.book_pages(lang).values() for s in p.snippets if s.is_file()
+    )
 
 
 def _reports(page: pages.Page) -> bool:
