@@ -160,15 +160,15 @@ def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_l
         "docs/zh/load-outside-snippets.md:9: ERROR: `:load: ../../pyproject.toml` is outside snippets/",
         "docs/zh/star-import.md:9: ERROR: snippets/demo/star-import.py:1: import the helpers by name, not with *",
         "docs/zh/unparsable-snippet.md:9: ERROR: snippets/demo/unclosed.py:2: SyntaxError: ",
-        "docs/zh/load-the-folder.md:9: ERROR: `:load: ../../snippets/` names a missing file: snippets",
+        "docs/zh/load-the-folder.md:9: ERROR: `:load: ../../snippets/` names a folder: name the snippet's file in it",
         "docs/zh/quoted-prose.md:9: ERROR: the page's notebook cannot be made: a <block_quote> node has no "
         "Markdown form in the notebook",
         "docs/zh/unknown-claim.md:3: ERROR: {claim}`demo/nothing` names no check: write `def nothing():` with "
         "asserts in snippets/demo/claims.py",
         "docs/zh/versions-without-text.md:3: ERROR: write {torch-versions}`<chapter>/<idea>.py|<text it prints>`, "
         "not `demo/fine.py`",
-        "docs/zh/versions-without-snapshot.md:3: ERROR: snippets/demo/fine.py has no snapshot yet: `nox -s tests` "
-        "writes tests/snapshots/demo/fine.txt for review",
+        "docs/zh/versions-without-snapshot.md:3: ERROR: snippets/demo/fine.py has no snapshot yet: once a page "
+        "loads it, `nox -s tests` writes tests/snapshots/demo/fine.txt for review",
         "docs/zh/often-said-alone.md:3: ERROR: often-said needs the claim (first paragraph) and what was measured "
         "(the rest)",
         "docs/zh/exercise-in-a-note.md:8: ERROR: the exercise's notebook cannot be made: the exercise-notebook "
@@ -206,6 +206,19 @@ def test_a_claims_file_that_does_not_parse_stops_the_build_naming_its_line(tmp_p
     broken.write_text('def holds():\n    """It holds."""\n    assert 1 +\n', encoding="utf-8")
     with pytest.raises(ExtensionError, match=r"/claims\.py:3: "):
         claims._checks(broken, broken.stat().st_mtime)
+
+
+def test_a_version_claim_awaiting_its_snapshot_is_read_again_once_the_snapshot_exists(tmp_path):
+    """A page whose {torch-versions} role failed must not keep an empty role after the snapshot comes."""
+    page = "# Versions\n\nPrinted by {torch-versions}`demo/fine.py|fine`.\n"
+    root = scratch_book(tmp_path, {"versions.md": page}, {"fine.py": "print('fine')\n"})
+    assert "has no snapshot yet" in build(root, "zh").stdout
+    snapshot = root / "tests" / "snapshots" / "demo" / "fine.txt"
+    snapshot.parent.mkdir(parents=True)
+    snapshot.write_text("fine\n", encoding="utf-8")
+    again = build(root, "zh")
+    written = (root / "build" / "zh" / "html" / "versions.html").read_text(encoding="utf-8")
+    assert again.returncode == 0 and 'class="torch-versions"' in written, again.stdout
 
 
 def test_twinless_page_fails_the_build(scratch):

@@ -65,7 +65,8 @@ def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
     with pytest.raises(ExtensionError, match=r"glossary\.toml:6: the \[\[term\]\] here has no en_def$"):
         glossary.load_terms()
     broken.write_text(
-        '[[term]]\nzh = "叶子张量"\nen = "leaf tensor"\nen_avoid = "leaf"\nzh_def = "甲"\nen_def = "A."\n'
+        '[[term]]\nzh = "叶子张量"\nen = "leaf tensor"\nen_avoid = "leaf"\nzh_def = "甲"\nen_def = "A."\n',
+        encoding="utf-8",
     )
     with pytest.raises(ExtensionError, match=r"glossary\.toml:1: the \[\[term\]\] here: en_avoid must be a list"):
         glossary.load_terms()

@@ -73,7 +73,7 @@ class CodeCell:
 
     @property
     def loads_a_snippet(self) -> bool:
-        """Its `:load:` names a file under the checkout's snippets/ (the page rules report any other)."""
+        """Its `:load:` points into the checkout's snippets/ (the page rules report any other place)."""
         return self.snippet is not None and self.snippet.parent.is_relative_to(checkout_root(self.page) / "snippets")
 
     @property
@@ -201,6 +201,8 @@ class Page:
                 )
             if not cell.load:
                 found.append((cell.line, "code cell without `:load: ../../snippets/<chapter>/<idea>.py`"))
+            elif cell.snippet.is_dir():
+                found.append((cell.line, f"`:load: {cell.load}` names a folder: name the snippet's file in it"))
             elif not cell.snippet.is_file():
                 found.append((cell.line, f"`:load: {cell.load}` names a missing file: {relative(cell.snippet)}"))
             elif not cell.loads_a_snippet:

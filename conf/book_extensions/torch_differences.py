@@ -148,7 +148,7 @@ def versions_printing(claim: str) -> tuple[Path, list[str]]:
         )
     if not snapshots.snapshot_path(snippet).is_file():
         raise ValueError(
-            f"{pages.relative(snippet)} has no snapshot yet: `nox -s tests` writes "
+            f"{pages.relative(snippet)} has no snapshot yet: once a page loads it, `nox -s tests` writes "
             f"{pages.relative(snapshots.snapshot_path(snippet))} for review"
         )
     return snippet, [
@@ -166,6 +166,12 @@ class TorchVersionsRole(SphinxRole):
             snippet, versions = versions_printing(self.text)
         except ValueError as error:
             logger.error(str(error), location=self.get_location(), type="snippet", subtype="versions")
+            # The page is read again once the snippet or its snapshot exists (Sphinx counts a missing
+            # dependency as changed): else a later build would keep the role empty, without an error.
+            named = (pages.SNIPPETS / self.text.partition("|")[0].strip()).resolve()
+            if named.suffix == ".py" and named.parent.is_relative_to(pages.SNIPPETS):
+                self.env.note_dependency(str(named))
+                self.env.note_dependency(str(snapshots.snapshot_path(named)))
             return [], []
         for torch in book_settings.TORCH_VERSIONS:  # the page's own snippets are watched; this one may be another's
             self.env.note_dependency(str(snapshots.expected_snapshot(snippet, torch)))
