@@ -22,7 +22,6 @@ from pathlib import Path
 from docutils import nodes
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
@@ -35,6 +34,10 @@ from book_extensions.languages import text
 logger = logging.getLogger(__name__)
 
 
+class ClaimsFileError(ValueError):
+    """A chapter's claims.py does not parse: "<file>:<line>: <why>"."""
+
+
 @cache
 def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
     """{name: the function's source, after the source of the module's private helpers it uses}: the
@@ -44,9 +47,9 @@ def _checks(claims_file: Path, mtime: float) -> dict[str, str]:
     source = claims_file.read_text(encoding="utf-8")
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError) as error:  # every claim reads this file: stop the build, naming the line
+    except (SyntaxError, ValueError) as error:  # the roles and the report say so, at their lines
         line = f":{error.lineno}" if getattr(error, "lineno", None) else ""
-        raise ExtensionError(f"{pages.relative(claims_file)}{line}: {getattr(error, 'msg', error)}") from None
+        raise ClaimsFileError(f"{pages.relative(claims_file)}{line}: {getattr(error, 'msg', error)}") from None
     lines = source.split("\n")  # as ast numbers lines (read_text turned every line ending into "\n")
     definitions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     definitions |= {
@@ -148,10 +151,19 @@ def visit_claim_mark(self, node):
 class ClaimRole(SphinxRole):
     def run(self):
         check = self.text.strip()
-        source = all_checks().get(check)
         chapter = check.split("/")[0]
         if (pages.SNIPPETS / chapter / pages.CLAIMS_FILE).is_file():
             self.env.note_dependency(str(pages.SNIPPETS / chapter / pages.CLAIMS_FILE))
+        try:
+            source = checks_of(chapter).get(check.partition("/")[2])
+        except ClaimsFileError as error:
+            logger.error(
+                f"{{claim}}`{check}` cannot be checked: {error}",
+                location=self.get_location(),
+                type="claim",
+                subtype="file",
+            )
+            return [], []
         if source is None:
             logger.error(
                 f"{{claim}}`{check}` names no check: write `def {check.partition('/')[2] or '<check>'}():` "

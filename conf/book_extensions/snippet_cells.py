@@ -232,10 +232,10 @@ class SnippetDownloads(SphinxTransform):
 def snippet_problem(snippet: Path, error: Exception) -> str:
     """Why a snippet cannot be shown or offered, starting with the file and line at fault."""
     if isinstance(error, HelperImportError):
-        return str(error)  # it names the line
+        return str(error)  # it names the snippet's line, or what the helpers module lacks
     # A SyntaxError names the file it parsed: the snippet, or the helpers module its stand-ins read.
     where = Path(error.filename) if error.filename and Path(error.filename).is_file() else snippet
-    return f"{pages.relative(where)}:{error.lineno}: SyntaxError: {error.msg}"
+    return f"{pages.relative(where)}:{error.lineno}: {type(error).__name__}: {error.msg}"
 
 
 def glue_lines(snippet: Path) -> list[int]:
