@@ -1,5 +1,6 @@
 """A scratch checkout of the book for tests that build broken or unusual pages: this conf/, the helpers,
-the given pages (in both language trees, with an index listing them) and snippets under snippets/demo/."""
+the given pages (in both language trees, with an index listing them) and snippets under snippets/demo/
+(or at a path under snippets/)."""
 
 import shutil
 import subprocess
@@ -24,8 +25,10 @@ def scratch_book(root: Path, page_texts: dict[str, str], snippets: dict[str, str
     for language in pages.LANGUAGES:
         (root / "docs" / language).mkdir(parents=True)
     shutil.copy(pages.DOCS / "glossary.toml", root / "docs")
-    for name, code in snippets.items():
-        (root / "snippets" / "demo" / name).write_text(code)
+    for name, code in snippets.items():  # under snippets/demo/, or a path under snippets/
+        path = root / "snippets" / (name if "/" in name else f"demo/{name}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(code)
     for language in pages.LANGUAGES:
         toctree = "\n".join(name.removesuffix(".md") for name in page_texts)
         (root / "docs" / language / "index.md").write_text(f"# Scratch\n\n```{{toctree}}\n{toctree}\n```\n")

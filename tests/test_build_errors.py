@@ -57,7 +57,11 @@ BROKEN_PAGES = {
     "star-import.md": FRONT_MATTER + "# Star\n\n" + cell("../../snippets/demo/star-import.py"),
     "quoted-prose.md": FRONT_MATTER + "# Quoted\n\n> Said somewhere.\n\n" + cell("../../snippets/demo/fine.py"),
     "unknown-claim.md": "# Claim\n\nIt holds{claim}`other/nothing`.\n",
+    "unknown-chapter-claim.md": "# Claim\n\nIt holds{claim}`elsewhere/nothing`.\n",
     "unparsable-claims.md": "# Claim\n\nIt holds{claim}`demo/holds`.\n",
+    # A chapter's claims.py that does not parse blocks no other chapter's claims, an exercise's too.
+    "exercise-with-a-claim.md": "# Exercise\n\n## Task\n\nIt holds{claim}`other/holds`.\n\n"
+    "```{exercise-notebook} demo/task\n```\n",
     "versions-without-text.md": "# Versions\n\nPrinted by {torch-versions}`demo/fine.py`.\n",
     "versions-without-snapshot.md": "# Versions\n\nPrinted by {torch-versions}`demo/fine.py|fine`.\n",
     "often-said-alone.md": "# Often said\n\n:::{often-said} alone\nSaid, but not measured.\n:::\n",
@@ -71,6 +75,7 @@ SNIPPETS = {
     "star-import.py": "from measured import *\n\nprint(1)\n",
     "unclosed.py": "print('fine')\nprint(\n",
     "claims.py": 'def holds():\n    """It holds."""\n    assert 1 +\n',
+    "other/claims.py": 'def holds():\n    """It holds."""\n    assert True\n',
     "exercise-task.py": "def task():\n    pass\n",
     # a child that outlives the run and holds its output pipe (as a hung DDP worker would), the run hanging or not
     "leaves-a-child.py": "import os\nimport time\n\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n"
@@ -167,8 +172,10 @@ def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_l
         "Markdown form in the notebook",
         "docs/zh/unknown-claim.md:3: ERROR: {claim}`other/nothing` names no check: write `def nothing():` with "
         "asserts in snippets/other/claims.py",
+        "docs/zh/unknown-chapter-claim.md:3: ERROR: {claim}`elsewhere/nothing` names no check: write `def "
+        "nothing():` with asserts in snippets/elsewhere/claims.py",
         "docs/zh/unparsable-claims.md:3: ERROR: {claim}`demo/holds` cannot be checked: snippets/demo/claims.py:3: ",
-        "docs/zh/verification-report.md:3: ERROR: the claims cannot be counted: snippets/demo/claims.py:3: ",
+        "docs/zh/verification-report.md:3: ERROR: the claims of this file cannot be counted: snippets/demo/claims.py:3: ",
         "docs/zh/versions-without-text.md:3: ERROR: write {torch-versions}`<chapter>/<idea>.py|<text it prints>`, "
         "not `demo/fine.py`",
         "docs/zh/versions-without-snapshot.md:3: ERROR: snippets/demo/fine.py has no snapshot yet: once a page "
@@ -199,6 +206,11 @@ def test_front_matter_that_is_no_yaml_mapping_is_a_page_problem_at_its_line(fron
     page = pages.read_page(pages.DOCS / "zh" / "case.md", f"---\n{front_matter}---\n\n# Case\n")
     ((found_line, message),) = page.problems()
     assert (found_line, said in message) == (line, True), (found_line, message)
+
+
+def test_a_claims_file_that_does_not_parse_blocks_no_other_chapters_claims(zh_build):
+    """demo/claims.py does not parse; an exercise page claiming a check of other/ builds without an error."""
+    assert "exercise-with-a-claim.md" not in zh_build, zh_build
 
 
 def test_a_version_claim_awaiting_its_snapshot_is_read_again_once_the_snapshot_exists(tmp_path):

@@ -30,7 +30,7 @@ import book_settings
 from book_extensions import pages
 from book_extensions import rereads
 from book_extensions.callouts import table
-from book_extensions.claims import ClaimsFileError, all_checks, check_hash
+from book_extensions.claims import check_hash, checks_that_parse
 from book_extensions import snapshots
 from book_extensions.languages import text
 from book_extensions.torch_differences import torch_difference
@@ -72,11 +72,9 @@ class Findings(SphinxDirective):
             torch: {name: self._status(records.get(torch), name, current[name], torch) for name in snippets}
             for torch in versions
         }
-        try:
-            checks = all_checks()
-        except ClaimsFileError as error:  # the report counts no check until it parses
-            logger.error(f"the claims cannot be counted: {error}", location=self.get_location())
-            checks = {}
+        checks, unparsable = checks_that_parse()
+        for error in unparsable:  # its checks are not counted
+            logger.error(f"the claims of this file cannot be counted: {error}", location=self.get_location())
         for claims_file in pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"):
             self.env.note_dependency(str(claims_file))  # a changed check makes its old records stale
         passed_checks = {
