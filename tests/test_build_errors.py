@@ -175,7 +175,8 @@ def test_a_cell_myst_nb_does_not_render_fails_instead_of_dropping_the_download_l
         "docs/zh/unknown-chapter-claim.md:3: ERROR: {claim}`elsewhere/nothing` names no check: write `def "
         "nothing():` with asserts in snippets/elsewhere/claims.py",
         "docs/zh/unparsable-claims.md:3: ERROR: {claim}`demo/holds` cannot be checked: snippets/demo/claims.py:3: ",
-        "docs/zh/verification-report.md:3: ERROR: the claims of this file cannot be counted: snippets/demo/claims.py:3: ",
+        "docs/zh/verification-report.md:3: ERROR: left out of the checks counted here, as it does not parse: "
+        "snippets/demo/claims.py:3: ",
         "docs/zh/versions-without-text.md:3: ERROR: write {torch-versions}`<chapter>/<idea>.py|<text it prints>`, "
         "not `demo/fine.py`",
         "docs/zh/versions-without-snapshot.md:3: ERROR: snippets/demo/fine.py has no snapshot yet: once a page "
@@ -208,9 +209,25 @@ def test_front_matter_that_is_no_yaml_mapping_is_a_page_problem_at_its_line(fron
     assert (found_line, said in message) == (line, True), (found_line, message)
 
 
-def test_a_claims_file_that_does_not_parse_blocks_no_other_chapters_claims(zh_build):
-    """demo/claims.py does not parse; an exercise page claiming a check of other/ builds without an error."""
+def test_a_claims_file_that_does_not_parse_blocks_no_other_chapters_claims(scratch, zh_build):
+    """demo/claims.py does not parse; an exercise page claiming a check of other/ builds without an error,
+    and its notebook links the claim to its check."""
     assert "exercise-with-a-claim.md" not in zh_build, zh_build
+    notebook = scratch / "build" / "zh" / "html" / "exercises" / "demo-task.ipynb"
+    assert "snippets/other/claims.py#L1" in notebook.read_text(encoding="utf-8")
+
+
+def test_a_claim_awaiting_its_claims_file_is_read_again_once_the_file_exists(tmp_path):
+    """A page whose {claim} named a missing claims.py must show its claim mark once the file comes."""
+    root = scratch_book(tmp_path, {"claim.md": "# Claim\n\nIt holds{claim}`other/holds`.\n"}, {})
+    assert "names no check" in build(root, "zh").stdout
+    (root / "snippets" / "other").mkdir()
+    (root / "snippets" / "other" / "claims.py").write_text(
+        'def holds():\n    """It holds."""\n    assert True\n', encoding="utf-8"
+    )
+    again = build(root, "zh")
+    written = (root / "build" / "zh" / "html" / "claim.html").read_text(encoding="utf-8")
+    assert again.returncode == 0 and 'class="claim-mark"' in written, again.stdout
 
 
 def test_a_version_claim_awaiting_its_snapshot_is_read_again_once_the_snapshot_exists(tmp_path):

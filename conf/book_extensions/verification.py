@@ -74,7 +74,9 @@ class Findings(SphinxDirective):
         }
         checks, unparsable = checks_that_parse()
         for error in unparsable:  # its checks are not counted
-            logger.error(f"the claims of this file cannot be counted: {error}", location=self.get_location())
+            logger.error(
+                f"left out of the checks counted here, as it does not parse: {error}", location=self.get_location()
+            )
         for claims_file in pages.SNIPPETS.glob(f"*/{pages.CLAIMS_FILE}"):
             self.env.note_dependency(str(claims_file))  # a changed check makes its old records stale
         passed_checks = {
