@@ -1,7 +1,8 @@
-# expect: where mid(x) joins the residual stack
+# expect: A walk that stops after some number of nodes never gets there
 # A walk with no set of seen nodes that dives down a path in random order, 400 nodes at most, and
-# starts again 8 times: it finds the layers on either side of the + and blocks[0], answers the stem by
-# its fallback guess, but a random path seldom leads through the sums to mid(x).
+# starts again 8 times: it finds blocks[0] and answers the stem by its fallback guess, but a random
+# path seldom leads through the sums to mid(x), and now and then misses the layer beside the + too;
+# both cases' verdicts name the capped walk (the shuffle is not seeded: which one comes first varies).
 import random
 
 NO_REQUIRES_GRAD = "no-requires-grad"
