@@ -74,7 +74,7 @@ class CodeCell:
     @property
     def loads_a_snippet(self) -> bool:
         """Its `:load:` points into the checkout's snippets/ (the page rules report any other place)."""
-        return self.snippet is not None and self.snippet.parent.is_relative_to(checkout_root(self.page) / "snippets")
+        return self.snippet is not None and in_snippets(self.snippet, checkout_root(self.page))
 
     @property
     def where(self) -> str:
@@ -208,6 +208,11 @@ class Page:
             elif not cell.loads_a_snippet:
                 found.append((cell.line, f"`:load: {cell.load}` is outside snippets/"))
         return found
+
+
+def in_snippets(path: Path, root: Path = ROOT) -> bool:
+    """The resolved `path` names a file in the checkout's snippets/ (at any depth), not the folder itself."""
+    return path.parent.is_relative_to(root / "snippets")
 
 
 def checkout_root(page: Path) -> Path:

@@ -137,11 +137,16 @@ class PasteTextWithVersions(PasteTextRole):
         return pasted, messages
 
 
+def named_snippet(claim: str) -> Path:
+    """The file `<chapter>/<idea>.py|<text>` names, resolved from snippets/ (it may not exist, or lie outside)."""
+    return (pages.SNIPPETS / claim.partition("|")[0].strip()).resolve()
+
+
 def versions_printing(claim: str) -> tuple[Path, list[str]]:
     """`<chapter>/<idea>.py|<text>` → (the snippet, the supported versions whose snapshot of it holds <text>)."""
     name, sep, wanted = claim.partition("|")
-    snippet = (pages.SNIPPETS / name.strip()).resolve()
-    if not sep or not wanted or not snippet.is_file() or not snippet.parent.is_relative_to(pages.SNIPPETS):
+    snippet = named_snippet(claim)
+    if not sep or not wanted or not snippet.is_file() or not pages.in_snippets(snippet):
         raise ValueError(
             f"write {{torch-versions}}`<chapter>/<idea>.py|<text it prints>`, not `{claim}`"
             + ("" if not sep or snippet.is_file() else f": there is no snippets/{name.strip()}")
@@ -168,8 +173,8 @@ class TorchVersionsRole(SphinxRole):
             logger.error(str(error), location=self.get_location(), type="snippet", subtype="versions")
             # The page is read again once the snippet or its snapshot exists (Sphinx counts a missing
             # dependency as changed): else a later build would keep the role empty, without an error.
-            named = (pages.SNIPPETS / self.text.partition("|")[0].strip()).resolve()
-            if named.suffix == ".py" and named.parent.is_relative_to(pages.SNIPPETS):
+            named = named_snippet(self.text)
+            if named.suffix == ".py" and pages.in_snippets(named):
                 self.env.note_dependency(str(named))
                 self.env.note_dependency(str(snapshots.snapshot_path(named)))
             return [], []
