@@ -1,18 +1,27 @@
-"""The extensions' Sphinx conventions, each on a small fixture project.
+"""The extensions on small fixture projects: their Sphinx conventions, and each one's effect alone.
 
 What they keep in the environment between builds (the page model, one watched file per page, one file
 every page depends on): kept through a parallel read, dropped with its page; a watched file re-reads its
-page, the shared file or a new ENV_VERSION every page. A setting declared with add_config_value. And a
-transform's result on a page written for it (PyTorch API links)."""
+page, the shared file or a new ENV_VERSION every page. A setting declared with add_config_value. Then
+each extension in a project of its own, built as HTML, on a page written for it: PyTorch API links,
+the execution badge, the themes' words in Chinese, deferred scripts, highlighting, the icons' masks,
+the zh search's stemmer and splitter, and what search engines read (seo). The built book's tests
+(test_site.py, the browser tests) check the same on every page."""
 
 import dataclasses
 import io
+import json
 import os
+import re
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
+from babel.messages.pofile import read_po
+from bs4 import BeautifulSoup
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import docutils_namespace, patch_docutils
@@ -21,7 +30,13 @@ import book_extensions
 import book_settings
 from book_extensions import pages
 
-pytestmark = pytest.mark.torch_independent  # see pyproject.toml's markers
+pytestmark = [
+    pytest.mark.torch_independent,  # see pyproject.toml's markers
+    # Other packages' warnings in this process, which sphinx-build would print and go on from:
+    pytest.mark.filterwarnings("ignore:'sphinx_book_theme._transforms.HandleFootnoteTransform.app' is deprecated"),
+    pytest.mark.filterwarnings("ignore:unclosed file .*jieba:ResourceWarning"),  # the zh search's word cutter
+    pytest.mark.filterwarnings("ignore:Exception ignored in.*jieba:pytest.PytestUnraisableExceptionWarning"),
+]
 
 CONF = """\
 extensions = ["myst_parser", "book_extensions.pages"]
@@ -71,18 +86,22 @@ def project(tmp_path):
     return tmp_path
 
 
-def build(project, parallel: int = 1, warnings: io.StringIO | None = None, **settings) -> Sphinx:
+def build(
+    project, parallel: int = 1, warnings: io.StringIO | None = None, builder: str = "dummy", **settings
+) -> Sphinx:
     with patch_docutils(project), docutils_namespace():  # as sphinx-build: directives and roles per build
         app = Sphinx(
             project,
             project,
             project / "_build" / "html",
             project / "_build" / "doctrees",
-            "dummy",
+            builder,
             status=io.StringIO(),
             warning=warnings or io.StringIO(),
             parallel=parallel,
-            confoverrides=settings,
+            # A dict of this build's own: Sphinx's default is one object for the whole process, and
+            # extensions (myst-parser's ".md") add to it.
+            confoverrides={"source_suffix": {".rst": "restructuredtext"}, **settings},
         )
         app.build()
     return app
@@ -191,3 +210,152 @@ def test_inline_code_naming_a_pytorch_api_links_to_its_reference_page(tmp_path):
         "optimizer.step()": (f"{reference}generated/torch.optim.Optimizer.step.html", "PyTorch reference"),
         "torch.enable_grad()": ("https://example.org/own", None),
     }, links
+
+
+def html_project(tmp_path, conf: str, pages: dict[str, str], language: str = "en"):
+    """Build `pages` ({file name: text}) with `conf` as HTML; {page name: its parsed HTML}, and the output folder."""
+    (tmp_path / "conf.py").write_text(conf)
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    outdir = build(tmp_path, builder="html", language=language).outdir
+    written = {
+        page.stem: BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser") for page in outdir.glob("*.html")
+    }
+    return written, outdir
+
+
+def test_an_executed_page_says_under_its_title_which_torch_ran_it_when_and_how_much(tmp_path):
+    conf = (
+        'extensions = ["myst_nb", "book_extensions.pages", "book_extensions.languages", "book_extensions.badges"]\n'
+        'html_theme = "sphinx_book_theme"\nnb_execution_mode = "force"\nbook_torch = "9.9.9"\n'
+    )
+    cell = "```{code-cell} python3\nprint(1 + 1)\n```\n\n"
+    page = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n---\n# Ran\n\n" + 2 * cell
+    started = datetime.now(timezone.utc).replace(second=0, microsecond=0)
+    written, _ = html_project(tmp_path, conf, {"index.md": page})
+    badge = written["index"].find(class_="execution-badge")
+    said = re.fullmatch(r"Executed with torch 9\.9\.9 on (.+ UTC): 2 snippets, \d+\.\d s", badge.get_text())
+    assert said and badge.find_previous_sibling().name == "h1", badge.parent
+    ran = datetime.strptime(said[1], "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
+    assert started <= ran <= datetime.now(timezone.utc), f"the badge says the code ran at {ran}"
+
+
+def test_the_themes_words_are_chinese_on_a_chinese_page(tmp_path):
+    from book_extensions.chrome import HARD_CODED, LOCALES
+
+    conf = f'extensions = ["book_extensions.chrome"]\nhtml_theme = "sphinx_book_theme"\nlocale_dirs = ["{LOCALES}"]\n'
+    written, _ = html_project(tmp_path, conf, {"index.rst": "Page\n====\n\nText.\n"}, language="zh_CN")
+    page = str(written["index"])
+    with (LOCALES / "zh_CN" / "LC_MESSAGES" / "booktheme.po").open("rb") as po:
+        download = read_po(po)["Download this page"].string
+    hard_coded = HARD_CODED["zh_CN"]
+    assert 'aria-label="Main"' not in page and hard_coded['aria-label="Main"'] in page
+    assert hard_coded['title="Toggle primary sidebar"'] in page
+    assert "Download this page" not in page and f'aria-label="{download}"' in page
+
+
+def test_every_script_but_the_options_is_deferred_except_on_the_search_page(tmp_path):
+    conf = (
+        'extensions = ["book_extensions.deferred_scripts"]\n\n\ndef setup(app):\n'
+        '    app.add_js_file("extra.js")\n    app.add_js_file("early.js", loading_method="async")\n'
+        '    app.add_js_file(None, body="var inline = 1;")\n'
+    )
+    written, _ = html_project(tmp_path, conf, {"index.rst": "Scripts\n=======\n\nText.\n"})
+
+    def loading(page: str) -> dict[str, str]:
+        scripts = written[page].head.find_all("script")
+        return {s.get("src", "inline").split("?")[0]: s.get("defer") or s.get("async") or "blocking" for s in scripts}
+
+    assert loading("index") == {
+        "_static/documentation_options.js": "blocking",
+        "_static/doctools.js": "defer",
+        "_static/sphinx_highlight.js": "defer",
+        "_static/extra.js": "defer",
+        "_static/early.js": "async",
+        "inline": "blocking",
+    }
+    assert "defer" not in {how for src, how in loading("search").items() if src.startswith("_static/")}
+
+
+def test_python_names_and_punctuation_are_written_as_plain_text(tmp_path):
+    conf = (
+        'extensions = ["myst_parser", "book_extensions.highlighting"]\nhtml_theme = "sphinx_book_theme"\n'
+        'html_theme_options = {"pygments_light_style": "a11y-high-contrast-light", '
+        '"pygments_dark_style": "a11y-high-contrast-dark"}\n'
+    )
+    written, _ = html_project(
+        tmp_path, conf, {"index.md": "# Code\n\n```python\ntotal = len(items)  # how many\n```\n"}
+    )
+    block = written["index"].find("div", class_="highlight").pre
+    tokens = [(span.get("class"), span.get_text()) for span in block.find_all("span") if span.get_text()]
+    # The styles colour the operator, the builtin and the comment, and draw names and brackets as text.
+    assert tokens == [(["o"], "="), (["nb"], "len"), (["c1"], "# how many")], tokens
+    assert block.get_text() == "total = len(items)  # how many\n"
+
+
+def test_every_icon_on_the_page_has_a_mask_and_the_stylesheet_no_glyph_rules(tmp_path):
+    from book_extensions.icon_masks import THEME_STYLESHEET
+
+    conf = 'extensions = ["book_extensions.icon_masks"]\nhtml_theme = "sphinx_book_theme"\n'
+    written, outdir = html_project(tmp_path, conf, {"index.rst": "Page\n====\n\nText.\n"})
+    masks = (outdir / "_static" / "book-icons.css").read_text(encoding="utf-8")
+    masked = set(
+        re.findall(r"^\.(fas|fa-solid)\.fa-([a-z0-9-]+)\{--book-icon:url\(\"data:image/svg\+xml,", masks, re.M)
+    )
+    shown = {
+        (style, name.removeprefix("fa-"))
+        for icon in written["index"].find_all(class_=["fas", "fa-solid"])
+        for style in icon["class"]
+        if style in ("fas", "fa-solid")
+        for name in icon["class"]
+        if name.startswith("fa-") and name not in ("fa-solid", "fa-lg", "fa-fw")
+    }
+    assert ("fa-solid", "bars") in shown and shown <= masked, sorted(shown - masked)
+    served = (outdir / "_static" / "styles" / THEME_STYLESHEET.name).read_text(encoding="utf-8")
+    glyph_rule = '{--fa:"'
+    assert THEME_STYLESHEET.read_text(encoding="utf-8").count(glyph_rule) > 1000 and glyph_rule not in served
+
+
+def test_the_zh_search_script_defines_the_stemmer_it_calls_and_splits_with_the_books_splitter(tmp_path):
+    from book_extensions import zh_search
+
+    conf = 'extensions = ["book_extensions.zh_search"]\n'
+    _, outdir = html_project(tmp_path, conf, {"index.rst": "梯度\n====\n\n反向传播累加梯度。\n"}, language="zh_CN")
+    script = (outdir / "_static" / "language_data.js").read_text(encoding="utf-8")
+    called = re.search(r"window\.Stemmer = (\w+);", script)[1]
+    assert re.search(rf"\b(?:var|let|const|class|function) {called}\b", script), f"{called} is called, never defined"
+    assert Path(zh_search.__file__).with_name("zh_split_query.js").read_text(encoding="utf-8") in script
+
+
+def test_search_engines_read_the_promise_the_alternates_and_the_sitemap(tmp_path):
+    conf = (
+        'extensions = ["myst_parser", "sphinxext.opengraph", "book_extensions.seo"]\n'
+        'html_baseurl = "https://book.example/"\nogp_type = "article"\nogp_enable_meta_description = False\n'
+        'ogp_social_cards = {"enable": False}\n'
+    )
+    first, second = (
+        "The graph is built as the forward pass runs, one node per operation.",
+        "Backward walks it once and frees it, unless told to keep it.",
+    )
+    pages = {
+        "index.md": "# Home\n\n```{toctree}\nlong\n```\n",
+        "long.md": f"# Long\n\n{first} {second} A third sentence that a results page has no room for.\n\nMore.\n",
+    }
+    written, outdir = html_project(tmp_path, conf, pages)
+
+    def meta(page: str, **attributes) -> list[str]:
+        return [tag.get("content") or tag.get("href") for tag in written[page].find_all(attrs=attributes)]
+
+    assert meta("long", name="description") == meta("long", property="og:description") == [f"{first} {second}"]
+    assert meta("index", name="description") == [], "a page with no promise has no description"
+    alternates = {"zh-CN": "https://book.example/zh/long.html", "en": "https://book.example/en/long.html"}
+    assert {tag["hreflang"]: tag["href"] for tag in written["long"].find_all("link", rel="alternate")} == {
+        **alternates,
+        "x-default": alternates["zh-CN"],
+    }
+    assert meta("long", rel="canonical") == meta("long", property="og:url") == [alternates["en"]]
+    assert (meta("index", property="og:type"), meta("long", property="og:type")) == (["website"], ["article"])
+    assert "noindex" in meta("search", name="robots") and meta("long", name="robots") == []
+    listed = json.loads((outdir.parent / "sitemap.json").read_text(encoding="utf-8"))
+    assert [page["url"] for page in listed] == ["https://book.example/en/index.html", alternates["en"]]
+    assert listed[1]["alternates"] == {**alternates, "x-default": alternates["zh-CN"]}

@@ -2,7 +2,8 @@
 
 Date and duration come from myst-nb's execution record (for a cache hit, the cached run's), so an en
 page rendered from zh's execution says when the code really ran. Sphinx: ``doctree-read``.
-Canary: ``myst-nb-exec-data`` in upstream/notebook_stack.py. Tests: tests/test_site.py.
+Canary: ``myst-nb-exec-data`` in upstream/notebook_stack.py. Tests: tests/test_fixture_projects.py
+(alone), tests/test_site.py (every page).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
   written pages on ``build-finished``; a copied template would pin the theme's layout for four words.
 
 Canary: ``theme-hard-coded-strings`` in upstream/theme_internals.py fails when a theme no longer
-hard-codes one of them. Tests: tests/test_upstream.py.
+hard-codes one of them. Tests: tests/test_fixture_projects.py (alone), tests/test_upstream.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Deferred scripts still run in order, before DOMContentLoaded. documentation_opti
 blocking: the inline scripts after it read DOCUMENTATION_OPTIONS. Not on the search page, whose
 searchtools.js is a plain <script> in the body that needs doctools.js already run. No Sphinx
 setting defers the scripts extensions add, so each `script_files` entry is rebuilt with defer
-(tests/test_upstream.py fails when Sphinx's entries can no longer be rebuilt so).
+(tests/test_upstream.py fails when Sphinx's entries can no longer be rebuilt so). Tests:
+tests/test_fixture_projects.py.
 """
 
 from __future__ import annotations

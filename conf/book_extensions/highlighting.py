@@ -8,7 +8,7 @@ check, far fewer elements. book.css draws a Python block's text that pygments.cs
 
 Sphinx: ``add_lexer`` (a table of the whole process) for the code cells (``ipython3``), Python blocks
 and doctests (``pycon``); the claims' popovers highlight with the same lexer (claims.py). Tests:
-tests/test_site.py, tests/browser/test_browser.py.
+tests/test_fixture_projects.py (alone), tests/test_site.py, tests/browser/test_browser.py.
 """
 
 from __future__ import annotations

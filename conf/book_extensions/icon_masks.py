@@ -7,6 +7,7 @@
   on html_static_path (Sphinx copies it over the theme's).
 conf/_templates/layout.html keeps the theme from loading fontawesome.js. Where the theme's files no
 longer look as this expects, the build stops and names the file (tests/test_upstream.py fails first).
+Tests: tests/test_fixture_projects.py (alone), tests/test_site.py (every page).
 Why: docs/decisions/page-weight.md.
 """
 

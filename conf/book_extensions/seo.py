@@ -17,6 +17,8 @@
 - ``<build>/<lang>/sitemap.json``: this language's pages with their alternates, outside the
   published folder; conf/assemble_site.py writes both languages' into sitemap.xml. Every page
   is listed, not only those an incremental build rewrote (sphinx-sitemap lists only those).
+
+Tests: tests/test_fixture_projects.py (alone), tests/test_site.py (every page).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ Sphinx names the class after ``language_name``: naming the English stemmer, whic
 fixes it. The canary ``zh-stemmer-bug`` (upstream/sphinx_internals.py) fails once Sphinx no longer
 has the bug.
 
-Sphinx: ``add_search_language``. Tests: tests/browser/test_browser.py, tests/test_upstream.py.
+Sphinx: ``add_search_language``. Tests: tests/test_fixture_projects.py (alone),
+tests/browser/test_browser.py, tests/test_upstream.py.
 """
 
 from __future__ import annotations
