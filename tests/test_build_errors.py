@@ -66,6 +66,7 @@ BROKEN_PAGES = {
     "versions-without-snapshot.md": "# Versions\n\nPrinted by {torch-versions}`demo/fine.py|fine`.\n",
     "often-said-alone.md": "# Often said\n\n:::{often-said} alone\nSaid, but not measured.\n:::\n",
     "exercise-in-a-note.md": "# Exercise\n\n## Task\n\nDo it.\n\n:::{note}\n```{exercise-notebook} demo/task\n```\n:::\n",
+    "glossary.md": "# Glossary\n\n```{book-glossary}\n```\n",  # the glossary: BROKEN_GLOSSARY
 }
 SNIPPETS = {
     "fine.py": "print('fine')\n",
@@ -87,9 +88,16 @@ TIMEOUT_SECONDS = 3  # the scratch builds' per-snippet limit; the book's is limi
 SHORT_LIMIT = ("-D", f"nb_execution_timeout={TIMEOUT_SECONDS}")
 
 
+# Its second entry (line 5) lacks en_def: the zh build reports it when it writes the search dictionary,
+# and again where glossary.md shows the glossary.
+BROKEN_GLOSSARY = '[[term]]\ncode = "grad_fn"\nzh_def = "属性"\nen_def = "An attribute."\n[[term]]\nzh = "叶子张量"\nen = "leaf"\nzh_def = "甲"\n'
+
+
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    return scratch_book(tmp_path_factory.mktemp("checkout"), BROKEN_PAGES, SNIPPETS)
+    root = scratch_book(tmp_path_factory.mktemp("checkout"), BROKEN_PAGES, SNIPPETS)
+    (root / "docs" / "glossary.toml").write_text(BROKEN_GLOSSARY, encoding="utf-8")
+    return root
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +108,10 @@ def zh_build(scratch):
     assert "build finished with problems" in done.stdout, done.stdout
     assert "The full traceback has been saved in" not in done.stdout, done.stdout
     return done.stdout
+
+
+def test_a_broken_glossary_is_reported_where_the_search_dictionary_and_the_glossary_page_read_it(zh_build):
+    assert zh_build.count("docs/glossary.toml:5: ERROR: the [[term]] here has no en_def") == 2, zh_build
 
 
 def test_missing_snippet_names_page_line_and_path(zh_build):

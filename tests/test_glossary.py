@@ -48,25 +48,25 @@ def test_terms_are_unique():
 
 
 def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
-    from sphinx.errors import ExtensionError
-
     from book_extensions import glossary
 
     broken = tmp_path / "glossary.toml"
     broken.write_text('[[term]]\nzh = "叶子张量"\nzh = "叶张量"\n', encoding="utf-8")
     monkeypatch.setattr(glossary, "GLOSSARY", broken)
-    with pytest.raises(ExtensionError, match=r"glossary\.toml: Cannot overwrite a value \(at line 3"):
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:3: Cannot overwrite a value \(at line 3"):
         glossary.load_terms()
     broken.write_text(
         '[[term]]\ncode = "grad_fn"\nzh_def = "属性"\nen_def = "An attribute."\n\n'
         '[[ term ]]  # leaf tensor\nzh = "叶子张量"\nen = "leaf tensor"\nzh_def = "不要梯度"\n',
         encoding="utf-8",
     )
-    with pytest.raises(ExtensionError, match=r"glossary\.toml:6: the \[\[term\]\] here has no en_def$"):
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:6: the \[\[term\]\] here has no en_def$"):
         glossary.load_terms()
     broken.write_text(
         '[[term]]\nzh = "叶子张量"\nen = "leaf tensor"\nen_avoid = "leaf"\nzh_def = "甲"\nen_def = "A."\n',
         encoding="utf-8",
     )
-    with pytest.raises(ExtensionError, match=r"glossary\.toml:1: the \[\[term\]\] here: en_avoid must be a list"):
+    with pytest.raises(
+        glossary.GlossaryError, match=r"glossary\.toml:1: the \[\[term\]\] here: en_avoid must be a list"
+    ):
         glossary.load_terms()

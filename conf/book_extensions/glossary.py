@@ -20,7 +20,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.domains.std import make_glossary_term
-from sphinx.errors import ExtensionError
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from book_extensions import ENV_VERSION
@@ -30,6 +30,20 @@ from book_extensions.languages import text, tree_and_other
 GLOSSARY = pages.DOCS / "glossary.toml"
 NOT_CHAPTERS = {"index", "glossary", "verification"}
 TERM_HEADER = re.compile(r"\s*\[\[\s*term\s*\]\]\s*(#.*)?$")
+logger = logging.getLogger(__name__)
+
+
+class GlossaryError(ValueError):
+    """docs/glossary.toml cannot be read as the glossary: where (the file, and its line when known) and why."""
+
+    def __init__(self, message: str, line: int | None = None):
+        self.where = pages.relative(GLOSSARY) + (f":{line}" if line else "")
+        self.message = message
+        super().__init__(f"{self.where}: {message}")
+
+    def report(self) -> None:
+        """As an error of the build, which goes on (and fails at its end)."""
+        logger.error(self.message, location=self.where)
 
 
 def load_terms() -> list[dict]:
@@ -37,19 +51,22 @@ def load_terms() -> list[dict]:
     text = GLOSSARY.read_text(encoding="utf-8")
     try:
         terms = tomllib.loads(text).get("term")
-    except tomllib.TOMLDecodeError as error:  # its message gives the line, not the file
-        raise ExtensionError(f"{pages.relative(GLOSSARY)}: {error}") from None
+    except tomllib.TOMLDecodeError as error:  # "… (at line 3, column 16)"
+        at = re.search(r"\(at line (\d+)", str(error))
+        raise GlossaryError(str(error), at and int(at[1])) from None
     if not isinstance(terms, list):
-        raise ExtensionError(f"{pages.relative(GLOSSARY)}: no [[term]] entries")
+        raise GlossaryError("no [[term]] entries")
     # Where each entry starts, as it is mostly written; else the entry is named by its number.
     starts = [number for number, line in enumerate(text.splitlines(), 1) if TERM_HEADER.match(line)]
     for number, term in enumerate(terms):
-        where = f":{starts[number]}: the [[term]] here" if len(starts) == len(terms) else f": [[term]] {number + 1}"
+        line, which = (
+            (starts[number], "the [[term]] here") if len(starts) == len(terms) else (None, f"[[term]] {number + 1}")
+        )
         if not isinstance(term, dict):
-            raise ExtensionError(f"{pages.relative(GLOSSARY)}: `term` must be written as [[term]] tables")
+            raise GlossaryError("`term` must be written as [[term]] tables")
         needed = ["zh_def", "en_def"] + ([] if "code" in term else ["zh", "en"])
         if missing := [key for key in needed if key not in term]:
-            raise ExtensionError(f"{pages.relative(GLOSSARY)}{where} has no {', '.join(missing)}")
+            raise GlossaryError(f"{which} has no {', '.join(missing)}", line)
         mistyped = [
             key
             for key, value in term.items()
@@ -60,9 +77,10 @@ def load_terms() -> list[dict]:
             )
         ]
         if mistyped:
-            raise ExtensionError(
-                f"{pages.relative(GLOSSARY)}{where}: {', '.join(mistyped)} must be "
-                "a list of strings (the *_also and *_avoid keys) or a string (the others)"
+            raise GlossaryError(
+                f"{which}: {', '.join(mistyped)} must be "
+                "a list of strings (the *_also and *_avoid keys) or a string (the others)",
+                line,
             )
     return terms
 
@@ -105,7 +123,12 @@ class BookGlossary(SphinxDirective):
         glossary = addnodes.glossary(sorted=False)
         definitions = nodes.definition_list(classes=["glossary", "book-glossary"])
         glossary += definitions
-        for term in load_terms():
+        try:
+            terms = load_terms()
+        except GlossaryError as error:
+            error.report()
+            return []
+        for term in terms:
             title = (
                 [nodes.literal(text=term["code"])]
                 if "code" in term
@@ -157,14 +180,13 @@ def write_search_dictionary(app, config):
     """A jieba user dictionary of the glossary's Chinese terms, for the zh search index."""
     if not config.language.startswith("zh"):
         return
+    try:
+        terms = load_terms()
+    except GlossaryError as error:
+        error.report()
+        return
     words = sorted(
-        {
-            w
-            for term in load_terms()
-            if "code" not in term
-            for w in spellings(term, "zh")
-            if re.search(r"[\u4e00-\u9fff]", w)
-        }
+        {w for term in terms if "code" not in term for w in spellings(term, "zh") if re.search(r"[\u4e00-\u9fff]", w)}
     )
     path = Path(app.outdir).parent / "jieba-user-dictionary.txt"
     path.parent.mkdir(parents=True, exist_ok=True)
