@@ -62,12 +62,14 @@ def test_the_judge_says_when_torch_is_outside_its_range(monkeypatch):
 
 
 def test_the_torch_range_is_the_one_the_book_supports():
-    """TORCH_RANGE covers every supported torch and the extra [torch] names the same range."""
+    """TORCH_RANGE covers every supported torch; the extra [torch] and README's install step name the same range."""
     (lowest, above) = exercise_judge.TORCH_RANGE
     releases = [tuple(int(n) for n in version.split(".")[:2]) for version in book_settings.TORCH_VERSIONS]
     assert lowest == min(releases) and max(releases) < above, (exercise_judge.TORCH_RANGE, releases)
     judge_project = (book_settings.JUDGE / "pyproject.toml").read_text(encoding="utf-8")
     assert f'torch = ["torch>={lowest[0]}.{lowest[1]},<{above[0]}.{above[1]}"]' in judge_project
+    readme = (book_settings.ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"Install torch ({lowest[0]}.{lowest[1]} or newer, below {above[0]}.{above[1]})" in readme
 
 
 def test_the_shown_code_of_predict_grad_is_the_starters():

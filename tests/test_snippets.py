@@ -3,8 +3,10 @@
 The snapshot (tests/snapshots/<chapter>/<idea>.txt) holds the normalised stdout and stderr,
 glued values included, and is shared by every torch version. A version whose output really
 differs gets its own reviewed <idea>.torch-<version>.txt next to it (a thin layer over
-pytest-regressions, which knows one expected file per check). After reviewing a change:
-`nox -s tests -- --force-regen`, then read `git diff tests/snapshots` before committing it.
+pytest-regressions, which knows one expected file per check). After reviewing a change, the default
+torch's `nox -s "tests(torch-<version>)" -- --force-regen` rewrites the shared snapshot and another
+torch's writes its own file if it differs (CONTRIBUTING.md); read `git diff tests/snapshots` before
+committing it.
 """
 
 import pytest

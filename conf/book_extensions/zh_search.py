@@ -1,5 +1,5 @@
 """Chinese search works: the zh search script defines the stemmer it calls, and a query word the
-index lacks is cut into words it holds (zh_split_query.js).
+index lacks is cut into words it holds (zh_split_query.js, beside this module).
 
 Sphinx 9.0.4's zh ``language_data.js`` ends with ``window.Stemmer = ChineseStemmer;``, a class it
 never defines (sphinx-doc/sphinx#14229, fixed by #14416), so every zh search stops at "Searching…".
