@@ -8,7 +8,8 @@
   indexed as well as their parts.
 
 Sphinx: a directive; ``config-inited`` writes the dictionary. Tests: tests/test_glossary.py,
-tests/browser/test_browser.py (searching each term finds a chapter that uses it).
+tests/test_build_errors.py and tests/test_fixture_projects.py (a broken glossary is reported, the
+build goes on), tests/browser/test_browser.py (searching each term finds a chapter that uses it).
 """
 
 from __future__ import annotations
@@ -38,12 +39,16 @@ class GlossaryError(ValueError):
 
     def __init__(self, message: str, line: int | None = None):
         self.where = pages.relative(GLOSSARY) + (f":{line}" if line else "")
-        self.message = message
+        self.message, self.line = message, line
         super().__init__(f"{self.where}: {message}")
 
     def report(self) -> None:
-        """As an error of the build, which goes on (and fails at its end)."""
-        logger.error(self.message, location=self.where)
+        """As an error of the build, which goes on (and fails at its end). Sphinx reads a location
+        without a line as a page's name, so a file without its line is named in the message."""
+        if self.line:
+            logger.error(self.message, location=self.where)
+        else:
+            logger.error(f"{self.where}: {self.message}")
 
 
 def load_terms() -> list[dict]:
@@ -51,9 +56,9 @@ def load_terms() -> list[dict]:
     text = GLOSSARY.read_text(encoding="utf-8")
     try:
         terms = tomllib.loads(text).get("term")
-    except tomllib.TOMLDecodeError as error:  # "… (at line 3, column 16)"
+    except tomllib.TOMLDecodeError as error:  # "… (at line 3, column 16)" or "… (at end of document)"
         at = re.search(r"\(at line (\d+)", str(error))
-        raise GlossaryError(str(error), at and int(at[1])) from None
+        raise GlossaryError(str(error), int(at[1]) if at else len(text.splitlines()) or None) from None
     if not isinstance(terms, list):
         raise GlossaryError("no [[term]] entries")
     # Where each entry starts, as it is mostly written; else the entry is named by its number.
