@@ -53,16 +53,21 @@ class GlossaryError(ValueError):
 
 def load_terms() -> list[dict]:
     """The [[term]] entries; each has `code` or `zh` and `en`, and both definitions."""
-    text = GLOSSARY.read_text(encoding="utf-8")
     try:
+        data = GLOSSARY.read_bytes()
+        text = data.decode("utf-8")
         terms = tomllib.loads(text).get("term")
+    except OSError as error:
+        raise GlossaryError(f"cannot be read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise GlossaryError(f"is not UTF-8: {error.reason}", data[: error.start].count(b"\n") + 1) from None
     except tomllib.TOMLDecodeError as error:  # "… (at line 3, column 16)" or "… (at end of document)"
         at = re.search(r"\(at line (\d+)", str(error))
-        raise GlossaryError(str(error), int(at[1]) if at else len(text.splitlines()) or None) from None
+        raise GlossaryError(str(error), int(at[1]) if at else text.count("\n") + 1) from None
     if not isinstance(terms, list):
         raise GlossaryError("no [[term]] entries")
     # Where each entry starts, as it is mostly written; else the entry is named by its number.
-    starts = [number for number, line in enumerate(text.splitlines(), 1) if TERM_HEADER.match(line)]
+    starts = [number for number, line in enumerate(text.split("\n"), 1) if TERM_HEADER.match(line)]  # TOML's lines
     for number, term in enumerate(terms):
         line, which = (
             (starts[number], "the [[term]] here") if len(starts) == len(terms) else (None, f"[[term]] {number + 1}")
@@ -132,6 +137,7 @@ class BookGlossary(SphinxDirective):
             terms = load_terms()
         except GlossaryError as error:
             error.report()
+            self.env.note_reread()  # read again by the next build, which reports it again
             return []
         for term in terms:
             title = (
