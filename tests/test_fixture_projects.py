@@ -14,6 +14,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -278,9 +279,14 @@ def test_an_executed_page_says_under_its_title_which_torch_ran_it_when_and_how_m
     assert started <= ran <= datetime.now(timezone.utc), f"the badge says the code ran at {ran}"
 
 
-def test_the_themes_words_are_chinese_on_a_chinese_page(tmp_path):
-    from book_extensions.chrome import HARD_CODED, LOCALES
+def test_the_themes_words_are_chinese_on_a_chinese_page(tmp_path, monkeypatch):
+    from book_extensions import chrome
+    from book_extensions.chrome import HARD_CODED
 
+    # A copy: the build compiles each catalog's .mo beside its .po, which the book's tree must not get
+    # from a test (another worker may be copying conf/ for a scratch book).
+    LOCALES = shutil.copytree(chrome.LOCALES, tmp_path / "locales", ignore=shutil.ignore_patterns("*.mo"))
+    monkeypatch.setattr(chrome, "LOCALES", LOCALES)
     conf = f'extensions = ["book_extensions.chrome"]\nhtml_theme = "sphinx_book_theme"\nlocale_dirs = ["{LOCALES}"]\n'
     sections = "Page\n====\n\nText.\n\nOne\n---\n\nText.\n\nTwo\n---\n\nText.\n"  # a page table of contents
     written, _ = html_project(tmp_path, conf, {"index.rst": sections}, language="zh_CN")
@@ -411,8 +417,8 @@ def test_search_engines_read_the_promise_the_alternates_and_the_sitemap(tmp_path
     [
         (b"term = [1]\n", "ERROR: {path}: `term` must be written as [[term]] tables"),
         (b"[[terms]]\n", "ERROR: {path}: no [[term]] entries"),
-        # TOML's error at the end of the file, named at its last line
-        ('[[term]]\nzh = "叶子张量'.encode(), "{path}:2: ERROR: Unterminated string (at end of document)"),
+        # TOML's error at the end of the file, named at its last line (the newline ends it)
+        ('[[term]]\nzh_def = """甲\n'.encode(), "{path}:2: ERROR: Unterminated string (at end of document)"),
         ('[[term]]\nzh = "叶子张量"\n'.encode("gbk"), "{path}:2: ERROR: is not UTF-8: invalid continuation byte"),
     ],
     ids=["not-a-table", "no-entries", "at-the-end", "not-utf-8"],

@@ -70,3 +70,19 @@ def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
         glossary.GlossaryError, match=r"glossary\.toml:1: the \[\[term\]\] here: en_avoid must be a list"
     ):
         glossary.load_terms()
+    # TOML counts lines at "\n" only: a U+2028 in a string starts none.
+    broken.write_text(
+        '[[term]]\ncode = "a"\nzh_def = "甲\u2028乙"\nen_def = "A."\n[[term]]\ncode = "b"\n', encoding="utf-8"
+    )
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:5: the \[\[term\]\] here has no zh_def, en_def"):
+        glossary.load_terms()
+    broken.write_text('[[term]]\ncode = "a"\nzh_def = ""\nen_def = "A."\n', encoding="utf-8")
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:1: the \[\[term\]\] here: zh_def must be"):
+        glossary.load_terms()
+    broken.write_text("term = []\n", encoding="utf-8")
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml: no \[\[term\]\] entries$"):
+        glossary.load_terms()
+    broken.unlink()
+    broken.mkdir()
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml: cannot be read: Is a directory$"):
+        glossary.load_terms()

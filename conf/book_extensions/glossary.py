@@ -43,7 +43,8 @@ class GlossaryError(ValueError):
         super().__init__(f"{self.where}: {message}")
 
     def report(self) -> None:
-        """As an error of the build, which goes on (and fails at its end). Sphinx reads a location
+        """As an error of the build, which goes on (and fails at its end under -W, which the book's
+        builds pass: build_runs.sphinx_options). Sphinx reads a location
         without a line as a page's name, so a file without its line is named in the message."""
         if self.line:
             logger.error(self.message, location=self.where)
@@ -63,8 +64,8 @@ def load_terms() -> list[dict]:
         raise GlossaryError(f"is not UTF-8: {error.reason}", data[: error.start].count(b"\n") + 1) from None
     except tomllib.TOMLDecodeError as error:  # "… (at line 3, column 16)" or "… (at end of document)"
         at = re.search(r"\(at line (\d+)", str(error))
-        raise GlossaryError(str(error), int(at[1]) if at else text.count("\n") + 1) from None
-    if not isinstance(terms, list):
+        raise GlossaryError(str(error), int(at[1]) if at else len(text.rstrip("\r\n").split("\n"))) from None
+    if not isinstance(terms, list) or not terms:
         raise GlossaryError("no [[term]] entries")
     # Where each entry starts, as it is mostly written; else the entry is named by its number.
     starts = [number for number, line in enumerate(text.split("\n"), 1) if TERM_HEADER.match(line)]  # TOML's lines
@@ -81,15 +82,15 @@ def load_terms() -> list[dict]:
             key
             for key, value in term.items()
             if not (
-                isinstance(value, list) and all(isinstance(item, str) for item in value)
+                isinstance(value, list) and all(isinstance(item, str) and item for item in value)
                 if key.endswith(("_also", "_avoid"))
-                else isinstance(value, str)
+                else isinstance(value, str) and value
             )
         ]
         if mistyped:
             raise GlossaryError(
                 f"{which}: {', '.join(mistyped)} must be "
-                "a list of strings (the *_also and *_avoid keys) or a string (the others)",
+                "a list of words (the *_also and *_avoid keys) or a word or text (the others), none empty",
                 line,
             )
     return terms
