@@ -1,4 +1,5 @@
-"""Every script in the head is deferred but documentation_options.js, so none holds up the first paint.
+"""Every script file in the head is deferred but documentation_options.js (async ones stay async; inline
+scripts cannot be deferred), so none holds up the first paint.
 
 Deferred scripts still run in order, before DOMContentLoaded. documentation_options.js stays
 blocking: the inline scripts after it read DOCUMENTATION_OPTIONS. Not on the search page, whose

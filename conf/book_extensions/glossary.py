@@ -31,6 +31,9 @@ from book_extensions.languages import text, tree_and_other
 GLOSSARY = pages.DOCS / "glossary.toml"
 NOT_CHAPTERS = {"index", "glossary", "verification"}
 TERM_HEADER = re.compile(r"\s*\[\[\s*term\s*\]\]\s*(#.*)?$")
+# An entry's keys: how the page writes the term (code, or zh and en), its definitions, and the
+# other spellings each language may use (*_also) or rules out (*_avoid).
+WORDS, DEFINITIONS, LISTS = {"code", "zh", "en"}, {"zh_def", "en_def"}, {"zh_also", "en_also", "zh_avoid", "en_avoid"}
 logger = logging.getLogger(__name__)
 
 
@@ -63,8 +66,7 @@ def load_terms() -> list[dict]:
     except UnicodeDecodeError as error:
         raise GlossaryError(f"is not UTF-8: {error.reason}", data[: error.start].count(b"\n") + 1) from None
     except tomllib.TOMLDecodeError as error:  # "… (at line 3, column 16)" or "… (at end of document)"
-        at = re.search(r"\(at line (\d+)", str(error))
-        raise GlossaryError(str(error), int(at[1]) if at else len(text.rstrip("\r\n").split("\n"))) from None
+        raise GlossaryError(str(error), _decode_error_line(str(error), text)) from None
     if not isinstance(terms, list) or not terms:
         raise GlossaryError("no [[term]] entries")
     # Where each entry starts, as it is mostly written; else the entry is named by its number.
@@ -78,22 +80,38 @@ def load_terms() -> list[dict]:
         needed = ["zh_def", "en_def"] + ([] if "code" in term else ["zh", "en"])
         if missing := [key for key in needed if key not in term]:
             raise GlossaryError(f"{which} has no {', '.join(missing)}", line)
+        if unknown := sorted(set(term) - WORDS - DEFINITIONS - LISTS):
+            raise GlossaryError(f"{which}: unknown key {', '.join(unknown)}", line)
         mistyped = [
             key
             for key, value in term.items()
             if not (
-                isinstance(value, list) and all(isinstance(item, str) and item for item in value)
-                if key.endswith(("_also", "_avoid"))
-                else isinstance(value, str) and value
+                isinstance(value, list) and all(_is_word(item) for item in value)
+                if key in LISTS
+                else _is_word(value) or (key in DEFINITIONS and isinstance(value, str) and value.strip())
             )
         ]
         if mistyped:
             raise GlossaryError(
-                f"{which}: {', '.join(mistyped)} must be "
-                "a list of words (the *_also and *_avoid keys) or a word or text (the others), none empty",
+                f"{which}: {', '.join(mistyped)} must be a list of words (the *_also and *_avoid keys), "
+                "a word (code, zh, en) or a text (the definitions); a word is not empty and has no "
+                "space at either end",
                 line,
             )
     return terms
+
+
+def _is_word(value) -> bool:
+    return isinstance(value, str) and value != "" and value == value.strip()
+
+
+def _decode_error_line(message: str, text: str) -> int:
+    """The line TOML's message names; at the end of the file, where its last open multi-line string
+    opens (the usual cause), else its last line."""
+    if at := re.search(r"\(at line (\d+)", message):
+        return int(at[1])
+    opened = max(text.rfind('"""'), text.rfind("'''"))
+    return text.count("\n", 0, opened) + 1 if opened >= 0 else len(text.rstrip("\r\n").split("\n"))
 
 
 def spellings(term: dict, tree: str) -> list[str]:
