@@ -415,11 +415,12 @@ def test_search_engines_read_the_promise_the_alternates_and_the_sitemap(tmp_path
     [
         (b"term = [1]\n", "ERROR: {path}: `term` must be written as [[term]] tables"),
         (b"[[terms]]\n", "ERROR: {path}: no [[term]] entries"),
-        # TOML's error at the end of the file, named where the open string opens
+        # TOML's errors at the end of the file: named where a string left open opens, else at the last line
         ('[[term]]\ncode = "a"\nzh_def = """甲\nen_def = "A."\n'.encode(), "{path}:3: ERROR: Unterminated string"),
+        ('[[term]]\ncode = "a"\nzh_def = """甲"""\nzh_also = ["x",\n\n'.encode(), "{path}:4: ERROR: Invalid value"),
         ('[[term]]\nzh = "叶子张量"\n'.encode("gbk"), "{path}:2: ERROR: is not UTF-8: invalid continuation byte"),
     ],
-    ids=["not-a-table", "no-entries", "at-the-end", "not-utf-8"],
+    ids=["not-a-table", "no-entries", "open-string", "open-list", "not-utf-8"],
 )
 def test_a_broken_glossary_is_an_error_of_the_build_which_goes_on(tmp_path, monkeypatch, glossary, said):
     """Reported by both readers of a zh build, the search dictionary and the glossary page, as an error

@@ -106,12 +106,14 @@ def _is_word(value) -> bool:
 
 
 def _decode_error_line(message: str, text: str) -> int:
-    """The line TOML's message names; at the end of the file, where its last open multi-line string
-    opens (the usual cause), else its last line."""
+    """The line TOML's message names; at the end of the file, where a multi-line string left open
+    opens (its delimiter found an odd number of times: the usual cause), else the last line."""
     if at := re.search(r"\(at line (\d+)", message):
         return int(at[1])
-    opened = max(text.rfind('"""'), text.rfind("'''"))
-    return text.count("\n", 0, opened) + 1 if opened >= 0 else len(text.rstrip("\r\n").split("\n"))
+    for delimiter in ('"""', "'''"):
+        if text.count(delimiter) % 2:
+            return text.count("\n", 0, text.rfind(delimiter)) + 1
+    return len(text.rstrip("\r\n").split("\n"))
 
 
 def spellings(term: dict, tree: str) -> list[str]:
