@@ -414,7 +414,7 @@ def test_search_engines_read_the_promise_the_alternates_and_the_sitemap(tmp_path
     ("glossary", "said"),
     [
         (b"term = [1]\n", "ERROR: {path}: `term` must be written as [[term]] tables"),
-        (b"[[terms]]\n", "ERROR: {path}: no [[term]] entries"),
+        (b"term = []\n", "ERROR: {path}: no [[term]] entries"),
         # TOML's errors at the end of the file: named where a string left open opens, else at the last line
         ('[[term]]\ncode = "a"\nzh_def = """甲\nen_def = "A."\n'.encode(), "{path}:3: ERROR: Unterminated string"),
         ('[[term]]\ncode = "a"\nzh_def = """甲"""\nzh_also = ["x",\n\n'.encode(), "{path}:4: ERROR: Invalid value"),

@@ -80,10 +80,14 @@ def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
     for entry, keys in [
         ('zh = "叶子张量"\nen = ""\nen_also = [" leaf"]\nzh_def = " "\nen_def = "A."', "en, en_also, zh_def"),
         ('code = "a"\nzh_aviod = "甲"\nzh_def = "甲"\nen_def = "A."', "unknown key zh_aviod"),
+        ('code = "a"\nen_also = ["a grad"]\nzh_def = "甲"\nen_def = "A."', "a code term .* en_also would be unused"),
     ]:
         broken.write_text(f"[[term]]\n{entry}\n", encoding="utf-8")
         with pytest.raises(glossary.GlossaryError, match=rf"glossary\.toml:1: the \[\[term\]\] here: {keys}\b"):
             glossary.load_terms()
+    broken.write_text('[[term]]\ncode = "a"\nzh_def = "甲"\nen_def = "A."\n\n[[terms]]\ncode = "b"\n', encoding="utf-8")
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:6: terms: the glossary holds only \[\[term\]\]"):
+        glossary.load_terms()
     broken.write_text("term = []\n", encoding="utf-8")
     with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml: no \[\[term\]\] entries$"):
         glossary.load_terms()

@@ -58,19 +58,26 @@ class GlossaryError(ValueError):
 def load_terms() -> list[dict]:
     """The [[term]] entries; each has `code` or `zh` and `en`, and both definitions."""
     try:
-        data = GLOSSARY.read_bytes()
-        text = data.decode("utf-8")
-        terms = tomllib.loads(text).get("term")
+        raw = GLOSSARY.read_bytes()
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
     except OSError as error:
         raise GlossaryError(f"cannot be read: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
-        raise GlossaryError(f"is not UTF-8: {error.reason}", data[: error.start].count(b"\n") + 1) from None
+        raise GlossaryError(f"is not UTF-8: {error.reason}", raw[: error.start].count(b"\n") + 1) from None
     except tomllib.TOMLDecodeError as error:  # "… (at line 3, column 16)" or "… (at end of document)"
         raise GlossaryError(str(error), _decode_error_line(str(error), text)) from None
+    lines = text.split("\n")  # as TOML counts them
+    if stray := sorted(set(data) - {"term"}):  # a misspelt [[term]] would drop its entry
+        where = next(
+            (n for n, line in enumerate(lines, 1) if re.match(rf"\s*\[*\s*{re.escape(stray[0])}\b", line)), None
+        )
+        raise GlossaryError(f"{', '.join(stray)}: the glossary holds only [[term]] entries", where)
+    terms = data.get("term")
     if not isinstance(terms, list) or not terms:
         raise GlossaryError("no [[term]] entries")
     # Where each entry starts, as it is mostly written; else the entry is named by its number.
-    starts = [number for number, line in enumerate(text.split("\n"), 1) if TERM_HEADER.match(line)]  # TOML's lines
+    starts = [number for number, line in enumerate(lines, 1) if TERM_HEADER.match(line)]
     for number, term in enumerate(terms):
         line, which = (
             (starts[number], "the [[term]] here") if len(starts) == len(terms) else (None, f"[[term]] {number + 1}")
@@ -82,6 +89,10 @@ def load_terms() -> list[dict]:
             raise GlossaryError(f"{which} has no {', '.join(missing)}", line)
         if unknown := sorted(set(term) - WORDS - DEFINITIONS - LISTS):
             raise GlossaryError(f"{which}: unknown key {', '.join(unknown)}", line)
+        if "code" in term and (unused := sorted(set(term) & {"zh", "en", "zh_also", "en_also"})):
+            raise GlossaryError(
+                f"{which}: a code term is written only as its code; {', '.join(unused)} would be unused", line
+            )
         mistyped = [
             key
             for key, value in term.items()
