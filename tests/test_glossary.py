@@ -85,7 +85,10 @@ def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
         broken.write_text(f"[[term]]\n{entry}\n", encoding="utf-8")
         with pytest.raises(glossary.GlossaryError, match=rf"glossary\.toml:1: the \[\[term\]\] here: {keys}\b"):
             glossary.load_terms()
-    broken.write_text('[[term]]\ncode = "a"\nzh_def = "甲"\nen_def = "A."\n\n[[terms]]\ncode = "b"\n', encoding="utf-8")
+    broken.write_text(
+        '[[term]]\ncode = "a"\nzh_def = "甲"\nen_def = """A.\nterms of use"""\n[[terms]]\ncode = "b"\n',
+        encoding="utf-8",
+    )
     with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:6: terms: the glossary holds only \[\[term\]\]"):
         glossary.load_terms()
     broken.write_text("term = []\n", encoding="utf-8")

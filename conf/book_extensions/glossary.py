@@ -69,9 +69,9 @@ def load_terms() -> list[dict]:
         raise GlossaryError(str(error), _decode_error_line(str(error), text)) from None
     lines = text.split("\n")  # as TOML counts them
     if stray := sorted(set(data) - {"term"}):  # a misspelt [[term]] would drop its entry
-        where = next(
-            (n for n, line in enumerate(lines, 1) if re.match(rf"\s*\[*\s*{re.escape(stray[0])}\b", line)), None
-        )
+        key = re.escape(stray[0])
+        header = re.compile(rf"\s*(\[\[?\s*{key}\s*[\].]|{key}\s*[.=])")  # its table's header, or the key set
+        where = next((number for number, line in enumerate(lines, 1) if header.match(line)), None)
         raise GlossaryError(f"{', '.join(stray)}: the glossary holds only [[term]] entries", where)
     terms = data.get("term")
     if not isinstance(terms, list) or not terms:
