@@ -370,11 +370,10 @@ def preview(session: nox.Session) -> None:
     """Live preview for authors: nox -s preview [-- en] serves one language on 127.0.0.1:8000 and
     rebuilds it on every save of a page, snippet, helper or conf file (default torch, zh by default).
 
-    Only pages whose text or loaded snippets changed are re-read (every page when a file they all
-    depend on, `ENV_VERSION` or a setting changed; none for an edit to an extension's code alone),
-    and myst-nb's cache re-executes only pages whose code changed: a page's cells share one kernel,
-    so an edited snippet re-runs with the cells of its page (its namespace comes from the cells
-    before it), never alone and never with others.
+    Pages are re-read as CONTRIBUTING.md says (those whose text or a file they use changed; none for
+    an edit to an extension's code alone), and myst-nb's cache re-executes only pages whose code
+    changed: a page's cells share one kernel, so an edited snippet re-runs with the cells of its page
+    (its namespace comes from the cells before it), never alone and never with others.
     """
     tree = session.posargs[0] if session.posargs else next(iter(LANGUAGES))
     if tree not in LANGUAGES:

@@ -91,6 +91,13 @@ def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
     )
     with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:6: terms: the glossary holds only \[\[term\]\]"):
         glossary.load_terms()
+    # Entries without [[term]] headers are named by their number; a key set above them, at its line.
+    broken.write_text('term = [{code = "a", zh_def = "甲"}]\n', encoding="utf-8")
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml: \[\[term\]\] 1 has no en_def$"):
+        glossary.load_terms()
+    broken.write_text('\nzh = "x"\n[[term]]\ncode = "a"\nzh_def = "甲"\nen_def = "A."\n', encoding="utf-8")
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:2: zh: the glossary holds only"):
+        glossary.load_terms()
     broken.write_text("term = []\n", encoding="utf-8")
     with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml: no \[\[term\]\] entries$"):
         glossary.load_terms()
