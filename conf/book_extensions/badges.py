@@ -1,7 +1,9 @@
 """Under each executed page's title: the torch that ran its code, when, how many snippets, how long.
 
 Date and duration come from myst-nb's execution record (for a cache hit, the cached run's), so an en
-page rendered from zh's execution says when the code really ran. Sphinx: ``doctree-read``.
+page rendered from zh's execution says when the code really ran: on a machine whose clock is UTC, as
+CI's is. Elsewhere a cache hit's time is off by the zone's offset: myst-nb reads jupyter-cache's
+UTC time as local time (its first run's time is right). Sphinx: ``doctree-read``.
 Canary: ``myst-nb-exec-data`` in upstream/notebook_stack.py. Tests: tests/test_fixture_projects.py
 (alone), tests/test_site.py (every page).
 """
