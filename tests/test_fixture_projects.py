@@ -3,11 +3,11 @@
 What they keep in the environment between builds (the page model, one watched file per page, one file
 every page depends on): kept through a parallel read, dropped with its page; a watched file re-reads its
 page, the shared file or a new ENV_VERSION every page. A setting declared with add_config_value. Then
-each extension in a project of its own, built as HTML, on a page written for it: PyTorch API links,
-the execution badge, the themes' words in Chinese, deferred scripts, highlighting, the icons' masks,
-the zh search's stemmer and splitter, what search engines read (seo), and a broken glossary reported
-while the build goes on. Most are checked on every page of the built book too (test_site.py,
-test_upstream.py, the browser tests)."""
+each extension in a project of its own (built as HTML where a written page is checked), on a page
+written for it: PyTorch API links, the execution badge, the themes' words in Chinese, deferred
+scripts, highlighting, the icons' masks, the zh search's stemmer and splitter, what search engines
+read (seo), and a broken glossary reported while the build goes on. Most are checked on every page
+of the built book too (test_site.py, test_upstream.py, the browser tests)."""
 
 import dataclasses
 import io
