@@ -47,61 +47,61 @@ def test_terms_are_unique():
     assert all(re.search(r"[\u4e00-\u9fff]", t["zh"]) for t in TERMS if "zh" in t)
 
 
-def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch):
+# A broken glossary and what its error says (a regular expression after "glossary.toml"); None: a
+# folder in the glossary's place.
+BROKEN = {
+    "duplicate-key": ('[[term]]\nzh = "叶子张量"\nzh = "叶张量"\n', r":3: Cannot overwrite a value \(at line 3"),
+    "missing-key": (
+        '[[term]]\ncode = "grad_fn"\nzh_def = "属性"\nen_def = "An attribute."\n\n'
+        '[[ term ]]  # leaf tensor\nzh = "叶子张量"\nen = "leaf tensor"\nzh_def = "不要梯度"\n',
+        r":6: the \[\[term\]\] here has no en_def$",
+    ),
+    "string-for-list": (
+        '[[term]]\nzh = "叶子张量"\nen = "leaf tensor"\nen_avoid = "leaf"\nzh_def = "甲"\nen_def = "A."\n',
+        r":1: the \[\[term\]\] here: en_avoid must be a list",
+    ),
+    # TOML counts lines at "\n" only: a U+2028 in a string starts none.
+    "u2028": (
+        '[[term]]\ncode = "a"\nzh_def = "甲\u2028乙"\nen_def = "A."\n[[term]]\ncode = "b"\n',
+        r":5: the \[\[term\]\] here has no zh_def, en_def",
+    ),
+    # An empty or padded spelling would match everywhere: every chapter would be a use.
+    "blank-words": (
+        '[[term]]\nzh = "叶子张量"\nen = ""\nen_also = [" leaf"]\nzh_def = " "\nen_def = "A."\n',
+        r":1: the \[\[term\]\] here: en, en_also, zh_def\b",
+    ),
+    "unknown-key": (
+        '[[term]]\ncode = "a"\nzh_aviod = "甲"\nzh_def = "甲"\nen_def = "A."\n',
+        r":1: the \[\[term\]\] here: unknown key zh_aviod\b",
+    ),
+    "code-term-spelling": (
+        '[[term]]\ncode = "a"\nen_also = ["a grad"]\nzh_def = "甲"\nen_def = "A."\n',
+        r":1: the \[\[term\]\] here: a code term .* en_also would be unused\b",
+    ),
+    "stray-header": (
+        '[[term]]\ncode = "a"\nzh_def = "甲"\nen_def = """A.\nterms of use"""\n[[terms]]\ncode = "b"\n',
+        r":6: terms: the glossary holds only \[\[term\]\]",
+    ),
+    # Entries without [[term]] headers are named by their number; a key set above them, at its line.
+    "no-headers": ('term = [{code = "a", zh_def = "甲"}]\n', r": \[\[term\]\] 1 has no en_def$"),
+    "stray-key": (
+        '\nzh = "x"\n[[term]]\ncode = "a"\nzh_def = "甲"\nen_def = "A."\n',
+        r":2: zh: the glossary holds only",
+    ),
+    "no-entries": ("term = []\n", r": no \[\[term\]\] entries$"),
+    "a-folder": (None, r": cannot be read: Is a directory$"),
+}
+
+
+@pytest.mark.parametrize(("text", "said"), BROKEN.values(), ids=BROKEN)
+def test_a_broken_glossary_names_its_file_and_line(tmp_path, monkeypatch, text, said):
     from book_extensions import glossary
 
     broken = tmp_path / "glossary.toml"
-    broken.write_text('[[term]]\nzh = "叶子张量"\nzh = "叶张量"\n', encoding="utf-8")
+    if text is None:
+        broken.mkdir()
+    else:
+        broken.write_text(text, encoding="utf-8")
     monkeypatch.setattr(glossary, "GLOSSARY", broken)
-    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:3: Cannot overwrite a value \(at line 3"):
-        glossary.load_terms()
-    broken.write_text(
-        '[[term]]\ncode = "grad_fn"\nzh_def = "属性"\nen_def = "An attribute."\n\n'
-        '[[ term ]]  # leaf tensor\nzh = "叶子张量"\nen = "leaf tensor"\nzh_def = "不要梯度"\n',
-        encoding="utf-8",
-    )
-    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:6: the \[\[term\]\] here has no en_def$"):
-        glossary.load_terms()
-    broken.write_text(
-        '[[term]]\nzh = "叶子张量"\nen = "leaf tensor"\nen_avoid = "leaf"\nzh_def = "甲"\nen_def = "A."\n',
-        encoding="utf-8",
-    )
-    with pytest.raises(
-        glossary.GlossaryError, match=r"glossary\.toml:1: the \[\[term\]\] here: en_avoid must be a list"
-    ):
-        glossary.load_terms()
-    # TOML counts lines at "\n" only: a U+2028 in a string starts none.
-    broken.write_text(
-        '[[term]]\ncode = "a"\nzh_def = "甲\u2028乙"\nen_def = "A."\n[[term]]\ncode = "b"\n', encoding="utf-8"
-    )
-    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:5: the \[\[term\]\] here has no zh_def, en_def"):
-        glossary.load_terms()
-    # An empty or padded spelling would match everywhere: every chapter would be a use.
-    for entry, keys in [
-        ('zh = "叶子张量"\nen = ""\nen_also = [" leaf"]\nzh_def = " "\nen_def = "A."', "en, en_also, zh_def"),
-        ('code = "a"\nzh_aviod = "甲"\nzh_def = "甲"\nen_def = "A."', "unknown key zh_aviod"),
-        ('code = "a"\nen_also = ["a grad"]\nzh_def = "甲"\nen_def = "A."', "a code term .* en_also would be unused"),
-    ]:
-        broken.write_text(f"[[term]]\n{entry}\n", encoding="utf-8")
-        with pytest.raises(glossary.GlossaryError, match=rf"glossary\.toml:1: the \[\[term\]\] here: {keys}\b"):
-            glossary.load_terms()
-    broken.write_text(
-        '[[term]]\ncode = "a"\nzh_def = "甲"\nen_def = """A.\nterms of use"""\n[[terms]]\ncode = "b"\n',
-        encoding="utf-8",
-    )
-    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:6: terms: the glossary holds only \[\[term\]\]"):
-        glossary.load_terms()
-    # Entries without [[term]] headers are named by their number; a key set above them, at its line.
-    broken.write_text('term = [{code = "a", zh_def = "甲"}]\n', encoding="utf-8")
-    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml: \[\[term\]\] 1 has no en_def$"):
-        glossary.load_terms()
-    broken.write_text('\nzh = "x"\n[[term]]\ncode = "a"\nzh_def = "甲"\nen_def = "A."\n', encoding="utf-8")
-    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml:2: zh: the glossary holds only"):
-        glossary.load_terms()
-    broken.write_text("term = []\n", encoding="utf-8")
-    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml: no \[\[term\]\] entries$"):
-        glossary.load_terms()
-    broken.unlink()
-    broken.mkdir()
-    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml: cannot be read: Is a directory$"):
+    with pytest.raises(glossary.GlossaryError, match=r"glossary\.toml" + said):
         glossary.load_terms()
