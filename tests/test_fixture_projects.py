@@ -234,12 +234,12 @@ def test_inline_code_naming_a_pytorch_api_links_to_its_reference_page(tmp_path):
     }, links
 
 
-def html_project(tmp_path, conf: str, pages: dict[str, str], language: str = "en", warnings=None):
+def html_project(tmp_path, conf: str, pages: dict[str, str], language: str = "en"):
     """Build `pages` ({file name: text}) with `conf` as HTML; {page name: its parsed HTML}, and the output folder."""
     (tmp_path / "conf.py").write_text(conf)
     for name, text in pages.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    outdir = build(tmp_path, builder="html", warnings=warnings, language=language).outdir
+    outdir = build(tmp_path, builder="html", language=language).outdir
     written = {
         page.stem: BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser") for page in outdir.glob("*.html")
     }
