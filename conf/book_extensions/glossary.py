@@ -47,8 +47,8 @@ class GlossaryError(ValueError):
 
     def report(self) -> None:
         """As an error of the build, which goes on (and fails at its end under -W, which the book's
-        builds pass: build_runs.sphinx_options). Sphinx reads a location
-        without a line as a page's name, so a file without its line is named in the message."""
+        builds pass: build_runs.sphinx_options). Sphinx reads a location without a line as a page's
+        name, so a file without its line is named in the message."""
         if self.line:
             logger.error(self.message, location=self.where)
         else:
